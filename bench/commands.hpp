@@ -1,0 +1,22 @@
+#pragma once
+// Subcommands of the layerbench CLI. Each registers its options on the app; when it is the
+// chosen subcommand, `action` is set to the function that runs it and returns the exit code.
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace lb::cli {
+
+using Action = std::function<int()>;
+
+void add_doctor(CLI::App& app, Action& action);
+void add_list(CLI::App& app, Action& action);
+void add_run(CLI::App& app, Action& action);
+
+// Exit codes shared by every subcommand.
+inline constexpr int exit_ok = 0;
+inline constexpr int exit_failed = 1;  // failed points, or only the CPU usable (doctor)
+inline constexpr int exit_usage = 2;   // bad flags or bad input files
+inline constexpr int exit_interrupted = 130;
+
+}  // namespace lb::cli

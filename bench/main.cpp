@@ -1,0 +1,42 @@
+// layerbench: what your hardware really does on the layers of real models.
+#include <iostream>
+
+#include "bench/commands.hpp"
+#include "bench/version.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"layerbench: cuDNN, cuBLASLt and oneDNN on the layers of ResNet-50 and ViT"};
+  app.require_subcommand(0, 1);
+  bool show_version = false;
+  app.add_flag("--version", show_version, "Print layerbench's version and every library's");
+
+  lb::cli::Action action;
+  lb::cli::add_doctor(app, action);
+  lb::cli::add_list(app, action);
+  lb::cli::add_run(app, action);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);  // prints the error and usage on stderr
+    return lb::cli::exit_usage;
+  }
+  if (show_version) {
+    lb::cli::print_version(std::cout);
+    return lb::cli::exit_ok;
+  }
+  if (!action) {
+    std::cerr << app.help();
+    return lb::cli::exit_usage;
+  }
+  try {
+    return action();
+  } catch (const std::exception& e) {
+    std::cerr << "layerbench: " << e.what() << "\n";
+    return lb::cli::exit_failed;
+  }
+}

@@ -1,0 +1,88 @@
+#pragma once
+// The one backend interface. A Backend turns a Problem and its host inputs into a prepared
+// Case; the harness then times Case::run_timed() and validates Case::output(). The harness
+// knows no library: oneDNN (kernels/onednn), cuDNN and cuBLASLt (kernels/cuda) implement this.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "harness/problem.hpp"
+
+namespace lb {
+
+// A host tensor in the canonical layout of harness/problem.hpp, values as float.
+struct HostTensor {
+  std::vector<std::int64_t> dims;
+  std::vector<float> data;
+};
+
+enum class CacheMode { cold, warm };
+enum class AlgoChoice { heuristic, autotune };
+enum class Layout { nhwc, nchw };  // GPU convolution layout; oneDNN chooses its own ("any")
+
+struct CaseOptions {
+  CacheMode cache = CacheMode::cold;
+  AlgoChoice algo = AlgoChoice::autotune;
+  Layout layout = Layout::nhwc;
+  std::uint64_t workspace_limit_bytes = 32ull << 20;
+  // Memory the point may use; 0 = what the device has (GPU: free memory, --memory-limit caps it).
+  std::uint64_t memory_limit_bytes = 0;
+};
+
+// A prepared benchmark case. Everything expensive (allocation, fill, algorithm choice, layout
+// reorders, plan building) happened in Backend::prepare; run_timed() only launches.
+class Case {
+ public:
+  virtual ~Case() = default;
+  // Run the operation once and return its duration in seconds, measured by the device's own
+  // clock (CUDA events on a GPU, the steady clock on the CPU). In cold mode the backend makes
+  // caches cold (rotating buffer sets, or flushing L2) before starting the clock.
+  virtual double run_timed() = 0;
+  // The output of the last run, copied back, in canonical layout.
+  virtual HostTensor output() = 0;
+  // What actually ran, e.g. "jit:avx2" or "engine 12 (knobs ...)"; recorded per point.
+  virtual std::string implementation() const = 0;
+  // The library's name for what ran this case: "onednn", "cudnn", "cublaslt".
+  virtual std::string library() const = 0;
+  virtual std::uint64_t workspace_bytes() const = 0;
+  // Extra facts worth recording (e.g. the heuristic's own first choice), as "key=value" pairs.
+  virtual std::vector<std::pair<std::string, std::string>> notes() const { return {}; }
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;    // "onednn", "cuda"
+  virtual std::string device() const = 0;  // "cpu", "gpu:0"
+  // Empty when this backend can run the problem; otherwise the reason, e.g. oneDNN's own
+  // "unimplemented" for bf16 on an AVX2 CPU. A precision is never silently run as another.
+  virtual std::optional<std::string> unsupported_reason(const Problem& problem) const = 0;
+  // Allocate, upload the inputs, choose the algorithm. Throws OutOfMemory, Unsupported or
+  // LibraryError; nothing leaks when it throws.
+  virtual std::unique_ptr<Case> prepare(const Problem& problem,
+                                        const std::vector<HostTensor>& inputs,
+                                        const CaseOptions& options) = 0;
+  // Facts about the device and its libraries for the results file's context block.
+  virtual std::vector<std::pair<std::string, std::string>> context() const = 0;
+};
+
+struct Unsupported : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct OutOfMemory : std::runtime_error {
+  OutOfMemory(const std::string& what, std::uint64_t needed, std::uint64_t available)
+      : std::runtime_error(what), needed_bytes(needed), available_bytes(available) {}
+  std::uint64_t needed_bytes;
+  std::uint64_t available_bytes;
+};
+
+// A failing library call: names the call, file:line and the library's message.
+struct LibraryError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace lb

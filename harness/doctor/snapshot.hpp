@@ -1,0 +1,66 @@
+#pragma once
+// What the doctor probed, as plain data. The diagnosis (diagnose.hpp) is a pure function of
+// this snapshot, so tests feed it fabricated machines.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lb::doctor {
+
+// Versions are integers as the libraries report them: CUDA 12040 = 12.4,
+// cuDNN 91900 = 9.19.0, driver as "major.minor[.patch]" text (e.g. "580.65.06").
+struct CpuInfo {
+  std::string model;
+  int cores = 0;    // physical
+  int threads = 0;  // logical
+  bool avx2 = false, avx512f = false, avx512_bf16 = false, avx512_fp16 = false, amx = false;
+  std::string onednn_version;  // "2.6.3"
+  std::string onednn_isa;      // what oneDNN dispatches to, e.g. "avx2"
+  double fma_peak_gflops = 0;  // measured by the FMA microbenchmark, 0 if not measured
+};
+
+struct DriverInfo {
+  bool loaded = false;
+  std::string library;         // name that was tried/loaded: "libcuda.so.1" or "nvcuda.dll"
+  std::string load_error;      // dlerror()/GetLastError text when not loaded
+  std::string version;         // "580.65.06"; empty when unknown
+  int max_cuda_version = 0;    // cuDriverGetVersion, e.g. 13000
+};
+
+struct GpuInfo {
+  int index = 0;
+  std::string name;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  std::uint64_t memory_total = 0, memory_free = 0;
+  int sm_clock_mhz = 0, memory_clock_mhz = 0;
+  int memory_bus_bits = 0;
+  std::uint64_t l2_bytes = 0;
+  bool build_has_code = false;  // this binary carries SASS/PTX usable on this architecture
+};
+
+struct LibraryInfo {
+  bool loaded = false;
+  int compiled_version = 0;  // from the headers this build used
+  int loaded_version = 0;    // reported by the library at run time
+  int cuda_version = 0;      // cuDNN: the CUDA version it was built for (cudnnGetCudartVersion)
+  std::string error;
+};
+
+struct Snapshot {
+  std::string os;  // "linux" or "windows"
+  CpuInfo cpu;
+  bool cuda_build = false;        // built with the GPU backends
+  std::string build_architectures;  // "75;80;86;89;90"
+  int runtime_version = 0;        // CUDA runtime linked in, e.g. 13000
+  DriverInfo driver;
+  int device_count = 0;
+  std::string device_error;       // cudaGetDeviceCount's error, if any
+  std::vector<GpuInfo> gpus;
+  LibraryInfo cudnn, cublas;
+  std::map<std::string, std::optional<std::string>> env;  // variables that change the outcome
+};
+
+}  // namespace lb::doctor

@@ -1,0 +1,63 @@
+#pragma once
+// The results file: schema "layerbench-results/1" (documented in reports/results-schema.md).
+// One Point per measured (or refused) model op x batch x precision x pass x device.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/stats.hpp"
+
+namespace lb {
+
+inline constexpr const char* results_schema = "layerbench-results/1";
+
+enum class Status { ok, unsupported, oom, failed };
+std::string_view name(Status s);
+
+struct Validation {
+  double rel_l2 = 0;
+  double max_abs = 0;
+  double tolerance = 0;
+  std::int64_t checked_elements = 0;
+  std::int64_t total_elements = 0;
+  bool passed = false;
+};
+
+struct Point {
+  // What was asked
+  std::string model, op, kind;  // kind: "conv", "linear", "bmm"
+  std::vector<std::string> layers;
+  int count = 1;  // how many layers of the model share this shape
+  int batch = 1;
+  std::string precision, pass, device;
+  nlohmann::json shape;    // the executed problem's dimensions
+  std::string shape_text;  // describe(problem)
+  // Accounting (from the problem descriptor)
+  double gflop = 0, bytes = 0, intensity = 0;
+  std::uint64_t memory_bytes = 0;  // catalogue estimate, without workspace
+  // What ran
+  std::string backend, implementation;
+  std::uint64_t workspace_bytes = 0;
+  std::map<std::string, std::string> notes;
+  // Measurement
+  std::string cache;  // "cold" or "warm"
+  std::optional<SampleStats> timing;
+  double tflops = 0, gbps = 0;
+  std::optional<Validation> validation;
+  nlohmann::json clock;  // GPU only: SM clock before/after and throttling flag
+  // Outcome
+  Status status = Status::ok;
+  std::string reason;  // why, for anything but ok
+
+  // Identifies the measured point across runs (used by resume and comparisons).
+  std::string key() const;
+};
+
+nlohmann::json to_json(const Point& p);
+Point point_from_json(const nlohmann::json& j);  // throws std::runtime_error naming the field
+
+}  // namespace lb

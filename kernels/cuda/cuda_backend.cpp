@@ -1,0 +1,1 @@
+// Placeholder: the cuDNN and cuBLASLt backends are being written.

@@ -1,0 +1,1 @@
+// Placeholder: the oneDNN backend is being written.

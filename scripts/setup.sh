@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what layerbench needs and is missing: Debian packages (as root; otherwise prints the
+# apt-get line) and the Python packages of scripts/requirements.txt into .venv. Idempotent.
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+debian_packages=(cmake g++ ninja-build git pkg-config libbenchmark-dev libgtest-dev libcli11-dev
+  nlohmann-json3-dev libdnnl-dev ocl-icd-opencl-dev libopenblas-dev python3 python3-venv chromium)
+
+missing=()
+for p in "${debian_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -eq 0 ]; then
+    step "installing Debian packages: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  else
+    echo "layerbench needs these Debian packages; run:" >&2
+    echo "  sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+# Python: a virtual environment, refreshed only when requirements.txt changes.
+stamp="$VENV/.requirements.sha256"
+want="$(sha256sum "$ROOT/scripts/requirements.txt" | cut -d' ' -f1)"
+if [ ! -x "$PY" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  step "installing Python packages into $VENV"
+  python3 -m venv "$VENV"
+  "$PY" -m pip install -q --disable-pip-version-check -r "$ROOT/scripts/requirements.txt"
+  echo "$want" > "$stamp"
+fi
+if [ -d /usr/local/cuda ] && ! command -v nvcc >/dev/null; then
+  echo "note: /usr/local/cuda exists but nvcc is not on PATH; CMake looks in /usr/local/cuda itself."
+fi
