@@ -40,7 +40,7 @@ TEST(StoppingRule, StopsOnNoiseOnlyAfterMinimumTimeAndSamples) {
 
 TEST(StoppingRule, NoisySamplesRunUntilTheCap) {
   StoppingRule rule;
-  std::vector<double> noisy{1, 2, 1, 2, 1, 2, 1};
+  std::vector<double> noisy{1, 1.5, 2, 1.2, 1.8, 1.1, 1.9};  // noise 1.4826*0.4/1.5
   std::string why;
   EXPECT_FALSE(should_stop(rule, noisy, 1.0, why));
   EXPECT_TRUE(should_stop(rule, noisy, rule.max_time_s, why));
