@@ -1,6 +1,7 @@
 #pragma once
 // The small platform layer: everything OS-specific (dynamic loading, executable location,
 // CPU feature detection) lives behind these functions so the rest stays portable C++.
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -21,5 +22,9 @@ std::string library_path(void* library, const char* any_symbol);
 
 // Value of an environment variable; empty optional when unset (set-but-empty is "").
 std::optional<std::string> getenv_opt(const char* name);
+
+// Size of the largest (last-level) CPU cache one core uses, in bytes; 0 when the OS cannot
+// tell. Used to size the buffer rotation that makes CPU benchmark runs cache-cold.
+std::uint64_t last_level_cache_bytes();
 
 }  // namespace lb::platform
