@@ -1,0 +1,62 @@
+#include "harness/validate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <stdexcept>
+
+#include "kernels/reference/reference.hpp"
+
+namespace lb {
+
+std::vector<std::int64_t> validation_indices(std::int64_t total) {
+  std::vector<std::int64_t> indices;
+  if (total <= validate_full_limit) {
+    for (std::int64_t i = 0; i < total; ++i) indices.push_back(i);
+    return indices;
+  }
+  std::mt19937_64 generator(0x6c62'7661'6c69'6461ull);  // fixed: "lbvalida"
+  const double stratum = static_cast<double>(total) / validate_sample_size;
+  for (std::int64_t s = 0; s < validate_sample_size; ++s) {
+    const auto begin = static_cast<std::int64_t>(s * stratum);
+    const auto end = static_cast<std::int64_t>((s + 1) * stratum);  // exclusive, > begin
+    indices.push_back(begin + static_cast<std::int64_t>(generator() % (end - begin)));
+  }
+  return indices;
+}
+
+Validation validate(const Problem& problem, const std::vector<HostTensor>& inputs,
+                    const HostTensor& output, Precision precision) {
+  const auto expected_dims = tensor_dims(problem).output;
+  const std::int64_t total = element_count(expected_dims);
+  if (output.dims != expected_dims || static_cast<std::int64_t>(output.data.size()) != total)
+    throw std::invalid_argument("validate: the output does not have the problem's dimensions");
+
+  Validation v;
+  v.tolerance = tolerance(precision);
+  v.total_elements = total;
+  double error2 = 0, reference2 = 0;
+  bool finite = true;
+  for (const std::int64_t i : validation_indices(total)) {
+    const double out = output.data[static_cast<std::size_t>(i)];
+    const double ref = reference_at(problem, inputs, i);
+    if (!std::isfinite(out)) finite = false;
+    const double diff = out - ref;
+    error2 += diff * diff;
+    reference2 += ref * ref;
+    v.max_abs = std::max(v.max_abs, std::fabs(diff));
+    ++v.checked_elements;
+  }
+  if (!finite) {
+    v.rel_l2 = v.max_abs = std::numeric_limits<double>::infinity();
+  } else if (reference2 > 0) {
+    v.rel_l2 = std::sqrt(error2 / reference2);
+  } else {  // an all-zero reference: only an exact answer is right
+    v.rel_l2 = error2 == 0 ? 0 : std::numeric_limits<double>::infinity();
+  }
+  v.passed = finite && v.rel_l2 <= v.tolerance;
+  return v;
+}
+
+}  // namespace lb

@@ -1,0 +1,20 @@
+#pragma once
+// The double-precision reference: plain loops, one output element at a time, so that large
+// outputs can be checked on a sample. Inputs are in the canonical layouts of harness/problem.hpp
+// (the order of tensor_dims(problem).inputs); output_index is the flat row-major index into
+// tensor_dims(problem).output.
+#include <cstdint>
+#include <vector>
+
+#include "harness/backend.hpp"
+#include "harness/problem.hpp"
+
+namespace lb {
+
+double reference_at(const Problem& problem, const std::vector<HostTensor>& inputs,
+                    std::int64_t output_index);
+
+// Every output element (for small problems and tests).
+std::vector<double> reference_all(const Problem& problem, const std::vector<HostTensor>& inputs);
+
+}  // namespace lb
