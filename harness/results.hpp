@@ -34,6 +34,7 @@ struct Point {
   int count = 1;  // how many layers of the model share this shape
   int batch = 1;
   std::string precision, pass, device;
+  std::string precision_meaning;
   nlohmann::json shape;    // the executed problem's dimensions
   std::string shape_text;  // describe(problem)
   // Accounting (from the problem descriptor)

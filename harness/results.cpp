@@ -1,0 +1,144 @@
+#include "harness/results.hpp"
+
+#include <stdexcept>
+
+namespace lb {
+
+std::string_view name(Status s) {
+  switch (s) {
+    case Status::ok: return "ok";
+    case Status::unsupported: return "unsupported";
+    case Status::oom: return "oom";
+    case Status::failed: return "failed";
+  }
+  return "?";
+}
+
+namespace {
+Status parse_status(const std::string& s) {
+  for (Status v : {Status::ok, Status::unsupported, Status::oom, Status::failed})
+    if (name(v) == s) return v;
+  throw std::runtime_error("status: unknown value '" + s + "'");
+}
+
+nlohmann::json timing_json(const SampleStats& t, const std::string& cache) {
+  return {{"cache", cache},           {"samples", t.samples},       {"median_ms", t.median_s * 1e3},
+          {"min_ms", t.min_s * 1e3},  {"max_ms", t.max_s * 1e3},    {"mean_ms", t.mean_s * 1e3},
+          {"stddev_ms", t.stddev_s * 1e3}, {"noise", t.noise},       {"stopped_by", t.stopped_by}};
+}
+
+SampleStats timing_from_json(const nlohmann::json& j) {
+  SampleStats t;
+  t.samples = j.at("samples").get<std::int64_t>();
+  t.median_s = j.at("median_ms").get<double>() / 1e3;
+  t.min_s = j.at("min_ms").get<double>() / 1e3;
+  t.max_s = j.at("max_ms").get<double>() / 1e3;
+  t.mean_s = j.at("mean_ms").get<double>() / 1e3;
+  t.stddev_s = j.at("stddev_ms").get<double>() / 1e3;
+  t.noise = j.at("noise").get<double>();
+  t.stopped_by = j.at("stopped_by").get<std::string>();
+  t.total_s = t.mean_s * static_cast<double>(t.samples);
+  return t;
+}
+}  // namespace
+
+std::string Point::key() const {
+  return model + "/" + op + "/b" + std::to_string(batch) + "/" + precision + "/" + pass + "/" + device;
+}
+
+nlohmann::json to_json(const Point& p) {
+  nlohmann::json j = {{"model", p.model},
+                      {"op", p.op},
+                      {"kind", p.kind},
+                      {"layers", p.layers},
+                      {"count", p.count},
+                      {"batch", p.batch},
+                      {"precision", p.precision},
+                      {"precision_meaning", p.precision_meaning},
+                      {"pass", p.pass},
+                      {"device", p.device},
+                      {"shape", p.shape},
+                      {"shape_text", p.shape_text},
+                      {"gflop", p.gflop},
+                      {"bytes", p.bytes},
+                      {"intensity", p.intensity},
+                      {"memory_bytes", p.memory_bytes},
+                      {"workspace_bytes", p.workspace_bytes},
+                      {"backend", p.backend},
+                      {"implementation", p.implementation},
+                      {"notes", p.notes},
+                      {"timing", nullptr},
+                      {"tflops", nullptr},
+                      {"gbps", nullptr},
+                      {"validation", nullptr},
+                      {"status", name(p.status)},
+                      {"reason", p.reason}};
+  if (p.timing) {
+    j["timing"] = timing_json(*p.timing, p.cache);
+    j["tflops"] = p.tflops;
+    j["gbps"] = p.gbps;
+  }
+  if (p.validation) {
+    const auto& v = *p.validation;
+    j["validation"] = {{"rel_l2", v.rel_l2},
+                       {"max_abs", v.max_abs},
+                       {"tolerance", v.tolerance},
+                       {"checked_elements", v.checked_elements},
+                       {"total_elements", v.total_elements},
+                       {"passed", v.passed}};
+  }
+  return j;
+}
+
+Point point_from_json(const nlohmann::json& j) {
+  const auto field = [&](const char* key) -> const nlohmann::json& {
+    if (!j.contains(key)) throw std::runtime_error(std::string("point: missing field '") + key + "'");
+    return j.at(key);
+  };
+  try {
+    Point p;
+    p.model = field("model").get<std::string>();
+    p.op = field("op").get<std::string>();
+    p.kind = field("kind").get<std::string>();
+    p.layers = field("layers").get<std::vector<std::string>>();
+    p.count = field("count").get<int>();
+    p.batch = field("batch").get<int>();
+    p.precision = field("precision").get<std::string>();
+    p.precision_meaning = j.value("precision_meaning", "");
+    p.pass = field("pass").get<std::string>();
+    p.device = field("device").get<std::string>();
+    p.shape = field("shape");
+    p.shape_text = j.value("shape_text", "");
+    p.gflop = field("gflop").get<double>();
+    p.bytes = field("bytes").get<double>();
+    p.intensity = field("intensity").get<double>();
+    p.memory_bytes = field("memory_bytes").get<std::uint64_t>();
+    p.workspace_bytes = j.value("workspace_bytes", std::uint64_t{0});
+    p.backend = j.value("backend", "");
+    p.implementation = j.value("implementation", "");
+    p.notes = j.value("notes", std::map<std::string, std::string>{});
+    if (const auto& t = field("timing"); !t.is_null()) {
+      p.timing = timing_from_json(t);
+      p.cache = t.at("cache").get<std::string>();
+      p.tflops = field("tflops").get<double>();
+      p.gbps = field("gbps").get<double>();
+    }
+    if (const auto& v = field("validation"); !v.is_null()) {
+      Validation val;
+      val.rel_l2 = v.at("rel_l2").get<double>();
+      val.max_abs = v.at("max_abs").get<double>();
+      val.tolerance = v.at("tolerance").get<double>();
+      val.checked_elements = v.at("checked_elements").get<std::int64_t>();
+      val.total_elements = v.at("total_elements").get<std::int64_t>();
+      val.passed = v.at("passed").get<bool>();
+      p.validation = val;
+    }
+    p.status = parse_status(field("status").get<std::string>());
+    p.reason = j.value("reason", "");
+    return p;
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(std::string("point: ") + e.what());
+  }
+}
+
+}  // namespace lb

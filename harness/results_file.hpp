@@ -1,0 +1,66 @@
+#pragma once
+// Crash-safe results files. Every point goes first to an append-only journal (FILE.journal,
+// JSON lines, flushed per point), then the results file itself is rewritten atomically
+// (temp file + rename) at most once a second and at the end. A run killed at any moment
+// leaves a valid file marked "incomplete"; loading it merges whatever the journal holds beyond.
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/results.hpp"
+
+namespace lb {
+
+// A file that is not a readable layerbench results file; what() names the file and the problem.
+struct ResultsError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct LoadedResults {
+  nlohmann::json document;   // the file as written, with "points" replaced by the merged list
+  std::vector<Point> points;
+  int recovered_from_journal = 0;  // points found only in the journal
+};
+
+// Loads a results file and merges its journal, if any. Throws ResultsError.
+LoadedResults load_results(const std::filesystem::path& file);
+
+class ResultsWriter {
+ public:
+  // Starts a new file. Refuses (ResultsError) when `file` exists, unless `force`.
+  ResultsWriter(std::filesystem::path file, nlohmann::json context, nlohmann::json settings,
+                bool force);
+  // Continues an incomplete file: keeps its points, context and settings.
+  ResultsWriter(std::filesystem::path file, LoadedResults previous);
+
+  const std::vector<Point>& points() const { return points_; }
+  const nlohmann::json& context() const { return context_; }
+  nlohmann::json& context() { return context_; }
+  const std::filesystem::path& file() const { return file_; }
+
+  // Journal the point (flushed before returning), then rewrite the file if a second has passed.
+  void append(const Point& point);
+  // Final rewrite with the model-level records; status "complete" or "interrupted".
+  // Removes the journal once the file holds everything.
+  void finish(const std::string& status, nlohmann::json models, nlohmann::json boundaries);
+
+ private:
+  void open_journal(bool fresh);
+  void rewrite(const std::string& status, const nlohmann::json& models,
+               const nlohmann::json& boundaries);
+
+  std::filesystem::path file_, journal_;
+  nlohmann::json context_, settings_;
+  std::vector<Point> points_;
+  std::ofstream journal_out_;
+  std::chrono::steady_clock::time_point last_rewrite_{};
+};
+
+std::filesystem::path journal_path(const std::filesystem::path& file);
+
+}  // namespace lb
