@@ -1,8 +1,23 @@
 #include "harness/platform.hpp"
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+#include <utility>
 #include <vector>
+
+#if defined(__x86_64__) || defined(_M_X64) || defined(__i386__) || defined(_M_IX86)
+#define LB_X86 1
+#if defined(_MSC_VER)
+#include <intrin.h>
+#include <immintrin.h>
+#else
+#include <cpuid.h>
+#endif
+#endif
 
 #ifdef _WIN32
 #include <windows.h>
@@ -112,6 +127,146 @@ std::uint64_t last_level_cache_bytes() {
   if (l2 > 0) return static_cast<std::uint64_t>(l2);
 #endif
   return 0;
+#endif
+}
+
+namespace {
+
+#ifdef LB_X86
+struct CpuidRegs {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+};
+
+CpuidRegs cpuid(unsigned leaf, unsigned subleaf = 0) {
+  CpuidRegs r;
+#if defined(_MSC_VER)
+  int out[4];
+  __cpuidex(out, static_cast<int>(leaf), static_cast<int>(subleaf));
+  r = {static_cast<unsigned>(out[0]), static_cast<unsigned>(out[1]), static_cast<unsigned>(out[2]),
+       static_cast<unsigned>(out[3])};
+#else
+  __cpuid_count(leaf, subleaf, r.eax, r.ebx, r.ecx, r.edx);
+#endif
+  return r;
+}
+
+// XCR0: which register states the OS saves on a context switch.
+unsigned long long xcr0() {
+#if defined(_MSC_VER)
+  return _xgetbv(0);
+#else
+  unsigned eax = 0, edx = 0;
+  __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
+  return (static_cast<unsigned long long>(edx) << 32) | eax;
+#endif
+}
+
+bool bit(unsigned reg, int n) { return (reg >> n) & 1u; }
+
+void detect_isa(CpuFeatures& f) {
+  const unsigned max_leaf = cpuid(0).eax;
+  const CpuidRegs l1 = cpuid(1);
+  const bool osxsave = bit(l1.ecx, 27);
+  const unsigned long long xcr = osxsave ? xcr0() : 0;
+  const bool os_avx = (xcr & 0x6) == 0x6;         // XMM and YMM state
+  const bool os_avx512 = (xcr & 0xE6) == 0xE6;    // plus opmask, ZMM_Hi256, Hi16_ZMM
+  const bool os_amx = (xcr & 0x60000) == 0x60000; // XTILECFG and XTILEDATA
+  f.fma = os_avx && bit(l1.ecx, 12);
+  if (max_leaf < 7) return;
+  const CpuidRegs l7 = cpuid(7, 0);
+  f.avx2 = os_avx && bit(l7.ebx, 5);
+  f.avx512f = os_avx512 && bit(l7.ebx, 16);
+  f.avx512_fp16 = os_avx512 && bit(l7.edx, 23);
+  f.amx = os_amx && bit(l7.edx, 24) && bit(l7.edx, 22);  // AMX-TILE and AMX-BF16
+  if (l7.eax >= 1) f.avx512_bf16 = os_avx512 && bit(cpuid(7, 1).eax, 5);
+}
+
+std::string brand_string() {
+  if (cpuid(0x80000000u).eax < 0x80000004u) return "";
+  char text[49] = {};
+  for (unsigned i = 0; i < 3; ++i) {
+    const CpuidRegs r = cpuid(0x80000002u + i);
+    std::memcpy(text + 16 * i, &r, 16);
+  }
+  return text;
+}
+#endif
+
+std::string trim(std::string s) {
+  const auto first = s.find_first_not_of(" \t");
+  if (first == std::string::npos) return "";
+  return s.substr(first, s.find_last_not_of(" \t") - first + 1);
+}
+
+// Physical cores and, on non-x86 Linux, the model name, as the OS reports them.
+void os_cpu_topology(CpuFeatures& f) {
+#ifdef _WIN32
+  DWORD length = 0;
+  GetLogicalProcessorInformation(nullptr, &length);
+  using Info = SYSTEM_LOGICAL_PROCESSOR_INFORMATION;
+  std::vector<Info> info(length / sizeof(Info) + 1);
+  if (!GetLogicalProcessorInformation(info.data(), &length)) return;
+  for (std::size_t i = 0; i < length / sizeof(Info); ++i)
+    if (info[i].Relationship == RelationProcessorCore) ++f.cores;
+#else
+  // Each (physical id, core id) pair is one physical core; SMT siblings share it.
+  std::ifstream file("/proc/cpuinfo");
+  std::set<std::pair<std::string, std::string>> cores;
+  std::string line, package = "0";
+  while (std::getline(file, line)) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string key = trim(line.substr(0, colon)), value = trim(line.substr(colon + 1));
+    if (key == "physical id") package = value;
+    if (key == "core id") cores.emplace(package, value);
+    if (key == "model name" && f.model.empty()) f.model = value;
+  }
+  f.cores = static_cast<int>(cores.size());
+#endif
+}
+
+}  // namespace
+
+CpuFeatures cpu_features() {
+  CpuFeatures f;
+  f.threads = static_cast<int>(std::thread::hardware_concurrency());
+#ifdef LB_X86
+  detect_isa(f);
+  f.model = trim(brand_string());
+#endif
+  os_cpu_topology(f);
+  return f;
+}
+
+const char* nvidia_driver_library() { return is_windows() ? "nvcuda.dll" : "libcuda.so.1"; }
+
+const char* nvml_library() { return is_windows() ? "nvml.dll" : "libnvidia-ml.so.1"; }
+
+std::optional<std::string> nvidia_kernel_module_text() {
+#ifdef _WIN32
+  return std::nullopt;
+#else
+  std::ifstream file("/proc/driver/nvidia/version");
+  if (!file) return std::nullopt;
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+#endif
+}
+
+std::string module_path_of(const void* address) {
+#ifdef _WIN32
+  HMODULE module = nullptr;
+  if (!GetModuleHandleExA(
+          GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS | GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
+          static_cast<LPCSTR>(address), &module))
+    return "";
+  char buffer[MAX_PATH];
+  const DWORD n = GetModuleFileNameA(module, buffer, MAX_PATH);
+  return std::string(buffer, n);
+#else
+  Dl_info info{};
+  return dladdr(address, &info) && info.dli_fname ? info.dli_fname : "";
 #endif
 }
 

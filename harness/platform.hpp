@@ -27,4 +27,26 @@ std::optional<std::string> getenv_opt(const char* name);
 // tell. Used to size the buffer rotation that makes CPU benchmark runs cache-cold.
 std::uint64_t last_level_cache_bytes();
 
+// The CPU as the doctor and the FMA microbenchmark need it. ISA flags are true only when both
+// the CPU has the instructions (CPUID) and the OS saves their registers (XGETBV): a CPU flag
+// alone is not enough to run them.
+struct CpuFeatures {
+  std::string model;  // CPUID brand string, e.g. "AMD EPYC 7763 64-Core Processor"
+  int cores = 0;      // physical cores; 0 when the OS cannot tell
+  int threads = 0;    // logical processors
+  bool avx2 = false, fma = false, avx512f = false, avx512_bf16 = false, avx512_fp16 = false;
+  bool amx = false;   // AMX tiles with BF16 (AMX-TILE and AMX-BF16)
+};
+CpuFeatures cpu_features();
+
+// File names of the NVIDIA driver's user-mode library and of NVML on this OS.
+const char* nvidia_driver_library();  // "libcuda.so.1" or "nvcuda.dll"
+const char* nvml_library();           // "libnvidia-ml.so.1" or "nvml.dll"
+// The NVIDIA kernel module's version text (Linux: /proc/driver/nvidia/version); empty optional
+// where the OS has no such file or it is absent (no driver loaded).
+std::optional<std::string> nvidia_kernel_module_text();
+
+// The file of the loaded library (or executable) that contains `address`; empty if unknown.
+std::string module_path_of(const void* address);
+
 }  // namespace lb::platform
