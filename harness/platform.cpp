@@ -1,5 +1,6 @@
 #include "harness/platform.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -20,6 +21,7 @@
 #endif
 
 #ifdef _WIN32
+#include <io.h>
 #include <windows.h>
 #else
 #include <dlfcn.h>
@@ -267,6 +269,25 @@ std::string module_path_of(const void* address) {
 #else
   Dl_info info{};
   return dladdr(address, &info) && info.dli_fname ? info.dli_fname : "";
+#endif
+}
+
+std::string hostname() {
+#ifdef _WIN32
+  char buffer[MAX_COMPUTERNAME_LENGTH + 1];
+  DWORD n = sizeof buffer;
+  return GetComputerNameA(buffer, &n) ? std::string(buffer, n) : "unknown";
+#else
+  char buffer[256] = {};
+  return gethostname(buffer, sizeof buffer - 1) == 0 ? buffer : "unknown";
+#endif
+}
+
+bool stderr_is_terminal() {
+#ifdef _WIN32
+  return _isatty(_fileno(stderr));
+#else
+  return isatty(fileno(stderr));
 #endif
 }
 

@@ -23,6 +23,11 @@ std::string library_path(void* library, const char* any_symbol);
 // Value of an environment variable; empty optional when unset (set-but-empty is "").
 std::optional<std::string> getenv_opt(const char* name);
 
+// This machine's name, for the results file's context.
+std::string hostname();
+// Whether standard error is a terminal (progress then updates one line in place).
+bool stderr_is_terminal();
+
 // Size of the largest (last-level) CPU cache one core uses, in bytes; 0 when the OS cannot
 // tell. Used to size the buffer rotation that makes CPU benchmark runs cache-cold.
 std::uint64_t last_level_cache_bytes();
