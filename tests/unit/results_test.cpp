@@ -1,0 +1,135 @@
+#include "harness/results_file.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace lb {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Test data: a made-up point, not a measurement.
+Point sample_point(const std::string& op, Status status = Status::ok) {
+  Point p;
+  p.model = "tiny", p.op = op, p.kind = "conv", p.layers = {op + ".a", op + ".b"}, p.count = 2;
+  p.batch = 4, p.precision = "fp32", p.pass = "fwd", p.device = "cpu";
+  p.shape = {{"n", 4}}, p.shape_text = "N4";
+  p.gflop = 1.5, p.bytes = 1000, p.intensity = 1.5e6, p.memory_bytes = 1000;
+  p.backend = "onednn", p.implementation = "jit:avx2", p.notes = {{"k", "v"}};
+  p.status = status;
+  if (status == Status::ok) {
+    p.cache = "cold";
+    SampleStats t;
+    t.samples = 7, t.median_s = 2e-3, t.min_s = 1e-3, t.max_s = 3e-3, t.mean_s = 2e-3;
+    t.stddev_s = 1e-4, t.noise = 0.01, t.stopped_by = "noise";
+    p.timing = t;
+    p.tflops = 0.75, p.gbps = 0.5;
+    p.validation = Validation{1e-6, 1e-5, 1e-4, 4096, 100000, true};
+  } else {
+    p.reason = "because";
+  }
+  return p;
+}
+
+class ResultsFileTest : public ::testing::Test {
+ protected:
+  fs::path dir = fs::temp_directory_path() /
+                 ("lb_results_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  fs::path file = dir / "r.json";
+  void SetUp() override { fs::remove_all(dir); }
+  void TearDown() override { fs::remove_all(dir); }
+};
+
+TEST(Results, PointRoundTripsThroughJson) {
+  for (Status s : {Status::ok, Status::unsupported}) {
+    const Point p = sample_point("c1", s);
+    const Point q = point_from_json(to_json(p));
+    EXPECT_EQ(to_json(q), to_json(p));
+  }
+  EXPECT_TRUE(to_json(sample_point("c1", Status::oom))["timing"].is_null());
+}
+
+TEST(Results, MissingFieldIsNamed) {
+  auto j = to_json(sample_point("c1"));
+  j.erase("batch");
+  try {
+    point_from_json(j);
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("'batch'"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(ResultsFileTest, KilledRunLeavesLoadableIncompleteFileWithEveryJournaledPoint) {
+  {
+    ResultsWriter w(file, {{"host", "h"}}, {{"suite", "quick"}}, false);
+    w.append(sample_point("a"));
+    w.append(sample_point("b"));  // within a second: only journaled, file not yet rewritten
+    // Destroyed without finish(): as if killed.
+  }
+  // A kill in the middle of a journal line leaves half a line: it must be ignored.
+  std::ofstream(journal_path(file), std::ios::app) << "{\"point\": {\"model\": \"tin";
+  const LoadedResults r = load_results(file);
+  EXPECT_EQ(r.document["status"], "incomplete");
+  ASSERT_EQ(r.points.size(), 2u);
+  EXPECT_EQ(r.points[1].op, "b");
+  EXPECT_GE(r.recovered_from_journal, 1);
+}
+
+TEST_F(ResultsFileTest, FinishWritesCompleteFileAndRemovesJournal) {
+  ResultsWriter w(file, {{"host", "h"}}, {{"suite", "quick"}}, false);
+  w.append(sample_point("a"));
+  w.finish("complete", nlohmann::json::array({{{"model", "tiny"}}}), nlohmann::json::array());
+  EXPECT_FALSE(fs::exists(journal_path(file)));
+  const LoadedResults r = load_results(file);
+  EXPECT_EQ(r.document["status"], "complete");
+  EXPECT_EQ(r.document["models"][0]["model"], "tiny");
+  EXPECT_FALSE(r.document["context"]["end_time"].is_null());
+}
+
+TEST_F(ResultsFileTest, RefusesToOverwriteUnlessForced) {
+  { ResultsWriter w(file, {}, {}, false); }
+  EXPECT_THROW(ResultsWriter(file, {}, {}, false), ResultsError);
+  EXPECT_NO_THROW(ResultsWriter(file, {}, {}, true));
+}
+
+TEST_F(ResultsFileTest, ResumeKeepsPointsAndAppends) {
+  {
+    ResultsWriter w(file, {{"host", "h"}}, {{"suite", "quick"}}, false);
+    w.append(sample_point("a"));
+  }
+  {
+    ResultsWriter w(file, load_results(file));
+    EXPECT_EQ(w.points().size(), 1u);
+    w.append(sample_point("b"));
+    w.finish("complete", nlohmann::json::array(), nlohmann::json::array());
+  }
+  const LoadedResults r = load_results(file);
+  ASSERT_EQ(r.points.size(), 2u);
+  EXPECT_EQ(r.document["settings"]["suite"], "quick");
+}
+
+TEST_F(ResultsFileTest, BadFilesAreNamed) {
+  fs::create_directories(dir);
+  const auto expect_error = [&](const std::string& content, const std::string& needle) {
+    std::ofstream(file, std::ios::trunc) << content;
+    try {
+      load_results(file);
+      FAIL() << content;
+    } catch (const ResultsError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(file.string()), std::string::npos) << what;
+      EXPECT_NE(what.find(needle), std::string::npos) << what;
+    }
+  };
+  expect_error("{\"schema\": \"layerbench-results/1\", \"poi", "not valid JSON");
+  expect_error("{\"points\": []}", "no \"schema\"");
+  expect_error("{\"schema\": \"layerbench-results/9\"}", "unknown schema");
+  EXPECT_THROW(load_results(dir / "missing.json"), ResultsError);
+}
+
+}  // namespace
+}  // namespace lb
