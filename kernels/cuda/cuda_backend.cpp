@@ -1,1 +1,0 @@
-// Placeholder: the cuDNN and cuBLASLt backends are being written.

@@ -1,0 +1,37 @@
+#pragma once
+// Status checks for CUDA, cuDNN and cuBLASLt calls. A failing call throws lb::LibraryError
+// naming the call, file:line and the library's own message.
+#include <cublasLt.h>
+#include <cuda_runtime_api.h>
+#include <cudnn.h>
+
+#include <string>
+
+namespace lb::cuda {
+
+[[noreturn]] void throw_library_error(const std::string& library, const char* call, const char* file,
+                                      int line, const std::string& message);
+
+inline void check_cuda(cudaError_t status, const char* call, const char* file, int line) {
+  if (status == cudaSuccess) return;
+  cudaGetLastError();  // clear the non-sticky error so later calls do not report it again
+  throw_library_error("CUDA", call, file, line,
+                      std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status));
+}
+
+std::string cudnn_message(cudnnStatus_t status);
+inline void check_cudnn(cudnnStatus_t status, const char* call, const char* file, int line) {
+  if (status != CUDNN_STATUS_SUCCESS) throw_library_error("cuDNN", call, file, line, cudnn_message(status));
+}
+
+std::string cublas_message(cublasStatus_t status);
+inline void check_cublas(cublasStatus_t status, const char* call, const char* file, int line) {
+  if (status != CUBLAS_STATUS_SUCCESS)
+    throw_library_error("cuBLASLt", call, file, line, cublas_message(status));
+}
+
+}  // namespace lb::cuda
+
+#define LB_CUDA(call) ::lb::cuda::check_cuda((call), #call, __FILE__, __LINE__)
+#define LB_CUDNN(call) ::lb::cuda::check_cudnn((call), #call, __FILE__, __LINE__)
+#define LB_CUBLAS(call) ::lb::cuda::check_cublas((call), #call, __FILE__, __LINE__)

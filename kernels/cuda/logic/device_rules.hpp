@@ -1,0 +1,45 @@
+#pragma once
+// Rules the GPU backend applies that need no GPU to state: which precisions a compute capability
+// runs, the element types each precision stores, the memory a point needs and may use, and what
+// the SM clock readings say. Pure logic, unit-tested everywhere.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "harness/problem.hpp"
+
+namespace lb::cuda::logic {
+
+// Tensor Core precisions by compute capability (reference facts, hardware-and-versions.md):
+// FP16 from 7.0, TF32 and BF16 from 8.0, FP8 (cuBLASLt only) from 8.9. layerbench runs FP8
+// convolutions nowhere. Returns why the device cannot run the problem, or nothing.
+std::optional<std::string> precision_unsupported(Precision precision, bool is_conv, int cc_major,
+                                                 int cc_minor);
+
+enum class ElementType { f32, f16, bf16, e4m3 };
+std::size_t element_bytes(ElementType type);
+// Device storage types of a precision: its inputs (fp8: E4M3) and its output (fp8: BF16).
+ElementType input_type(Precision precision);
+ElementType output_type(Precision precision);
+
+// Bytes to write between timed runs to evict the operands from L2: twice its size, because
+// one pass of an L2-sized buffer does not evict every line under a non-LRU replacement policy.
+std::uint64_t flush_bytes(std::uint64_t l2_bytes);
+
+// What a point may allocate: the device's free memory, and with a limit (--memory-limit) no more
+// than the limit minus what this backend already holds.
+std::uint64_t available_bytes(std::uint64_t free_bytes, std::uint64_t used_by_us,
+                              std::uint64_t limit_bytes);
+
+// The clock facts recorded with a point, as "key=value" notes. Readings are MHz; a missing one
+// is an empty optional. `nvml_error` non-empty means NVML could not be used at all.
+std::vector<std::pair<std::string, std::string>> clock_notes(
+    const std::string& nvml_error, std::optional<unsigned> before_mhz,
+    std::optional<unsigned> after_mhz, std::optional<unsigned> default_mhz);
+
+// A point is throttled when the SM clock read after its timed runs is below 75% of the default.
+bool throttled(unsigned clock_mhz, unsigned default_mhz);
+
+}  // namespace lb::cuda::logic

@@ -1,0 +1,260 @@
+// The GPU backend's pure logic: cuBLASLt layout mapping, cuDNN descriptor parameters, engine
+// filtering, precision support by compute capability, memory budget and clock notes.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "kernels/cuda/logic/conv_graph.hpp"
+#include "kernels/cuda/logic/device_rules.hpp"
+#include "kernels/cuda/logic/gemm_layout.hpp"
+
+namespace lb::cuda::logic {
+namespace {
+
+// A tiny column-major strided-batched GEMM with cuBLAS semantics: D = op(A) . op(B), where A and
+// B are read exactly as cuBLASLt would read them from the descriptors.
+std::vector<double> column_major_gemm(const LtGemm& g, const std::vector<float>& a,
+                                      const std::vector<float>& b) {
+  std::vector<double> d(static_cast<std::size_t>(g.batch * g.c.batch_stride), 0.0);
+  for (std::int64_t p = 0; p < g.batch; ++p)
+    for (std::int64_t i = 0; i < g.m; ++i)
+      for (std::int64_t j = 0; j < g.n; ++j) {
+        double sum = 0;
+        for (std::int64_t l = 0; l < g.k; ++l) {
+          // op(A)(i,l) and op(B)(l,j), column-major element (r,c) at r + c*ld.
+          const std::int64_t ai = g.trans_a == Transpose::n ? i + l * g.a.ld : l + i * g.a.ld;
+          const std::int64_t bi = g.trans_b == Transpose::n ? l + j * g.b.ld : j + l * g.b.ld;
+          sum += double(a[p * g.a.batch_stride + ai]) * b[p * g.b.batch_stride + bi];
+        }
+        d[p * g.c.batch_stride + i + j * g.c.ld] = sum;
+      }
+  return d;
+}
+
+// The row-major product straight from the definition in harness/problem.hpp.
+std::vector<double> row_major_gemm(const GemmShape& s, const std::vector<float>& a,
+                                   const std::vector<float>& b) {
+  std::vector<double> c(static_cast<std::size_t>(s.batch * s.m * s.n), 0.0);
+  for (std::int64_t p = 0; p < s.batch; ++p)
+    for (std::int64_t i = 0; i < s.m; ++i)
+      for (std::int64_t j = 0; j < s.n; ++j) {
+        double sum = 0;
+        for (std::int64_t l = 0; l < s.k; ++l) {
+          const float av = s.trans_a ? a[p * s.m * s.k + l * s.m + i] : a[p * s.m * s.k + i * s.k + l];
+          const float bv = s.trans_b ? b[p * s.k * s.n + j * s.k + l] : b[p * s.k * s.n + l * s.n + j];
+          sum += double(av) * bv;
+        }
+        c[p * s.m * s.n + i * s.n + j] = sum;
+      }
+  return c;
+}
+
+std::vector<float> ramp(std::int64_t n, float scale) {
+  std::vector<float> v(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) v[i] = float((i * 7 + 3) % 11) - 5.0f + scale;
+  return v;
+}
+
+class GemmLayoutAllTransposes : public ::testing::TestWithParam<std::pair<bool, bool>> {};
+
+TEST_P(GemmLayoutAllTransposes, ColumnMajorProductEqualsRowMajorProduct) {
+  GemmShape s;
+  s.batch = 2, s.m = 3, s.n = 5, s.k = 4;
+  std::tie(s.trans_a, s.trans_b) = GetParam();
+  const auto a = ramp(s.batch * s.m * s.k, 0.25f), b = ramp(s.batch * s.k * s.n, -0.5f);
+  const LtGemm g = to_column_major(s);
+  EXPECT_EQ(g.m, s.n);
+  EXPECT_EQ(g.n, s.m);
+  EXPECT_EQ(g.k, s.k);
+  // cuBLASLt's A is our B, its B is our A; the output N x M column-major is our M x N row-major.
+  EXPECT_EQ(column_major_gemm(g, b, a), row_major_gemm(s, a, b));
+  // Every stored element lies inside its matrix: rows <= ld and the batch stride covers it.
+  for (const LtMatrix* mat : {&g.a, &g.b, &g.c}) {
+    EXPECT_LE(mat->rows, mat->ld);
+    EXPECT_EQ(mat->batch_stride, mat->ld * mat->cols);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Trans, GemmLayoutAllTransposes,
+                         ::testing::Values(std::pair{false, false}, std::pair{false, true},
+                                           std::pair{true, false}, std::pair{true, true}));
+
+TEST(GemmLayout, LinearLayerIsTnForCublasLt) {
+  // y = x . W^T (trans_b) is cuBLASLt's TN form: its A (our W) transposed, its B (x) not.
+  GemmShape linear{1, 394, 3072, 768, false, true};
+  const LtGemm g = to_column_major(linear);
+  EXPECT_EQ(g.trans_a, Transpose::t);
+  EXPECT_EQ(g.trans_b, Transpose::n);
+  EXPECT_EQ(g.a.ld, 768);
+  EXPECT_EQ(g.b.ld, 768);
+  EXPECT_EQ(g.c.ld, 3072);
+}
+
+TEST(GemmLayout, TnPlanTransposesOnlyWhatIsNeeded) {
+  auto plan = tn_plan({1, 8, 16, 32, false, true});
+  EXPECT_FALSE(plan.transpose_a);
+  EXPECT_FALSE(plan.transpose_b);
+  plan = tn_plan({1, 8, 16, 32, true, false});
+  EXPECT_TRUE(plan.transpose_a);
+  EXPECT_TRUE(plan.transpose_b);
+  EXPECT_FALSE(plan.executed.trans_a);
+  EXPECT_TRUE(plan.executed.trans_b);
+  const LtGemm g = to_column_major(plan.executed);
+  EXPECT_EQ(g.trans_a, Transpose::t);
+  EXPECT_EQ(g.trans_b, Transpose::n);
+}
+
+TEST(GemmLayout, TnPlanWithHostTransposesComputesTheSameProduct) {
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      GemmShape s{2, 3, 5, 4, ta, tb};
+      auto a = ramp(s.batch * s.m * s.k, 0.5f), b = ramp(s.batch * s.k * s.n, 1.0f);
+      const auto expected = row_major_gemm(s, a, b);
+      const TnPlan plan = tn_plan(s);
+      std::vector<float> a2 = a, b2 = b;
+      if (plan.transpose_a) transpose_batched(a.data(), a2.data(), s.batch, s.k, s.m);
+      if (plan.transpose_b) transpose_batched(b.data(), b2.data(), s.batch, s.k, s.n);
+      EXPECT_EQ(row_major_gemm(plan.executed, a2, b2), expected) << "trans " << ta << tb;
+    }
+}
+
+TEST(GemmLayout, Fp8AlignmentNamesTheBadDimension) {
+  EXPECT_FALSE(fp8_alignment_problem({1, 197, 768, 768, false, true}));  // M may be anything
+  const auto qk = fp8_alignment_problem({12, 197, 197, 64, false, true});
+  ASSERT_TRUE(qk);
+  EXPECT_NE(qk->find("N = 197"), std::string::npos);
+  EXPECT_EQ(qk->find("K ="), std::string::npos);
+  const auto av = fp8_alignment_problem({12, 197, 64, 197, false, false});
+  ASSERT_TRUE(av);
+  EXPECT_NE(av->find("K = 197"), std::string::npos);
+}
+
+TEST(ConvGraph, NhwcAndNchwStrides) {
+  const std::array<std::int64_t, 4> d{2, 3, 4, 5};
+  EXPECT_EQ(packed_strides(d, Layout::nchw), (std::array<std::int64_t, 4>{60, 20, 5, 1}));
+  EXPECT_EQ(packed_strides(d, Layout::nhwc), (std::array<std::int64_t, 4>{60, 1, 15, 3}));
+}
+
+TEST(ConvGraph, SpecForAGroupedStridedConvolution) {
+  ConvShape s;
+  s.n = 2, s.c = 8, s.h = 9, s.w = 7, s.k = 4, s.r = 3, s.s = 3;
+  s.stride_h = 2, s.stride_w = 1, s.pad_h = 1, s.pad_w = 0, s.dil_h = 1, s.dil_w = 2, s.groups = 2;
+  const auto g = conv_graph_spec(s, Layout::nhwc);
+  EXPECT_EQ(g.x.dims, (std::array<std::int64_t, 4>{2, 8, 9, 7}));
+  EXPECT_EQ(g.w.dims, (std::array<std::int64_t, 4>{4, 4, 3, 3}));  // C/groups
+  EXPECT_EQ(g.y.dims, (std::array<std::int64_t, 4>{2, 4, s.p(), s.q()}));
+  EXPECT_EQ(s.p(), 5);
+  EXPECT_EQ(s.q(), 3);
+  EXPECT_EQ(g.w.strides, (std::array<std::int64_t, 4>{36, 1, 12, 4}));  // K,R,S,C/groups in memory
+  EXPECT_EQ(g.pre_padding, (std::array<std::int64_t, 2>{1, 0}));
+  EXPECT_EQ(g.post_padding, g.pre_padding);
+  EXPECT_EQ(g.stride, (std::array<std::int64_t, 2>{2, 1}));
+  EXPECT_EQ(g.dilation, (std::array<std::int64_t, 2>{1, 2}));
+  EXPECT_NE(g.x.uid, g.w.uid);
+  EXPECT_NE(g.w.uid, g.y.uid);
+  EXPECT_NE(g.x.uid, g.y.uid);
+}
+
+TEST(ConvGraph, PassTensorsFollowTensorDims) {
+  ConvShape s;
+  s.n = 1, s.c = 2, s.h = 4, s.w = 4, s.k = 3, s.r = 3, s.s = 3;
+  const auto g = conv_graph_spec(s, Layout::nchw);
+  for (Pass pass : all_passes) {
+    Problem problem{ConvProblem{s, pass}, Precision::fp32};
+    const auto dims = tensor_dims(problem);
+    const auto t = pass_tensors(g, pass);
+    ASSERT_EQ(t.inputs.size(), dims.inputs.size());
+    for (std::size_t i = 0; i < dims.inputs.size(); ++i)
+      EXPECT_EQ(std::vector<std::int64_t>(t.inputs[i]->dims.begin(), t.inputs[i]->dims.end()),
+                dims.inputs[i]);
+    EXPECT_EQ(std::vector<std::int64_t>(t.output->dims.begin(), t.output->dims.end()), dims.output);
+  }
+}
+
+TEST(ConvGraph, ChannelsLastScatterAndGather) {
+  TensorSpec t;
+  t.dims = {2, 3, 2, 2};
+  t.strides = packed_strides(t.dims, Layout::nhwc);
+  std::vector<float> canonical(24);
+  std::iota(canonical.begin(), canonical.end(), 0.0f);
+  const auto nhwc = to_strided(canonical, t);
+  // Element (n=1, c=2, h=0, w=1): canonical index ((1*3+2)*2+0)*2+1 = 21, NHWC ((1*2+0)*2+1)*3+2.
+  EXPECT_EQ(nhwc[((1 * 2 + 0) * 2 + 1) * 3 + 2], 21.0f);
+  EXPECT_EQ(from_strided(nhwc, t), canonical);
+  EXPECT_THROW(to_strided(std::vector<float>(5), t), std::invalid_argument);
+}
+
+TEST(EngineFilter, Fp32RefusesTensorCoresOthersAllowThem) {
+  EngineNotes tc;
+  tc.tensor_core = true;
+  EXPECT_TRUE(engine_rejection(Precision::fp32, tc));
+  EXPECT_FALSE(engine_rejection(Precision::tf32, tc));
+  EXPECT_FALSE(engine_rejection(Precision::fp16, tc));
+  EXPECT_FALSE(engine_rejection(Precision::fp32, EngineNotes{}));
+  EngineNotes down;
+  down.down_convert_inputs = true;
+  EXPECT_TRUE(engine_rejection(Precision::fp32, down));
+  EXPECT_TRUE(engine_rejection(Precision::tf32, down));
+  EngineNotes reduced;
+  reduced.reduced_precision_reduction = true;
+  EXPECT_TRUE(engine_rejection(Precision::bf16, reduced));
+}
+
+TEST(DeviceRules, PrecisionsByComputeCapability) {
+  EXPECT_FALSE(precision_unsupported(Precision::fp32, true, 7, 5));
+  EXPECT_FALSE(precision_unsupported(Precision::fp16, true, 7, 0));
+  EXPECT_TRUE(precision_unsupported(Precision::fp16, false, 6, 1));
+  EXPECT_TRUE(precision_unsupported(Precision::tf32, false, 7, 5));
+  EXPECT_FALSE(precision_unsupported(Precision::tf32, false, 8, 0));
+  EXPECT_TRUE(precision_unsupported(Precision::bf16, true, 7, 5));
+  EXPECT_FALSE(precision_unsupported(Precision::bf16, true, 8, 6));
+  EXPECT_TRUE(precision_unsupported(Precision::fp8, false, 8, 6));
+  EXPECT_FALSE(precision_unsupported(Precision::fp8, false, 8, 9));
+  EXPECT_FALSE(precision_unsupported(Precision::fp8, false, 9, 0));
+  const auto conv_fp8 = precision_unsupported(Precision::fp8, true, 9, 0);
+  ASSERT_TRUE(conv_fp8);
+  EXPECT_NE(conv_fp8->find("cuBLASLt"), std::string::npos);
+  EXPECT_NE(precision_unsupported(Precision::tf32, false, 7, 5)->find("7.5"), std::string::npos);
+}
+
+TEST(DeviceRules, StorageTypesMatchPrecisionSizes) {
+  for (Precision p : all_precisions) {
+    EXPECT_EQ(element_bytes(input_type(p)), std::size_t(input_bytes(p))) << name(p);
+    EXPECT_EQ(element_bytes(output_type(p)), std::size_t(output_bytes(p))) << name(p);
+  }
+  EXPECT_EQ(output_type(Precision::fp8), ElementType::bf16);
+}
+
+TEST(DeviceRules, AvailableMemoryHonoursTheLimit) {
+  const std::uint64_t gib = 1ull << 30;
+  EXPECT_EQ(available_bytes(10 * gib, 0, 0), 10 * gib);
+  EXPECT_EQ(available_bytes(10 * gib, 1 * gib, 4 * gib), 3 * gib);
+  EXPECT_EQ(available_bytes(2 * gib, 1 * gib, 4 * gib), 2 * gib);
+  EXPECT_EQ(available_bytes(10 * gib, 5 * gib, 4 * gib), 0u);
+  EXPECT_EQ(flush_bytes(50ull << 20), 100ull << 20);
+}
+
+TEST(DeviceRules, ClockNotes) {
+  EXPECT_TRUE(throttled(1000, 1400));
+  EXPECT_FALSE(throttled(1050, 1400));
+  auto notes = clock_notes("", 1980u, 1400u, 1980u);
+  auto get = [&](const std::string& k) {
+    for (auto& [key, v] : notes)
+      if (key == k) return v;
+    return std::string("<absent>");
+  };
+  EXPECT_EQ(get("sm_clock_mhz_before"), "1980");
+  EXPECT_EQ(get("sm_clock_mhz_after"), "1400");
+  EXPECT_EQ(get("sm_clock_default_mhz"), "1980");
+  EXPECT_EQ(get("throttled"), "true");
+  notes = clock_notes("", std::nullopt, 1900u, 1980u);
+  EXPECT_EQ(get("sm_clock_mhz_before"), "unknown");
+  EXPECT_EQ(get("throttled"), "false");
+  notes = clock_notes("libnvidia-ml.so.1: cannot open", std::nullopt, std::nullopt, std::nullopt);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0].first, "clock");
+  EXPECT_NE(notes[0].second.find("NVML not available"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace lb::cuda::logic
