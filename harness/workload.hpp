@@ -3,13 +3,17 @@
 // bench/models/SCHEMA.md), their operations, and the accounting per batch/pass/precision.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/problem.hpp"
 
 namespace lb {
+
+inline constexpr const char* model_schema = "layerbench-model/1";
 
 // How an operation grows with the batch size B is fixed by its kind:
 //   conv:   N = B
@@ -29,6 +33,7 @@ struct Op {
   std::int64_t heads = 1;   // bmm: products per image
   // The network's input layer: a training step computes no data gradient for it.
   bool input_layer = false;
+  std::string note;  // optional remark from the data file
 
   int count() const { return static_cast<int>(layers.size()); }
 };
@@ -38,6 +43,8 @@ struct Model {
   std::string title;   // "ResNet-50 v1.5"
   std::string source;  // where the architecture is defined
   std::string file;    // the data file it came from
+  std::string notes;   // optional: what the ops cover and leave out
+  std::int64_t input_channels = 0, input_height = 0, input_width = 0;  // the image it reads
   std::vector<Op> ops;
 };
 
@@ -47,8 +54,19 @@ struct WorkloadError : std::runtime_error {
 };
 
 Model load_model_file(const std::filesystem::path& file);
+// Several files at once; a model name defined twice is an error naming both files.
+std::vector<Model> load_models(const std::vector<std::filesystem::path>& files);
+// The shipped model files (data_dir()/models/*.json, sorted by name).
+std::vector<std::filesystem::path> builtin_model_files();
 // The models shipped with layerbench, found next to the binary or under the install prefix.
 std::vector<Model> load_builtin_models();
+const Model* find_model(const std::vector<Model>& models, std::string_view name);
+
+// The libraries index tensors with 32-bit integers: no tensor may hold more elements.
+inline constexpr std::int64_t max_tensor_elements = 2147483647;  // INT32_MAX
+// Why an op cannot run at this batch (a tensor over max_tensor_elements), or nothing.
+// The loader checks batch 1; callers check the batch they are asked for.
+std::optional<std::string> indexing_overflow(const Op& op, int batch);
 
 // The executed problem for an op at batch B, pass and precision.
 Problem problem_for(const Op& op, int batch, Pass pass, Precision precision);
@@ -56,10 +74,20 @@ Problem problem_for(const Op& op, int batch, Pass pass, Precision precision);
 // bwd_weights}, without bwd_data for the input layer.
 enum class PassSet { fwd, train };
 std::string_view name(PassSet s);
+std::optional<PassSet> parse_pass_set(std::string_view text);
 std::vector<Pass> passes_for(const Op& op, PassSet set);
 
 // Device memory needed by a problem: inputs, weights and output at the precision's storage
 // sizes (the backend adds its workspace).
 std::uint64_t memory_bytes(const Problem& problem);
+
+// A model's work at a batch: every op's passes times its layer count.
+struct ModelTotals {
+  double flop = 0;            // 2 x multiply-adds, whole batch
+  double flop_per_image = 0;  // flop / batch
+  int ops = 0;                // distinct shapes
+  int layers = 0;             // layers they stand for
+};
+ModelTotals totals(const Model& model, int batch, PassSet set);
 
 }  // namespace lb

@@ -1,0 +1,390 @@
+#include "harness/workload.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <fstream>
+#include <initializer_list>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/data_paths.hpp"
+
+namespace lb {
+
+std::string_view name(OpKind k) {
+  switch (k) {
+    case OpKind::conv: return "conv";
+    case OpKind::linear: return "linear";
+    case OpKind::bmm: return "bmm";
+  }
+  return "?";
+}
+
+std::string_view name(PassSet s) { return s == PassSet::fwd ? "fwd" : "train"; }
+
+std::optional<PassSet> parse_pass_set(std::string_view text) {
+  for (PassSet s : {PassSet::fwd, PassSet::train})
+    if (name(s) == text) return s;
+  return std::nullopt;
+}
+
+namespace {
+using nlohmann::json;
+
+// Reads the fields of one JSON object of a model file. Every error names the file, the
+// object ("ops[3]", "input" or the top level) and the field, and every field read is noted
+// so that anything else can be rejected as unknown.
+class FieldReader {
+ public:
+  FieldReader(const json& object, const std::string& file, std::string where)
+      : object_(object), file_(file), where_(std::move(where)) {}
+
+  [[noreturn]] void fail(std::string_view field, const std::string& message) const {
+    std::string path = where_;
+    if (!field.empty()) path += (path.empty() ? "" : ".") + std::string(field);
+    throw WorkloadError(file_ + ": " + (path.empty() ? "" : path + ": ") + message);
+  }
+
+  void allow_only(std::initializer_list<std::string_view> fields) const {
+    for (const auto& item : object_.items())
+      if (std::find(fields.begin(), fields.end(), item.key()) == fields.end())
+        fail(item.key(), "unknown field");
+  }
+
+  bool has(const char* field) const { return object_.contains(field); }
+
+  const json& required(const char* field) const {
+    if (!has(field)) fail(field, "missing (required)");
+    return object_.at(field);
+  }
+
+  std::int64_t positive(const char* field) const { return integer(field, required(field), 1); }
+  std::int64_t positive(const char* field, std::int64_t fallback) const {
+    return has(field) ? positive(field) : fallback;
+  }
+  std::int64_t non_negative(const char* field, std::int64_t fallback) const {
+    return has(field) ? integer(field, object_.at(field), 0) : fallback;
+  }
+
+  bool flag(const char* field, bool fallback) const {
+    if (!has(field)) return fallback;
+    const auto& v = object_.at(field);
+    if (!v.is_boolean()) fail(field, "must be true or false");
+    return v.get<bool>();
+  }
+
+  std::string text(const char* field) const {
+    const auto& v = required(field);
+    if (!v.is_string() || v.get<std::string>().empty()) fail(field, "must be a non-empty string");
+    return v.get<std::string>();
+  }
+  std::string text(const char* field, const std::string& fallback) const {
+    return has(field) ? text(field) : fallback;
+  }
+
+  // Names used on the command line and in result keys: no spaces or punctuation surprises.
+  std::string identifier(const char* field) const {
+    auto value = text(field);
+    const bool ok = std::all_of(value.begin(), value.end(), [](char ch) {
+      return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+             ch == '_' || ch == '-' || ch == '.';
+    });
+    if (!ok) fail(field, "must use only letters, digits, '_', '-' and '.'");
+    return value;
+  }
+
+ private:
+  std::int64_t integer(const char* field, const json& v, std::int64_t minimum) const {
+    const std::string expected = minimum > 0 ? "must be a positive integer"
+                                             : "must be a non-negative integer";
+    if (!v.is_number_integer()) fail(field, expected);
+    if (v.is_number_unsigned()) {
+      if (v.get<std::uint64_t>() > static_cast<std::uint64_t>(max_tensor_elements))
+        fail(field, "must be at most " + std::to_string(max_tensor_elements));
+      return static_cast<std::int64_t>(v.get<std::uint64_t>());
+    }
+    const auto value = v.get<std::int64_t>();
+    if (value < minimum) fail(field, expected);
+    return value;
+  }
+
+  const json& object_;
+  const std::string& file_;
+  std::string where_;
+};
+
+json parse_file(const std::filesystem::path& file) {
+  const std::string name = file.string();
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw WorkloadError(name + ": cannot be opened for reading");
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    // e.byte counts from 1 and may point one past the end of the text.
+    const auto end = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n');
+    // nlohmann's message reads "[json.exception.parse_error.101] parse error at line L,
+    // column C: <what>"; keep <what>, the line is stated here.
+    std::string what = e.what();
+    if (auto column = what.find("column"); column != std::string::npos)
+      if (auto colon = what.find(": ", column); colon != std::string::npos)
+        what = what.substr(colon + 2);
+    throw WorkloadError(name + ": line " + std::to_string(line) + ": invalid JSON: " + what);
+  }
+}
+
+// Reads a conv op's shape at batch 1 and checks that it describes a computable convolution.
+ConvShape read_conv(const FieldReader& f) {
+  ConvShape s;
+  s.n = 1;
+  s.c = f.positive("c"), s.h = f.positive("h"), s.w = f.positive("w");
+  s.k = f.positive("k"), s.r = f.positive("r"), s.s = f.positive("s");
+  s.stride_h = f.positive("stride_h"), s.stride_w = f.positive("stride_w");
+  s.pad_h = f.non_negative("pad_h", 0), s.pad_w = f.non_negative("pad_w", 0);
+  s.dil_h = f.positive("dil_h", 1), s.dil_w = f.positive("dil_w", 1);
+  s.groups = f.positive("groups", 1);
+  if (s.c % s.groups != 0)
+    f.fail("groups", "c (" + std::to_string(s.c) + ") is not divisible by groups (" +
+                         std::to_string(s.groups) + ")");
+  if (s.k % s.groups != 0)
+    f.fail("groups", "k (" + std::to_string(s.k) + ") is not divisible by groups (" +
+                         std::to_string(s.groups) + ")");
+  const auto window_fits = [&](std::int64_t out, const char* what, const char* in_name,
+                               std::int64_t in, const char* pad_name, std::int64_t pad,
+                               const char* win_name, std::int64_t win, std::int64_t dil) {
+    if (out > 0) return;
+    f.fail("", std::string("output ") + what + " is not positive: the window (" + win_name + " " +
+                   std::to_string(win) + ", dilation " + std::to_string(dil) + ", spanning " +
+                   std::to_string(dil * (win - 1) + 1) + ") is larger than the padded input (" +
+                   in_name + " " + std::to_string(in) + " + 2 x " + pad_name + " " +
+                   std::to_string(pad) + ")");
+  };
+  window_fits(s.p(), "height", "h", s.h, "pad_h", s.pad_h, "r", s.r, s.dil_h);
+  window_fits(s.q(), "width", "w", s.w, "pad_w", s.pad_w, "s", s.s, s.dil_w);
+  return s;
+}
+
+Op read_op(const json& j, const std::string& file, std::size_t index, const Model& model) {
+  const FieldReader f(j, file, "ops[" + std::to_string(index) + "]");
+  if (!j.is_object()) f.fail("", "must be an object");
+  Op op;
+  op.id = f.identifier("id");
+  const auto kind = f.text("kind");
+  if (kind == "conv") {
+    op.kind = OpKind::conv;
+    f.allow_only({"id", "kind", "layers", "input_layer", "note", "c", "h", "w", "k", "r", "s",
+                  "stride_h", "stride_w", "pad_h", "pad_w", "dil_h", "dil_w", "groups"});
+  } else if (kind == "linear") {
+    op.kind = OpKind::linear;
+    f.allow_only({"id", "kind", "layers", "input_layer", "note", "tokens", "in_features",
+                  "out_features"});
+  } else if (kind == "bmm") {
+    op.kind = OpKind::bmm;
+    f.allow_only({"id", "kind", "layers", "input_layer", "note", "heads", "m", "n", "k",
+                  "trans_b"});
+  } else {
+    f.fail("kind", "unknown kind \"" + kind + "\" (expected conv, linear or bmm)");
+  }
+
+  const auto& layers = f.required("layers");
+  if (!layers.is_array() || layers.empty()) f.fail("layers", "must be a non-empty array of strings");
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    if (!layers[i].is_string() || layers[i].get<std::string>().empty())
+      f.fail("layers[" + std::to_string(i) + "]", "must be a non-empty string");
+    op.layers.push_back(layers[i].get<std::string>());
+  }
+  op.input_layer = f.flag("input_layer", false);
+  op.note = f.text("note", "");
+
+  switch (op.kind) {
+    case OpKind::conv:
+      op.conv = read_conv(f);
+      if (op.input_layer) {
+        // The input layer reads the image itself, so its input must be the model's input.
+        const auto match = [&](const char* field, std::int64_t value, const char* input_field,
+                               std::int64_t expected) {
+          if (value != expected)
+            f.fail(field, "the input layer must read the model's input: expected input." +
+                              std::string(input_field) + " (" + std::to_string(expected) +
+                              "), got " + std::to_string(value));
+        };
+        match("c", op.conv.c, "channels", model.input_channels);
+        match("h", op.conv.h, "height", model.input_height);
+        match("w", op.conv.w, "width", model.input_width);
+      }
+      break;
+    case OpKind::linear:
+      op.tokens = f.positive("tokens");
+      op.gemm.k = f.positive("in_features");
+      op.gemm.n = f.positive("out_features");
+      op.gemm.m = op.tokens;
+      op.gemm.trans_b = true;  // PyTorch stores the weight [out][in]: y = x . W^T
+      break;
+    case OpKind::bmm:
+      op.heads = f.positive("heads");
+      op.gemm.m = f.positive("m"), op.gemm.n = f.positive("n"), op.gemm.k = f.positive("k");
+      op.gemm.trans_b = f.flag("trans_b", false);
+      op.gemm.batch = op.heads;
+      break;
+  }
+  if (auto overflow = indexing_overflow(op, 1)) f.fail("", *overflow);
+  return op;
+}
+
+std::string join_dims(const std::vector<std::int64_t>& dims) {
+  std::string out;
+  for (auto d : dims) out += (out.empty() ? "" : " x ") + std::to_string(d);
+  return out;
+}
+}  // namespace
+
+Model load_model_file(const std::filesystem::path& path) {
+  const std::string file = path.string();
+  const json root = parse_file(path);
+  const FieldReader top(root, file, "");
+  if (!root.is_object()) top.fail("", "must hold a JSON object (a model)");
+
+  Model model;
+  model.file = file;
+  if (const auto schema = top.text("schema"); schema != model_schema)
+    top.fail("schema", "unsupported schema \"" + schema + "\" (expected \"" + model_schema + "\")");
+  top.allow_only({"schema", "name", "title", "source", "input", "notes", "ops"});
+  model.name = top.identifier("name");
+  model.title = top.text("title");
+  model.source = top.text("source");
+
+  const auto& input = top.required("input");
+  const FieldReader in(input, file, "input");
+  if (!input.is_object()) in.fail("", "must be an object with channels, height and width");
+  in.allow_only({"channels", "height", "width"});
+  model.input_channels = in.positive("channels");
+  model.input_height = in.positive("height");
+  model.input_width = in.positive("width");
+  model.notes = top.text("notes", "");
+
+  const auto& ops = top.required("ops");
+  if (!ops.is_array() || ops.empty()) top.fail("ops", "must be a non-empty array of operations");
+  std::map<std::string, std::size_t> id_at, layer_at;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    Op op = read_op(ops[i], file, i, model);
+    const std::string where = "ops[" + std::to_string(i) + "]";
+    if (auto [it, fresh] = id_at.emplace(op.id, i); !fresh)
+      throw WorkloadError(file + ": " + where + ".id: duplicate id \"" + op.id + "\" (also ops[" +
+                          std::to_string(it->second) + "])");
+    for (std::size_t l = 0; l < op.layers.size(); ++l)
+      if (auto [it, fresh] = layer_at.emplace(op.layers[l], i); !fresh)
+        throw WorkloadError(file + ": " + where + ".layers[" + std::to_string(l) + "]: layer \"" +
+                            op.layers[l] + "\" is already listed in ops[" +
+                            std::to_string(it->second) + "]");
+    model.ops.push_back(std::move(op));
+  }
+  return model;
+}
+
+std::vector<Model> load_models(const std::vector<std::filesystem::path>& files) {
+  std::vector<Model> models;
+  for (const auto& file : files) {
+    Model model = load_model_file(file);
+    if (const Model* earlier = find_model(models, model.name))
+      throw WorkloadError(model.file + ": name: model \"" + model.name +
+                          "\" is already defined in " + earlier->file);
+    models.push_back(std::move(model));
+  }
+  return models;
+}
+
+std::vector<std::filesystem::path> builtin_model_files() {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(data_dir() / "models"))
+    if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::vector<Model> load_builtin_models() { return load_models(builtin_model_files()); }
+
+const Model* find_model(const std::vector<Model>& models, std::string_view name) {
+  for (const auto& m : models)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+std::optional<std::string> indexing_overflow(const Op& op, int batch) {
+  // The forward problem's three tensors are the ones every training pass reads or writes.
+  const auto dims = tensor_dims(problem_for(op, batch, Pass::fwd, Precision::fp32));
+  const bool conv = op.kind == OpKind::conv;
+  const std::vector<std::pair<const char*, const std::vector<std::int64_t>*>> tensors{
+      {conv ? "x" : "A", &dims.inputs[0]},
+      {conv ? "w" : "B", &dims.inputs[1]},
+      {conv ? "y" : "C", &dims.output}};
+  for (const auto& [tensor, shape] : tensors) {
+    // In double: the product of several 32-bit dimensions may not fit 64 bits.
+    double elements = 1;
+    for (auto d : *shape) elements *= static_cast<double>(d);
+    if (elements > static_cast<double>(max_tensor_elements)) {
+      std::ostringstream o;
+      o.precision(0);
+      o << std::fixed << "tensor " << tensor << " (" << join_dims(*shape) << ") holds " << elements
+        << " elements at batch " << batch << ", more than 32-bit indexing allows ("
+        << max_tensor_elements << ")";
+      return o.str();
+    }
+  }
+  return std::nullopt;
+}
+
+Problem problem_for(const Op& op, int batch, Pass pass, Precision precision) {
+  if (batch < 1) throw std::invalid_argument("batch must be positive, got " + std::to_string(batch));
+  Problem problem;
+  problem.precision = precision;
+  GemmShape g = op.gemm;
+  switch (op.kind) {
+    case OpKind::conv: {
+      ConvShape s = op.conv;
+      s.n = batch;
+      problem.op = ConvProblem{s, pass};
+      return problem;
+    }
+    case OpKind::linear: g.m = op.tokens * batch; break;
+    case OpKind::bmm: g.batch = op.heads * batch; break;
+  }
+  problem.op = GemmProblem{gemm_for_pass(g, pass)};
+  return problem;
+}
+
+std::vector<Pass> passes_for(const Op& op, PassSet set) {
+  if (set == PassSet::fwd) return {Pass::fwd};
+  if (op.input_layer) return {Pass::fwd, Pass::bwd_weights};
+  return {Pass::fwd, Pass::bwd_data, Pass::bwd_weights};
+}
+
+std::uint64_t memory_bytes(const Problem& problem) {
+  // Every tensor the problem touches is resident at once; for one problem that is exactly
+  // the tensors min_bytes counts, here in exact integers.
+  const auto dims = tensor_dims(problem);
+  std::uint64_t bytes = 0;
+  for (const auto& d : dims.inputs)
+    bytes += static_cast<std::uint64_t>(element_count(d)) * input_bytes(problem.precision);
+  return bytes + static_cast<std::uint64_t>(element_count(dims.output)) *
+                     output_bytes(problem.precision);
+}
+
+ModelTotals totals(const Model& model, int batch, PassSet set) {
+  ModelTotals t;
+  for (const auto& op : model.ops) {
+    for (Pass pass : passes_for(op, set))
+      t.flop += op.count() * flop_count(problem_for(op, batch, pass, Precision::fp32));
+    t.layers += op.count();
+  }
+  t.ops = static_cast<int>(model.ops.size());
+  t.flop_per_image = t.flop / batch;
+  return t;
+}
+
+}  // namespace lb
