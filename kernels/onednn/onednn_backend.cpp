@@ -1,1 +1,554 @@
-// Placeholder: the oneDNN backend is being written.
+#include "kernels/onednn/onednn_backend.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <cstddef>
+#include <new>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <oneapi/dnnl/dnnl.hpp>
+#include <oneapi/dnnl/dnnl_debug.h>
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+#include "harness/doctor/snapshot.hpp"
+#include "harness/platform.hpp"
+#include "kernels/onednn/onednn_probe.hpp"
+
+namespace lb::onednn {
+namespace {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+using DataType = memory::data_type;
+using Clock = std::chrono::steady_clock;
+
+// ---------------------------------------------------------------- threads
+
+#if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
+constexpr const char* threading_runtime = "OpenMP";
+#elif DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_TBB
+constexpr const char* threading_runtime = "TBB";
+#elif DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_SEQ
+constexpr const char* threading_runtime = "sequential";
+#else
+constexpr const char* threading_runtime = "threadpool";
+#endif
+
+// oneDNN reads the OpenMP thread count of the calling thread when it creates a primitive (to
+// partition the work) and when it runs one, so the count is set before both, on the calling
+// thread. Returns the count now in effect, 0 when this build cannot tell.
+int apply_threads(int threads) {
+#if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP && defined(_OPENMP)
+  omp_set_num_threads(threads > 0 ? threads : omp_get_num_procs());
+  return omp_get_max_threads();
+#else
+  (void)threads;
+  return 0;
+#endif
+}
+
+bool can_set_threads() {
+#if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP && defined(_OPENMP)
+  return true;
+#else
+  return false;
+#endif
+}
+
+// ---------------------------------------------------------------- errors
+
+std::string version_text() {
+  doctor::CpuInfo cpu;
+  probe(cpu);
+  return "oneDNN " + cpu.onednn_version;
+}
+
+std::string isa_text() {
+  doctor::CpuInfo cpu;
+  probe(cpu);
+  return cpu.onednn_isa;
+}
+
+// oneDNN's own message, what was being done, and for "unimplemented" the CPU's ISA.
+std::string error_text(const dnnl::error& e, const std::string& doing) {
+  const std::string text = version_text() + ": " + e.what() + " (" + doing + ")";
+  if (e.status == dnnl_unimplemented) return text + ": unimplemented on this CPU (" + isa_text() + ")";
+  return text + ": status " + dnnl_status2str(e.status);
+}
+
+// Turns a oneDNN error into the backend interface's exceptions.
+[[noreturn]] void rethrow(const dnnl::error& e, const std::string& doing) {
+  if (e.status == dnnl_unimplemented) throw Unsupported(error_text(e, doing));
+  if (e.status == dnnl_out_of_memory) throw OutOfMemory(error_text(e, doing), 0, 0);
+  throw LibraryError(error_text(e, doing));
+}
+
+// ---------------------------------------------------------------- the operation
+
+// A primitive descriptor with the execution arguments and canonical (FP32, framework-layout)
+// memory descriptors of the problem's tensors, in tensor_dims order.
+struct Operation {
+  dnnl::primitive_desc pd;
+  // Backward pds keep a plain pointer to the forward pd they were created with: kept alive here.
+  dnnl::primitive_desc forward_hint;
+  std::vector<int> input_args;
+  int output_arg = 0;
+  std::vector<memory::desc> canonical_inputs;
+  memory::desc canonical_output;
+  std::string algorithm;  // what was asked for: "auto", "direct", "winograd" or "matmul"
+};
+
+DataType data_type(Precision p) {
+  switch (p) {
+    case Precision::fp32: return DataType::f32;
+    case Precision::bf16: return DataType::bf16;
+    case Precision::fp16: return DataType::f16;
+    case Precision::tf32:
+    case Precision::fp8: break;
+  }
+  throw std::logic_error("no oneDNN data type for " + std::string(name(p)));
+}
+
+// A precision is never run as another: TF32 and FP8 have no CPU meaning here.
+std::optional<std::string> precision_refusal(Precision p) {
+  if (p == Precision::tf32)
+    return "TF32 is a GPU Tensor Core mode; the CPU backend runs FP32 data with FP32 math only";
+  if (p == Precision::fp8) return version_text() + " has no FP8 data type on the CPU";
+  return std::nullopt;
+}
+
+dnnl::primitive_attr make_attr() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // so the case owns and reports it
+  attr.set_fpmath_mode(dnnl::fpmath_mode::strict);        // no implicit down-conversion
+  return attr;
+}
+
+const char* algorithm_name(dnnl::algorithm a) {
+  switch (a) {
+    case dnnl::algorithm::convolution_auto: return "auto";
+    case dnnl::algorithm::convolution_direct: return "direct";
+    case dnnl::algorithm::convolution_winograd: return "winograd";
+    default: return "?";
+  }
+}
+
+// oneDNN's implementation number `impl` (0 = its first choice) for the problem, or an empty pd
+// when there is no such implementation and allow_empty is set. The iteration happens here,
+// while the op descriptor it points to is alive.
+void select_impl(dnnl::primitive_desc& pd, int impl) {
+  for (int i = 0; i < impl && pd; ++i)
+    if (!pd.next_impl()) pd = dnnl::primitive_desc();
+}
+
+Operation make_conv(const ConvProblem& conv, DataType type, const dnnl::engine& engine,
+                    dnnl::algorithm algorithm, int impl, bool allow_empty) {
+  const ConvShape& s = conv.shape;
+  const memory::dims x{s.n, s.c, s.h, s.w}, y{s.n, s.k, s.p(), s.q()};
+  // Canonical weights K x C/g x R x S are oneDNN's goihw (or oihw without groups) as they are.
+  const bool grouped = s.groups > 1;
+  const memory::dims w = grouped ? memory::dims{s.groups, s.k / s.groups, s.c / s.groups, s.r, s.s}
+                                 : memory::dims{s.k, s.c, s.r, s.s};
+  const Tag w_tag = grouped ? Tag::goihw : Tag::oihw;
+  const memory::dims strides{s.stride_h, s.stride_w}, dilation{s.dil_h - 1, s.dil_w - 1},
+      padding{s.pad_h, s.pad_w};
+  const memory::desc x_any(x, type, Tag::any), w_any(w, type, Tag::any), y_any(y, type, Tag::any);
+  const memory::desc x_plain(x, DataType::f32, Tag::nchw), w_plain(w, DataType::f32, w_tag),
+      y_plain(y, DataType::f32, Tag::nchw);
+
+  Operation op;
+  op.algorithm = algorithm_name(algorithm);
+  const auto attr = make_attr();
+  const dnnl::convolution_forward::desc fwd(dnnl::prop_kind::forward_training, algorithm, x_any,
+                                            w_any, y_any, strides, dilation, padding, padding);
+  const dnnl::convolution_forward::primitive_desc fwd_pd(fwd, attr, engine, allow_empty);
+  switch (conv.pass) {
+    case Pass::fwd:
+      op.pd = fwd_pd;
+      select_impl(op.pd, impl);
+      op.input_args = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS}, op.output_arg = DNNL_ARG_DST;
+      op.canonical_inputs = {x_plain, w_plain}, op.canonical_output = y_plain;
+      break;
+    case Pass::bwd_data: {
+      if (!fwd_pd) return op;  // oneDNN needs the forward pd as a hint
+      const dnnl::convolution_backward_data::desc d(algorithm, x_any, w_any, y_any, strides,
+                                                    dilation, padding, padding);
+      op.pd = dnnl::convolution_backward_data::primitive_desc(d, attr, engine, fwd_pd, allow_empty);
+      op.forward_hint = fwd_pd;
+      select_impl(op.pd, impl);
+      op.input_args = {DNNL_ARG_DIFF_DST, DNNL_ARG_WEIGHTS}, op.output_arg = DNNL_ARG_DIFF_SRC;
+      op.canonical_inputs = {y_plain, w_plain}, op.canonical_output = x_plain;
+      break;
+    }
+    case Pass::bwd_weights: {
+      if (!fwd_pd) return op;
+      const dnnl::convolution_backward_weights::desc d(algorithm, x_any, w_any, y_any, strides,
+                                                       dilation, padding, padding);
+      op.pd =
+          dnnl::convolution_backward_weights::primitive_desc(d, attr, engine, fwd_pd, allow_empty);
+      op.forward_hint = fwd_pd;
+      select_impl(op.pd, impl);
+      op.input_args = {DNNL_ARG_SRC, DNNL_ARG_DIFF_DST}, op.output_arg = DNNL_ARG_DIFF_WEIGHTS;
+      op.canonical_inputs = {x_plain, y_plain}, op.canonical_output = w_plain;
+      break;
+    }
+  }
+  return op;
+}
+
+// Row-major [batch][rows][cols] storage, or its transpose [batch][cols][rows] read as
+// [batch][rows][cols] through strides: how a GEMM's canonical operands are described.
+memory::desc matrix_desc(std::int64_t batch, std::int64_t rows, std::int64_t cols,
+                         bool transposed, DataType type) {
+  const memory::dims strides = transposed ? memory::dims{rows * cols, 1, rows}
+                                          : memory::dims{rows * cols, cols, 1};
+  return memory::desc({batch, rows, cols}, type, strides);
+}
+
+Operation make_matmul(const GemmShape& g, DataType type, const dnnl::engine& engine, int impl,
+                      bool allow_empty) {
+  Operation op;
+  op.algorithm = "matmul";
+  const auto a = [&](DataType t) { return matrix_desc(g.batch, g.m, g.k, g.trans_a, t); };
+  const auto b = [&](DataType t) { return matrix_desc(g.batch, g.k, g.n, g.trans_b, t); };
+  const auto c = [&](DataType t) { return matrix_desc(g.batch, g.m, g.n, false, t); };
+  const dnnl::matmul::desc d(a(type), b(type), c(type));
+  op.pd = dnnl::matmul::primitive_desc(d, make_attr(), engine, allow_empty);
+  select_impl(op.pd, impl);
+  op.input_args = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS}, op.output_arg = DNNL_ARG_DST;
+  op.canonical_inputs = {a(DataType::f32), b(DataType::f32)};
+  op.canonical_output = c(DataType::f32);
+  return op;
+}
+
+// oneDNN's first choice (impl 0) throws oneDNN's error when there is none; later ones
+// (autotuning) are empty pds when they do not exist.
+Operation make_operation(const Problem& problem, const dnnl::engine& engine,
+                         dnnl::algorithm algorithm, int impl = 0) {
+  const DataType type = data_type(problem.precision);
+  const bool allow_empty = impl > 0 || algorithm != dnnl::algorithm::convolution_auto;
+  Operation op = problem.is_conv()
+                     ? make_conv(problem.conv(), type, engine, algorithm, impl, allow_empty)
+                     : make_matmul(problem.gemm().shape, type, engine, impl, allow_empty);
+  if (!op.pd) return op;
+  std::vector<int> args = op.input_args;
+  args.push_back(op.output_arg);
+  for (int arg : args)
+    if (op.pd.query_md(dnnl::query::exec_arg_md, arg).data_type() != type)
+      throw Unsupported(version_text() + " chose another data type than " +
+                        std::string(name(problem.precision)) + " for " + describe(problem));
+  return op;
+}
+
+std::string doing(const Problem& problem) {
+  return std::string(name(problem.precision)) + " " +
+         (problem.is_conv() ? "convolution " + std::string(name(problem.conv().pass)) : "matmul") +
+         " " + describe(problem);
+}
+
+// ---------------------------------------------------------------- buffers
+
+// One 64-byte aligned allocation holding every buffer set back to back.
+class Arena {
+ public:
+  explicit Arena(std::size_t bytes)
+      : data_(static_cast<std::byte*>(::operator new(bytes, std::align_val_t{alignment}))) {}
+  ~Arena() { ::operator delete(data_, std::align_val_t{alignment}); }
+  Arena(const Arena&) = delete;
+  Arena& operator=(const Arena&) = delete;
+  std::byte* at(std::size_t offset) const { return data_ + offset; }
+  static constexpr std::size_t alignment = 64;
+  static std::size_t round_up(std::size_t n) { return (n + alignment - 1) / alignment * alignment; }
+
+ private:
+  std::byte* data_;
+};
+
+// Rotation of buffer sets that makes every run cache-cold: enough sets that one rotation touches
+// twice the last-level cache, at least two, at most max_cold_sets (tiny problems), and as many
+// as fit the memory limit. When the OS cannot tell the cache size, 256 MiB is assumed: an
+// over-estimate errs towards colder, which is the safe side.
+constexpr std::size_t max_cold_sets = 4096;
+constexpr std::uint64_t assumed_llc_bytes = 256ull << 20;
+
+std::size_t cold_set_count(std::uint64_t set_bytes, std::uint64_t fixed_bytes,
+                           std::uint64_t memory_limit) {
+  std::uint64_t llc = platform::last_level_cache_bytes();
+  if (llc == 0) llc = assumed_llc_bytes;
+  std::uint64_t sets = std::max<std::uint64_t>(2, (2 * llc + set_bytes - 1) / set_bytes);
+  sets = std::min<std::uint64_t>(sets, max_cold_sets);
+  if (memory_limit > 0 && fixed_bytes + sets * set_bytes > memory_limit)
+    sets = std::max<std::uint64_t>(1, (memory_limit - std::min(memory_limit, fixed_bytes)) / set_bytes);
+  return static_cast<std::size_t>(sets);
+}
+
+// ---------------------------------------------------------------- the case
+
+class OnednnCase : public Case {
+ public:
+  OnednnCase(const Operation& op, const dnnl::engine& engine, const std::vector<HostTensor>& inputs,
+             std::vector<std::int64_t> output_dims, CacheMode cache, std::uint64_t memory_limit,
+             int threads)
+      : op_(op),
+        engine_(engine),
+        stream_(engine),
+        primitive_(op.pd),
+        output_dims_(std::move(output_dims)),
+        threads_(threads) {
+    std::vector<memory::desc> descs;
+    for (int arg : op.input_args) descs.push_back(op.pd.query_md(dnnl::query::exec_arg_md, arg));
+    descs.push_back(op.pd.query_md(dnnl::query::exec_arg_md, op.output_arg));
+    std::size_t set_bytes = 0, touched_bytes = 0;
+    for (const auto& d : descs) set_bytes += Arena::round_up(d.get_size()), touched_bytes += d.get_size();
+    const auto scratch_desc = op.pd.scratchpad_desc();
+    scratchpad_bytes_ = scratch_desc.get_size();
+
+    const std::size_t sets = cache == CacheMode::cold
+                                 ? cold_set_count(touched_bytes, scratchpad_bytes_, memory_limit)
+                                 : 1;
+    const std::uint64_t needed = sets * set_bytes + scratchpad_bytes_;
+    if (memory_limit > 0 && needed > memory_limit)
+      throw OutOfMemory("oneDNN case needs " + std::to_string(needed) + " bytes", needed,
+                        memory_limit);
+    try {
+      arena_ = std::make_unique<Arena>(sets * set_bytes + Arena::round_up(scratchpad_bytes_));
+    } catch (const std::bad_alloc&) {
+      throw OutOfMemory("oneDNN case: host allocation of " + std::to_string(needed) +
+                            " bytes failed", needed, memory_limit);
+    }
+    rotation_bytes_ = sets * touched_bytes;
+
+    std::size_t offset = 0;
+    const auto place = [&](const memory::desc& d) {
+      memory m(d, engine_, arena_->at(offset));
+      offset += Arena::round_up(d.get_size());
+      return m;
+    };
+    for (std::size_t set = 0; set < sets; ++set) {
+      std::unordered_map<int, memory> args;
+      for (std::size_t i = 0; i < op.input_args.size(); ++i) {
+        memory m = place(descs[i]);
+        if (set == 0) {
+          // The canonical FP32 host data, reordered into oneDNN's chosen format and data type.
+          memory host(op.canonical_inputs[i], engine_, const_cast<float*>(inputs[i].data.data()));
+          dnnl::reorder(host, m).execute(stream_, host, m);
+          stream_.wait();
+        } else {  // the same bytes at another address
+          std::memcpy(m.get_data_handle(), sets_[0].at(op.input_args[i]).get_data_handle(),
+                      descs[i].get_size());
+        }
+        args.emplace(op.input_args[i], m);
+      }
+      args.emplace(op.output_arg, place(descs.back()));
+      if (scratchpad_bytes_ > 0) {
+        // Every set shares one scratchpad: it is the library's temporary, not an operand.
+        args.emplace(DNNL_ARG_SCRATCHPAD,
+                     memory(scratch_desc, engine_, arena_->at(sets * set_bytes)));
+      }
+      sets_.push_back(std::move(args));
+    }
+    stream_.wait();
+  }
+
+  double run_timed() override {
+    current_ = (current_ + 1) % sets_.size();  // cold: the next set, before the clock starts
+    apply_threads(threads_);
+    const auto start = Clock::now();
+    primitive_.execute(stream_, sets_[current_]);
+    stream_.wait();
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  }
+
+  void execute_untimed() {
+    primitive_.execute(stream_, sets_[current_]);
+    stream_.wait();
+  }
+
+  HostTensor output() override {
+    HostTensor out{output_dims_, std::vector<float>(element_count(output_dims_))};
+    memory host(op_.canonical_output, engine_, out.data.data());
+    memory& result = sets_[current_].at(op_.output_arg);
+    dnnl::reorder(result, host).execute(stream_, result, host);
+    stream_.wait();
+    return out;
+  }
+
+  std::string implementation() const override { return op_.pd.impl_info_str(); }
+  std::string library() const override { return "onednn"; }
+  std::uint64_t workspace_bytes() const override { return scratchpad_bytes_; }
+  std::vector<std::pair<std::string, std::string>> notes() const override {
+    auto n = notes_;
+    n.emplace_back("algorithm", op_.algorithm);
+    n.emplace_back("buffer_sets", std::to_string(sets_.size()));
+    n.emplace_back("rotation_bytes", std::to_string(rotation_bytes_));
+    return n;
+  }
+  void add_note(std::string key, std::string value) { notes_.emplace_back(std::move(key), std::move(value)); }
+
+ private:
+  Operation op_;
+  dnnl::engine engine_;
+  dnnl::stream stream_;
+  dnnl::primitive primitive_;
+  std::vector<std::int64_t> output_dims_;
+  int threads_;
+  std::unique_ptr<Arena> arena_;
+  std::vector<std::unordered_map<int, memory>> sets_;
+  std::size_t current_ = 0;
+  std::uint64_t scratchpad_bytes_ = 0, rotation_bytes_ = 0;
+  std::vector<std::pair<std::string, std::string>> notes_;
+};
+
+// ---------------------------------------------------------------- autotuning
+
+// Every implementation oneDNN offers for the problem, over the convolution algorithms, in
+// oneDNN's own order of preference (the first is its heuristic choice). Reference ("ref")
+// implementations are left out unless nothing else exists: they are never the fastest and can
+// take minutes on a large layer.
+std::vector<Operation> candidates(const Problem& problem, const dnnl::engine& engine) {
+  std::vector<Operation> all;
+  std::unordered_set<std::string> seen;
+  const std::vector<dnnl::algorithm> algorithms =
+      problem.is_conv() ? std::vector<dnnl::algorithm>{dnnl::algorithm::convolution_auto,
+                                                       dnnl::algorithm::convolution_direct,
+                                                       dnnl::algorithm::convolution_winograd}
+                        : std::vector<dnnl::algorithm>{dnnl::algorithm::undef};
+  for (auto algorithm : algorithms)
+    for (int impl = 0;; ++impl) {
+      Operation op = make_operation(problem, engine, algorithm, impl);
+      if (!op.pd) break;
+      if (seen.insert(op.pd.impl_info_str()).second) all.push_back(op);
+    }
+  std::vector<Operation> fast;
+  for (const auto& op : all)
+    if (std::string(op.pd.impl_info_str()).rfind("ref", 0) != 0) fast.push_back(op);
+  return fast.empty() ? all : fast;
+}
+
+// Best of up to three timed runs after one warm-up, stopping early once 0.5 s is spent.
+double quick_time(OnednnCase& c) {
+  c.run_timed();
+  double best = c.run_timed(), spent = best;
+  for (int i = 1; i < 3 && spent < 0.5; ++i) {
+    const double t = c.run_timed();
+    best = std::min(best, t), spent += t;
+  }
+  return best;
+}
+
+// ---------------------------------------------------------------- the backend
+
+class OnednnBackend : public Backend {
+ public:
+  explicit OnednnBackend(int threads) : engine_(dnnl::engine::kind::cpu, 0), threads_(threads) {
+    if (threads > 0 && !can_set_threads())
+      throw std::runtime_error(std::string("--threads: this build cannot set oneDNN's thread count (") +
+                               threading_runtime + " runtime, built without OpenMP)");
+    effective_threads_ = apply_threads(threads);
+  }
+
+  std::string name() const override { return "onednn"; }
+  std::string device() const override { return "cpu"; }
+
+  std::optional<std::string> unsupported_reason(const Problem& problem) const override {
+    if (auto refusal = precision_refusal(problem.precision)) return refusal;
+    apply_threads(threads_);
+    try {
+      make_operation(problem, engine_, dnnl::algorithm::convolution_auto);
+    } catch (const dnnl::error& e) {
+      return error_text(e, doing(problem));
+    } catch (const Unsupported& e) {
+      return std::string(e.what());
+    }
+    return std::nullopt;
+  }
+
+  std::unique_ptr<Case> prepare(const Problem& problem, const std::vector<HostTensor>& inputs,
+                                const CaseOptions& options) override {
+    if (auto refusal = precision_refusal(problem.precision)) throw Unsupported(*refusal);
+    const auto dims = tensor_dims(problem);
+    if (inputs.size() != dims.inputs.size())
+      throw std::invalid_argument("oneDNN prepare: wrong number of inputs for " + describe(problem));
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      if (static_cast<std::int64_t>(inputs[i].data.size()) != element_count(dims.inputs[i]))
+        throw std::invalid_argument("oneDNN prepare: input " + std::to_string(i) +
+                                    " has the wrong size for " + describe(problem));
+    apply_threads(threads_);
+    try {
+      if (options.algo == AlgoChoice::heuristic) {
+        auto c = make_case(problem,
+                           make_operation(problem, engine_, dnnl::algorithm::convolution_auto),
+                           inputs, options.cache, options.memory_limit_bytes);
+        c->add_note("choice", "heuristic");
+        return c;
+      }
+      return autotune(problem, inputs, options);
+    } catch (const dnnl::error& e) {
+      rethrow(e, doing(problem));
+    }
+  }
+
+  std::vector<std::pair<std::string, std::string>> context() const override {
+    doctor::CpuInfo cpu;
+    probe(cpu);
+    return {{"threads", effective_threads_ > 0 ? std::to_string(effective_threads_)
+                                               : std::string("library default")},
+            {"onednn_version", cpu.onednn_version},
+            {"threading", threading_runtime},
+            {"isa", cpu.onednn_isa}};
+  }
+
+ private:
+  std::unique_ptr<OnednnCase> make_case(const Problem& problem, const Operation& op,
+                                        const std::vector<HostTensor>& inputs, CacheMode cache,
+                                        std::uint64_t memory_limit) const {
+    return std::make_unique<OnednnCase>(op, engine_, inputs, tensor_dims(problem).output, cache,
+                                        memory_limit, threads_);
+  }
+
+  // Times every candidate implementation on one warm buffer set and keeps the fastest; the
+  // notes record oneDNN's own first choice and every candidate's time.
+  std::unique_ptr<Case> autotune(const Problem& problem, const std::vector<HostTensor>& inputs,
+                                 const CaseOptions& options) const {
+    // oneDNN's first choice first: it throws oneDNN's own reason when there is none.
+    make_operation(problem, engine_, dnnl::algorithm::convolution_auto);
+    const auto all = candidates(problem, engine_);
+    std::size_t best = 0;
+    double best_s = 0;
+    std::ostringstream timings;
+    for (std::size_t i = 0; i < all.size() && all.size() > 1; ++i) {
+      auto trial = make_case(problem, all[i], inputs, CacheMode::warm, options.memory_limit_bytes);
+      const double s = quick_time(*trial);
+      timings << (i ? "; " : "") << all[i].pd.impl_info_str() << " (" << all[i].algorithm
+              << ") " << s * 1e3 << " ms";
+      if (i == 0 || s < best_s) best = i, best_s = s;
+    }
+    auto c = make_case(problem, all[best], inputs, options.cache, options.memory_limit_bytes);
+    c->add_note("choice", "autotune");
+    c->add_note("heuristic_choice", all.front().pd.impl_info_str());
+    if (all.size() > 1) c->add_note("autotune_candidates", timings.str());
+    return c;
+  }
+
+  dnnl::engine engine_;
+  int threads_;
+  int effective_threads_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_backend(int threads) { return std::make_unique<OnednnBackend>(threads); }
+
+void execute_untimed(Case& onednn_case) {
+  auto* c = dynamic_cast<OnednnCase*>(&onednn_case);
+  if (!c) throw std::invalid_argument("execute_untimed: not a oneDNN case");
+  c->execute_untimed();
+}
+
+}  // namespace lb::onednn

@@ -1,0 +1,176 @@
+// The oneDNN CPU backend against the double-precision reference: every convolution pass and
+// several GEMM layouts, cold and warm, heuristic and autotuned; honest refusals of precisions.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "harness/inputs.hpp"
+#include "harness/validate.hpp"
+#include "kernels/onednn/onednn_backend.hpp"
+
+namespace lb {
+namespace {
+
+Problem conv(Pass pass, Precision precision = Precision::fp32) {
+  ConvShape s;  // strided, padded, dilated, grouped: every index path of the primitives
+  s.n = 2, s.c = 8, s.h = 9, s.w = 7, s.k = 12, s.r = 3, s.s = 3;
+  s.stride_h = 2, s.stride_w = 1, s.pad_h = s.pad_w = 1, s.dil_w = 2, s.groups = 2;
+  Problem p;
+  p.op = ConvProblem{s, pass};
+  p.precision = precision;
+  return p;
+}
+
+Problem resnet_like_conv(Pass pass) {
+  ConvShape s;  // a plain 3x3 layer, as in ResNet-50, small enough for a quick test
+  s.n = 1, s.c = 16, s.h = 14, s.w = 14, s.k = 16, s.r = 3, s.s = 3, s.pad_h = s.pad_w = 1;
+  Problem p;
+  p.op = ConvProblem{s, pass};
+  return p;
+}
+
+Problem gemm(GemmShape g, Precision precision = Precision::fp32) {
+  Problem p;
+  p.op = GemmProblem{g};
+  p.precision = precision;
+  return p;
+}
+
+std::vector<Problem> fp32_problems() {
+  std::vector<Problem> all;
+  for (Pass pass : all_passes) all.push_back(conv(pass)), all.push_back(resnet_like_conv(pass));
+  all.push_back(gemm({1, 33, 20, 17, false, false}));  // NN
+  all.push_back(gemm({1, 33, 20, 17, false, true}));   // NT: a linear layer, y = x W^T
+  all.push_back(gemm({1, 33, 20, 17, true, false}));   // TN: a weight gradient
+  all.push_back(gemm({3, 10, 12, 8, false, true}));    // batched, as attention's Q K^T
+  all.push_back(gemm({1, 200, 90, 64, false, true}));  // 18000 outputs: validated on a sample
+  return all;
+}
+
+class OnednnBackendTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<Backend> backend = onednn::make_backend(0);
+
+  Validation run(const Problem& p, CacheMode cache, AlgoChoice algo, std::string* impl = nullptr) {
+    const auto inputs = make_inputs(p, 5);
+    CaseOptions options;
+    options.cache = cache, options.algo = algo;
+    auto c = backend->prepare(p, inputs, options);
+    for (int i = 0; i < 3; ++i) EXPECT_GT(c->run_timed(), 0.0) << describe(p);
+    EXPECT_FALSE(c->implementation().empty());
+    EXPECT_EQ(c->library(), "onednn");
+    if (impl) *impl = c->implementation();
+    return validate(p, inputs, c->output(), p.precision);
+  }
+};
+
+TEST_F(OnednnBackendTest, EveryPassAndGemmLayoutMatchesTheReferenceColdAndWarm) {
+  for (const auto& p : fp32_problems())
+    for (CacheMode cache : {CacheMode::cold, CacheMode::warm}) {
+      ASSERT_FALSE(backend->unsupported_reason(p).has_value()) << describe(p);
+      const auto v = run(p, cache, AlgoChoice::heuristic);
+      EXPECT_TRUE(v.passed) << describe(p) << " rel_l2 " << v.rel_l2 << " cold "
+                            << (cache == CacheMode::cold);
+      EXPECT_LT(v.rel_l2, 1e-5) << describe(p);
+    }
+}
+
+TEST_F(OnednnBackendTest, AutotunedCasesAreCorrectAndSayWhatTheyCompared) {
+  for (const auto& p : {resnet_like_conv(Pass::fwd), conv(Pass::bwd_weights)}) {
+    const auto inputs = make_inputs(p, 6);
+    auto c = backend->prepare(p, inputs, CaseOptions{});  // default: cold, autotune
+    c->run_timed();
+    EXPECT_TRUE(validate(p, inputs, c->output(), p.precision).passed) << describe(p);
+    std::map<std::string, std::string> notes;
+    for (const auto& [k, v] : c->notes()) notes[k] = v;
+    EXPECT_EQ(notes["choice"], "autotune");
+    EXPECT_FALSE(notes["heuristic_choice"].empty());
+    EXPECT_GE(std::stoi(notes["buffer_sets"]), 2) << "cold mode rotates buffer sets";
+  }
+}
+
+TEST_F(OnednnBackendTest, WarmModeUsesOneBufferSetAndReportsTheScratchpad) {
+  const auto p = resnet_like_conv(Pass::bwd_weights);
+  CaseOptions options;
+  options.cache = CacheMode::warm;
+  auto c = backend->prepare(p, make_inputs(p, 7), options);
+  for (const auto& [k, v] : c->notes())
+    if (k == "buffer_sets") EXPECT_EQ(v, "1");
+  EXPECT_GE(c->workspace_bytes(), 0u);  // recorded; oneDNN may need none for this shape
+}
+
+TEST_F(OnednnBackendTest, SixteenBitPrecisionsAreRunOrRefusedWithOneDnnsReason) {
+  for (Precision precision : {Precision::bf16, Precision::fp16}) {
+    for (const auto& p : {conv(Pass::fwd, precision), gemm({1, 33, 20, 17, false, true}, precision)}) {
+      const auto reason = backend->unsupported_reason(p);
+      if (reason) {
+        EXPECT_NE(reason->find("oneDNN"), std::string::npos) << *reason;
+        EXPECT_NE(reason->find("unimplemented"), std::string::npos) << *reason;
+        EXPECT_THROW(backend->prepare(p, make_inputs(p, 8), CaseOptions{}), Unsupported);
+      } else {  // a CPU that can: then the answer must be right at the 16-bit tolerance
+        const auto v = run(p, CacheMode::warm, AlgoChoice::heuristic);
+        EXPECT_TRUE(v.passed) << describe(p) << " " << name(precision) << " rel_l2 " << v.rel_l2;
+      }
+    }
+  }
+}
+
+TEST_F(OnednnBackendTest, Tf32AndFp8AreNeverRunOnTheCpu) {
+  for (Precision precision : {Precision::tf32, Precision::fp8}) {
+    const auto p = conv(Pass::fwd, precision);
+    const auto reason = backend->unsupported_reason(p);
+    ASSERT_TRUE(reason.has_value());
+    EXPECT_NE(reason->find(precision == Precision::tf32 ? "TF32" : "FP8"), std::string::npos);
+    EXPECT_THROW(backend->prepare(p, make_inputs(p, 9), CaseOptions{}), Unsupported);
+  }
+}
+
+TEST_F(OnednnBackendTest, ContextNamesVersionThreadingIsaAndThreads) {
+  std::map<std::string, std::string> context;
+  for (const auto& [k, v] : backend->context()) context[k] = v;
+  EXPECT_EQ(context["onednn_version"].rfind("2.", 0), 0u) << context["onednn_version"];
+  EXPECT_FALSE(context["threading"].empty());
+  EXPECT_FALSE(context["isa"].empty());
+  EXPECT_FALSE(context["threads"].empty());
+  EXPECT_EQ(backend->name(), "onednn");
+  EXPECT_EQ(backend->device(), "cpu");
+}
+
+TEST(OnednnBackend, OneThreadGivesTheSameAnswer) {
+  std::unique_ptr<Backend> backend;
+  try {
+    backend = onednn::make_backend(1);
+  } catch (const std::runtime_error& e) {
+    GTEST_SKIP() << e.what();
+  }
+  std::map<std::string, std::string> context;
+  for (const auto& [k, v] : backend->context()) context[k] = v;
+  EXPECT_EQ(context["threads"], "1");
+  const auto p = conv(Pass::bwd_data);
+  const auto inputs = make_inputs(p, 10);
+  auto c = backend->prepare(p, inputs, CaseOptions{});
+  c->run_timed();
+  EXPECT_TRUE(validate(p, inputs, c->output(), p.precision).passed);
+}
+
+TEST(OnednnBackend, RejectsInputsOfTheWrongSize) {
+  auto backend = onednn::make_backend(0);
+  const auto p = conv(Pass::fwd);
+  auto inputs = make_inputs(p, 11);
+  inputs[1].data.pop_back();
+  EXPECT_THROW(backend->prepare(p, inputs, CaseOptions{}), std::invalid_argument);
+}
+
+TEST(OnednnBackend, ExecuteUntimedRefusesAForeignCase) {
+  struct Foreign : Case {
+    double run_timed() override { return 0; }
+    HostTensor output() override { return {}; }
+    std::string implementation() const override { return "none"; }
+    std::string library() const override { return "none"; }
+    std::uint64_t workspace_bytes() const override { return 0; }
+  } foreign;
+  EXPECT_THROW(onednn::execute_untimed(foreign), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace lb
