@@ -1,0 +1,288 @@
+// Layer sums on a tiny hand-made model with hand-made points. Every median below is test
+// data chosen to make the sums easy to check by hand, not a measurement.
+#include "harness/aggregate.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace lb {
+namespace {
+
+// stem: conv 3->4 channels, 8x8, 3x3 pad 1, the input layer (no bwd_data), 1 layer
+// blk:  conv 4->4 channels, 8x8, 3x3 pad 1, 2 layers
+// fc:   linear 256 -> 10, one token per image, 3 layers
+Model tiny_model() {
+  Model m;
+  m.name = "tiny";
+  m.title = "Tiny test model";
+  Op stem;
+  stem.id = "stem";
+  stem.kind = OpKind::conv;
+  stem.layers = {"stem"};
+  stem.conv = {1, 3, 8, 8, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1};
+  stem.input_layer = true;
+  Op blk = stem;
+  blk.id = "blk";
+  blk.layers = {"b1.conv", "b2.conv"};
+  blk.conv.c = 4;
+  blk.input_layer = false;
+  Op fc;
+  fc.id = "fc";
+  fc.kind = OpKind::linear;
+  fc.layers = {"fc1", "fc2", "fc3"};
+  fc.gemm = {1, 1, 10, 256, false, true};
+  fc.tokens = 1;
+  m.ops = {stem, blk, fc};
+  return m;
+}
+
+const std::vector<Model> models{tiny_model()};
+
+// Hand-computed FLOPs (2 x multiply-adds) per image: stem 2*4*64*3*9 = 13824,
+// blk 2*4*64*4*9 = 18432 (x2 layers), fc 2*10*256 = 5120 (x3 layers).
+constexpr double fwd_flop_per_image = 13824 + 2 * 18432 + 3 * 5120;  // 66048
+// Training adds bwd_weights for stem and bwd_data + bwd_weights for blk and fc, same FLOPs each.
+constexpr double train_flop_per_image = fwd_flop_per_image + 13824 + 2 * (2 * 18432 + 3 * 5120);
+
+// Test-data medians in ms per op and pass at batch 1; other batches scale them by the batch.
+const std::map<std::pair<std::string, std::string>, double> median_ms_b1 = {
+    {{"stem", "fwd"}, 1},    {{"stem", "bwd_weights"}, 2},                               //
+    {{"blk", "fwd"}, 3},     {{"blk", "bwd_data"}, 4},     {{"blk", "bwd_weights"}, 5},  //
+    {{"fc", "fwd"}, 0.5},    {{"fc", "bwd_data"}, 0.25},   {{"fc", "bwd_weights"}, 0.75}};
+
+Point make_point(const std::string& op, const std::string& pass, int batch,
+                 const std::string& device = "cpu", const std::string& precision = "fp32",
+                 Status status = Status::ok) {
+  Point p;
+  p.model = "tiny";
+  p.op = op;
+  p.pass = pass;
+  p.batch = batch;
+  p.device = device;
+  p.precision = precision;
+  p.status = status;
+  if (status == Status::ok) {
+    SampleStats t;
+    t.median_s = median_ms_b1.at({op, pass}) * batch / 1e3;
+    p.timing = t;
+  } else {
+    p.reason = "test reason";
+  }
+  return p;
+}
+
+std::vector<Point> all_points(int batch, bool train, const std::string& device = "cpu",
+                              const std::string& precision = "fp32") {
+  std::vector<Point> points;
+  for (const auto& [key, ms] : median_ms_b1)
+    if (train || key.second == "fwd")
+      points.push_back(make_point(key.first, key.second, batch, device, precision));
+  return points;
+}
+
+const ModelResult& find(const Aggregation& a, PassSet pass, int batch,
+                        const std::string& precision = "fp32") {
+  for (const auto& r : a.models)
+    if (r.pass == pass && r.batch == batch && r.precision == precision) return r;
+  throw std::runtime_error("no such result");
+}
+
+TEST(Aggregate, InferenceSumsCountTimesMedian) {
+  const std::map<std::string, DeviceLimits> devices{{"cpu", {{{"fp32", 1e-4}}, std::nullopt}}};
+  const auto a = aggregate(all_points(4, false), models, devices);
+  ASSERT_EQ(a.models.size(), 1u);  // no backward points: no training result
+  const ModelResult& r = a.models[0];
+  EXPECT_EQ(r.model, "tiny");
+  EXPECT_EQ(r.title, "Tiny test model");
+  EXPECT_EQ(r.status, "ok");
+  EXPECT_EQ(r.reason, "");
+  // 4 x (1 x 1 + 2 x 3 + 3 x 0.5) ms = 34 ms.
+  EXPECT_DOUBLE_EQ(*r.time_ms, 34);
+  EXPECT_DOUBLE_EQ(*r.images_per_s, 4 / 0.034);
+  EXPECT_DOUBLE_EQ(r.gflop, 4 * fwd_flop_per_image / 1e9);
+  EXPECT_DOUBLE_EQ(*r.tflops, 4 * fwd_flop_per_image / 1e9 / 34);
+  EXPECT_DOUBLE_EQ(*r.peak_fraction, *r.tflops / 1e-4);
+  EXPECT_DOUBLE_EQ(r.time_share.at("conv"), 4 * 7.0 / 34);
+  EXPECT_DOUBLE_EQ(r.time_share.at("linear"), 4 * 1.5 / 34);
+  EXPECT_DOUBLE_EQ(r.time_share.at("bmm"), 0);
+  EXPECT_EQ(r.label, layer_sum_label);
+  EXPECT_TRUE(a.boundaries.empty());
+}
+
+TEST(Aggregate, TrainingSumsAllPassesWithoutTheInputLayersDataGradient) {
+  const auto a = aggregate(all_points(2, true), models, {});
+  ASSERT_EQ(a.models.size(), 2u);
+  EXPECT_DOUBLE_EQ(*find(a, PassSet::fwd, 2).time_ms, 2 * 8.5);
+  const ModelResult& train = find(a, PassSet::train, 2);
+  EXPECT_EQ(train.status, "ok");
+  // 2 x (1 x (1 + 2) + 2 x (3 + 4 + 5) + 3 x (0.5 + 0.25 + 0.75)) ms = 63 ms.
+  EXPECT_DOUBLE_EQ(*train.time_ms, 63);
+  EXPECT_DOUBLE_EQ(*train.images_per_s, 2 / 0.063);
+  EXPECT_DOUBLE_EQ(train.gflop, 2 * train_flop_per_image / 1e9);
+  EXPECT_DOUBLE_EQ(train.time_share.at("conv"), 2 * 27.0 / 63);
+  EXPECT_DOUBLE_EQ(train.time_share.at("linear"), 2 * 4.5 / 63);
+  // No peak known for the device: no fraction.
+  EXPECT_FALSE(train.peak_fraction.has_value());
+}
+
+TEST(Aggregate, WorstStatusWinsAndNamesTheFirstOpWithIt) {
+  auto points = all_points(1, true);
+  for (auto& p : points) {
+    if (p.op == "fc" && p.pass == "bwd_data") p = make_point("fc", "bwd_data", 1, "cpu", "fp32", Status::oom);
+    if (p.op == "blk" && p.pass == "bwd_weights")
+      p = make_point("blk", "bwd_weights", 1, "cpu", "fp32", Status::failed);
+    if (p.op == "stem" && p.pass == "bwd_weights")
+      p = make_point("stem", "bwd_weights", 1, "cpu", "fp32", Status::unsupported);
+  }
+  const auto a = aggregate(points, models, {});
+  const ModelResult& train = find(a, PassSet::train, 1);
+  EXPECT_EQ(train.status, "failed");
+  EXPECT_EQ(train.reason, "failed: blk bwd_weights (b1.conv and 1 more): test reason");
+  EXPECT_FALSE(train.time_ms.has_value());
+  EXPECT_FALSE(train.images_per_s.has_value());
+  EXPECT_TRUE(train.time_share.empty());
+  EXPECT_DOUBLE_EQ(train.gflop, train_flop_per_image / 1e9);  // known without measurement
+  // The forward sum does not depend on the backward points.
+  EXPECT_EQ(find(a, PassSet::fwd, 1).status, "ok");
+}
+
+TEST(Aggregate, UnsupportedPrecision) {
+  std::vector<Point> points;
+  for (const char* op : {"stem", "blk", "fc"})
+    points.push_back(make_point(op, "fwd", 1, "cpu", "bf16", Status::unsupported));
+  const auto a = aggregate(points, models, {});
+  ASSERT_EQ(a.models.size(), 1u);
+  EXPECT_EQ(a.models[0].status, "unsupported");
+  EXPECT_EQ(a.models[0].reason, "unsupported: stem fwd (stem): test reason");
+}
+
+TEST(Aggregate, MissingPointsMakeTheSumIncomplete) {
+  auto points = all_points(1, true);
+  // A killed run: fc's backward points never came.
+  points.erase(std::remove_if(points.begin(), points.end(),
+                              [](const Point& p) { return p.op == "fc" && p.pass != "fwd"; }),
+               points.end());
+  const auto a = aggregate(points, models, {});
+  EXPECT_EQ(find(a, PassSet::fwd, 1).status, "ok");
+  const ModelResult& train = find(a, PassSet::train, 1);
+  EXPECT_EQ(train.status, "incomplete");
+  EXPECT_EQ(train.reason, "incomplete: 2 of 8 points not measured, first fc bwd_data (fc1 and 2 more)");
+  EXPECT_FALSE(train.time_ms.has_value());
+}
+
+TEST(Aggregate, OomBatchGetsLargestFittingBatchAndAccumulation) {
+  const std::string gpu = "gpu:0";
+  std::vector<Point> points;
+  for (int b : {1, 2})
+    for (auto& p : all_points(b, false, gpu)) points.push_back(p);
+  // Batch 5 runs out of memory in blk; batch 8 is skipped by the sweep (recorded as oom).
+  for (int b : {5, 8}) {
+    points.push_back(make_point("stem", "fwd", b, gpu));
+    points.push_back(make_point("blk", "fwd", b, gpu, "fp32", Status::oom));
+    points.push_back(make_point("fc", "fwd", b, gpu, "fp32", b == 8 ? Status::oom : Status::ok));
+  }
+  const std::map<std::string, DeviceLimits> devices{{gpu, {{}, std::uint64_t{1} << 30}}};
+  const auto a = aggregate(points, models, devices);
+  ASSERT_EQ(a.models.size(), 4u);
+  const ModelResult& b5 = find(a, PassSet::fwd, 5);
+  EXPECT_EQ(b5.status, "oom");
+  EXPECT_EQ(b5.reason, "oom: blk fwd (b1.conv and 1 more): test reason");
+  EXPECT_EQ(b5.largest_fitting_batch, 2);
+  ASSERT_TRUE(b5.accumulation.has_value());
+  // k = ceil(5 / 2) = 3 steps of 2 (6 images); images/s = 2 / time(2) = 2 / 17 ms.
+  EXPECT_EQ(b5.accumulation->batch, 2);
+  EXPECT_EQ(b5.accumulation->steps, 3);
+  EXPECT_EQ(b5.accumulation->effective_batch(), 6);
+  EXPECT_DOUBLE_EQ(b5.accumulation->images_per_s, 2 / 0.017);
+  const ModelResult& b8 = find(a, PassSet::fwd, 8);
+  EXPECT_EQ(b8.accumulation->steps, 4);
+  // Batches that fit carry neither.
+  EXPECT_FALSE(find(a, PassSet::fwd, 2).largest_fitting_batch.has_value());
+  EXPECT_FALSE(find(a, PassSet::fwd, 2).accumulation.has_value());
+
+  ASSERT_EQ(a.boundaries.size(), 1u);
+  const Boundary& bd = a.boundaries[0];
+  EXPECT_EQ(bd.model, "tiny");
+  EXPECT_EQ(bd.device, gpu);
+  EXPECT_EQ(bd.precision, "fp32");
+  EXPECT_EQ(bd.pass, PassSet::fwd);
+  EXPECT_EQ(bd.largest_fitting_batch, 2);
+  EXPECT_EQ(bd.first_oom_batch, 5);
+  EXPECT_EQ(bd.memory_limit_bytes, std::uint64_t{1} << 30);
+}
+
+TEST(Aggregate, OomAtTheFirstBatchHasNoFittingBatch) {
+  std::vector<Point> points{make_point("stem", "fwd", 1, "gpu:0", "fp8", Status::oom)};
+  const auto a = aggregate(points, models, {});
+  EXPECT_EQ(a.models[0].status, "oom");  // oom outranks the missing points
+  EXPECT_FALSE(a.models[0].largest_fitting_batch.has_value());
+  EXPECT_FALSE(a.models[0].accumulation.has_value());
+  ASSERT_EQ(a.boundaries.size(), 1u);
+  EXPECT_FALSE(a.boundaries[0].largest_fitting_batch.has_value());
+  EXPECT_FALSE(a.boundaries[0].memory_limit_bytes.has_value());
+}
+
+TEST(Aggregate, OrderAndReplacement) {
+  std::vector<Point> points = all_points(8, false, "gpu:0", "fp16");
+  for (auto& p : all_points(1, false, "gpu:0", "fp32")) points.push_back(p);
+  for (auto& p : all_points(1, false, "cpu", "fp32")) points.push_back(p);
+  // A re-measured point (e.g. after --resume) replaces the first one.
+  Point again = make_point("fc", "fwd", 1, "cpu");
+  again.timing->median_s = 1.5e-3;
+  points.push_back(again);
+  const auto a = aggregate(points, models, {});
+  ASSERT_EQ(a.models.size(), 3u);
+  // Devices in first-seen order, then precisions in their fixed order.
+  EXPECT_EQ(a.models[0].device, "gpu:0");
+  EXPECT_EQ(a.models[0].precision, "fp32");
+  EXPECT_EQ(a.models[1].precision, "fp16");
+  EXPECT_EQ(a.models[2].device, "cpu");
+  EXPECT_DOUBLE_EQ(*a.models[2].time_ms, 1 + 2 * 3 + 3 * 1.5);
+}
+
+TEST(Aggregate, PointsOfUnknownModelsOrOpsAreErrors) {
+  Point p = make_point("fc", "fwd", 1);
+  p.model = "resnet5";
+  EXPECT_THROW(aggregate({p}, models, {}), std::invalid_argument);
+  p = make_point("fc", "fwd", 1);
+  p.op = "fc9";
+  EXPECT_THROW(aggregate({p}, models, {}), std::invalid_argument);
+}
+
+std::set<std::string> keys(const nlohmann::json& j) {
+  std::set<std::string> k;
+  for (const auto& [key, value] : j.items()) k.insert(key);
+  return k;
+}
+
+TEST(Aggregate, JsonHasExactlyTheSchemasFields) {
+  std::vector<Point> points = all_points(1, false, "gpu:0");
+  points.push_back(make_point("blk", "fwd", 2, "gpu:0", "fp32", Status::oom));
+  const auto a = aggregate(points, models, {{"gpu:0", {{{"fp32", 67}}, 80}}});
+  const auto ok = to_json(find(a, PassSet::fwd, 1));
+  EXPECT_EQ(keys(ok), (std::set<std::string>{"model", "title", "device", "precision", "batch", "pass",
+                                             "status", "reason", "time_ms", "images_per_s", "gflop",
+                                             "tflops", "peak_fraction", "time_share",
+                                             "largest_fitting_batch", "accumulation", "label"}));
+  EXPECT_EQ(ok["pass"], "fwd");
+  EXPECT_DOUBLE_EQ(ok["time_ms"].get<double>(), 8.5);
+  EXPECT_TRUE(ok["accumulation"].is_null());
+  EXPECT_EQ(keys(ok["time_share"]), (std::set<std::string>{"conv", "linear", "bmm"}));
+  const auto oom = to_json(find(a, PassSet::fwd, 2));
+  EXPECT_TRUE(oom["time_ms"].is_null());
+  EXPECT_TRUE(oom["time_share"].is_null());
+  EXPECT_EQ(oom["largest_fitting_batch"], 1);
+  EXPECT_EQ(oom["accumulation"], (nlohmann::json{{"batch", 1}, {"steps", 2}, {"images_per_s", 1 / 0.0085}}));
+  const auto boundary = to_json(a.boundaries.at(0));
+  EXPECT_EQ(boundary, (nlohmann::json{{"model", "tiny"},
+                                      {"device", "gpu:0"},
+                                      {"precision", "fp32"},
+                                      {"pass", "fwd"},
+                                      {"largest_fitting_batch", 1},
+                                      {"first_oom_batch", 2},
+                                      {"memory_limit_bytes", 80}}));
+}
+
+}  // namespace
+}  // namespace lb
