@@ -1,0 +1,118 @@
+"""Bad input: one clear line naming the file and the problem on stderr, exit code 2."""
+import json
+
+import pytest
+
+from conftest import CPU_ONLY, GPU_A, read_fixture, run_script, write_json
+
+
+def not_json(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("These are my notes, not a results file.\n")
+    return path, "not JSON"
+
+
+def no_schema(tmp_path):
+    return write_json(tmp_path / "other.json", {"name": "some other tool", "points": []}), \
+        'no "schema" field'
+
+
+def unknown_version(tmp_path):
+    doc = read_fixture(CPU_ONLY)
+    doc["schema"] = "layerbench-results/2"
+    return write_json(tmp_path / "future.json", doc), \
+        "unknown schema version 'layerbench-results/2'"
+
+
+def truncated(tmp_path):
+    text = CPU_ONLY.read_text()
+    path = tmp_path / "cut.json"
+    path.write_text(text[: len(text) // 2])
+    return path, "truncated"
+
+
+def missing(tmp_path):
+    return tmp_path / "does-not-exist.json", "no such file"
+
+
+def bad_point(tmp_path):
+    doc = read_fixture(CPU_ONLY)
+    del doc["points"][3]["batch"]
+    return write_json(tmp_path / "badpoint.json", doc), "points[3].batch: missing"
+
+
+def empty(tmp_path):
+    path = tmp_path / "empty.json"
+    path.write_text("")
+    return path, "empty file"
+
+
+CASES = [not_json, no_schema, unknown_version, truncated, missing, bad_point, empty]
+
+
+def assert_one_clear_line(proc, script, path, problem):
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith(f"{script}: {path}: ")
+    assert problem in lines[0]
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.__name__)
+def test_report_refuses_a_bad_file(tmp_path, case):
+    path, problem = case(tmp_path)
+    proc = run_script("report.py", GPU_A, path, "-o", tmp_path / "out")
+    assert_one_clear_line(proc, "report.py", path, problem)
+    assert not (tmp_path / "out" / "index.html").exists()
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("position", ["base", "new"])
+def test_compare_refuses_a_bad_file(tmp_path, case, position):
+    path, problem = case(tmp_path)
+    args = (path, GPU_A) if position == "base" else (GPU_A, path)
+    proc = run_script("compare.py", *args)
+    assert_one_clear_line(proc, "compare.py", path, problem)
+
+
+def test_skip_bad_keeps_the_good_files(tmp_path):
+    bad = [case(tmp_path)[0] for case in CASES]
+    proc = run_script("report.py", bad[0], GPU_A, *bad[1:], CPU_ONLY, "--skip-bad",
+                      "-o", tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    warned = proc.stderr.strip().splitlines()
+    assert len(warned) == len(bad)
+    for path, line in zip(bad, warned):
+        assert line.startswith(f"report.py: {path}: ") and line.endswith("(skipped)")
+    page = (tmp_path / "out" / "index.html").read_text()
+    assert "Test GPU A (fixture)" in page and "Test CPU C (fixture)" in page
+    assert page.count('class="banner bad">Left out:') == len(bad)
+    points = len(read_fixture(GPU_A)["points"]) + len(read_fixture(CPU_ONLY)["points"])
+    assert len((tmp_path / "out" / "results.csv").read_text().strip().splitlines()) == points + 1
+
+
+def test_skip_bad_with_nothing_left_is_an_error(tmp_path):
+    path, _ = not_json(tmp_path)
+    proc = run_script("report.py", path, "--skip-bad", "-o", tmp_path / "out")
+    assert proc.returncode == 2
+    assert "no usable results file" in proc.stderr.strip().splitlines()[-1]
+
+
+def test_a_truncated_file_is_told_apart_from_other_json_errors(tmp_path):
+    path = tmp_path / "broken.json"
+    path.write_text('{"schema": "layerbench-results/1", "status": oops}')
+    proc = run_script("report.py", path, "-o", tmp_path / "out")
+    assert_one_clear_line(proc, "report.py", path, "not valid JSON")
+    assert "truncated" not in proc.stderr.split(f"{path}: ", 1)[1]
+
+
+def test_journal_of_an_incomplete_file_is_checked_too(tmp_path):
+    doc = read_fixture(CPU_ONLY)
+    doc["status"] = "incomplete"
+    path = write_json(tmp_path / "run.json", doc)
+    point = dict(doc["points"][0], device="gpu:7")
+    (tmp_path / "run.json.journal").write_text(json.dumps({"point": point}) + "\n")
+    proc = run_script("report.py", path, "-o", tmp_path / "out")
+    assert_one_clear_line(proc, "report.py", f"{path}.journal",
+                          "device: 'gpu:7' is not in context.devices")

@@ -1,0 +1,151 @@
+"""compare.py verdicts on copies of a fixture file (TEST DATA) with chosen times and noise."""
+import pytest
+
+from conftest import GPU_A, read_fixture, run_script, write_json
+
+# Points of fixture_gpu_a.json, chosen by (op, batch, precision, pass, device).
+SLOWER_50 = ("conv7x7_3to64_s2", 32, "fp16", "fwd", "gpu:0")
+FASTER_50 = ("fc_2048to1000", 8, "fp32", "fwd", "gpu:0")
+WITHIN_NOISE = ("qk_bmm_196x196x64", 1, "tf32", "fwd", "gpu:0")     # +1.5%, noise 2%
+ABOVE_NOISE = ("conv3x3_64to64_56", 64, "bf16", "fwd", "gpu:0")     # +4%, noise 2%
+CPU_POINT = ("conv7x7_3to64_s2", 1, "fp32", "fwd", "cpu")
+
+
+def find(doc, key):
+    op, batch, precision, pass_, device = key
+    return next(p for p in doc["points"] if (p["op"], p["batch"], p["precision"], p["pass"],
+                                             p["device"]) == key)
+
+
+def scale(doc, key, factor, noise=None):
+    t = find(doc, key)["timing"]
+    t["median_ms"] *= factor
+    if noise is not None:
+        t["noise"] = noise
+
+
+@pytest.fixture
+def pair(tmp_path):
+    """BASE and NEW: the same file with a few points made slower or faster."""
+    base, new = read_fixture(GPU_A), read_fixture(GPU_A)
+    for doc in (base, new):
+        for key in (WITHIN_NOISE, ABOVE_NOISE):
+            find(doc, key)["timing"]["noise"] = 0.02
+    scale(new, SLOWER_50, 1.5)
+    scale(new, FASTER_50, 0.5)
+    scale(new, WITHIN_NOISE, 1.015)
+    scale(new, ABOVE_NOISE, 1.04)
+    return write_json(tmp_path / "base.json", base), write_json(tmp_path / "new.json", new)
+
+
+def row(output, key):
+    """The table row of a point, split into its cells (no cell holds a space but the verdict)."""
+    op, batch, precision, pass_, device = key
+    for line in output.splitlines():
+        cells = line.split()
+        if len(cells) > 6 and cells[1] == op and cells[2] == pass_ and \
+                cells[3] == precision.upper() and cells[4] == str(batch) and cells[5] == device:
+            return cells
+    raise AssertionError(f"no row for {key}")
+
+
+def verdict(output, key):
+    return row(output, key)[11]
+
+
+def test_verdicts_use_the_recorded_noise(pair):
+    proc = run_script("compare.py", *pair)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert verdict(out, SLOWER_50) == "SLOWER"
+    assert verdict(out, FASTER_50) == "FASTER"
+    assert verdict(out, WITHIN_NOISE) == "SAME"
+    assert verdict(out, ABOVE_NOISE) == "SLOWER"
+    assert verdict(out, CPU_POINT) == "SAME"  # unchanged
+    cells = row(out, SLOWER_50)
+    assert cells[8] == "1.500" and cells[9] == "+50.0%"
+    base_ms = find(read_fixture(GPU_A), SLOWER_50)["timing"]["median_ms"]
+    assert float(cells[6]) == pytest.approx(base_ms, rel=1e-3)
+    assert float(cells[7]) == pytest.approx(base_ms * 1.5, rel=1e-3)
+
+
+def test_threshold_replaces_the_noise(pair):
+    out = run_script("compare.py", *pair, "--threshold", "5").stdout
+    assert verdict(out, ABOVE_NOISE) == "SAME"
+    assert verdict(out, WITHIN_NOISE) == "SAME"
+    assert verdict(out, SLOWER_50) == "SLOWER"
+    assert row(out, ABOVE_NOISE)[10] == "5.0%"
+
+
+def test_fail_above_is_a_regression_gate(pair):
+    gate = run_script("compare.py", *pair, "--fail-above", "40")
+    assert gate.returncode == 1
+    assert "REGRESSION: 1 point(s) slower by more than 40%" in gate.stdout
+    assert "testnet conv7x7_3to64_s2 batch 32 FP16 fwd on gpu:0: +50.0%" in gate.stdout
+    assert run_script("compare.py", *pair, "--fail-above", "60").returncode == 0
+    # 3% catches the +4% point too, though a point slower by 1.5% does not count.
+    low = run_script("compare.py", *pair, "--fail-above", "3")
+    assert low.returncode == 1 and "REGRESSION: 2 point(s)" in low.stdout
+
+
+def test_not_timed_points_are_shown_not_compared(pair):
+    out = run_script("compare.py", *pair).stdout
+    cells = row(out, ("conv7x7_3to64_s2", 128, "fp32", "fwd", "gpu:0"))
+    assert cells[6] == "oom" and cells[7] == "oom"
+    assert " ".join(cells[11:]) == "NOT TIMED (BASE oom, NEW oom)"
+
+
+def test_points_in_one_file_only_are_listed(tmp_path):
+    base, new = read_fixture(GPU_A), read_fixture(GPU_A)
+    gone = find(new, FASTER_50)
+    new["points"].remove(gone)
+    extra = dict(find(new, SLOWER_50), batch=512)
+    new["points"].append(extra)
+    proc = run_script("compare.py", write_json(tmp_path / "b.json", base),
+                      write_json(tmp_path / "n.json", new))
+    assert proc.returncode == 0
+    out = proc.stdout
+    assert "Only in BASE (1):\n  testnet fc_2048to1000 batch 8 FP32 fwd on gpu:0: ok" in out
+    assert "Only in NEW (1):\n  testnet conv7x7_3to64_s2 batch 512 FP16 fwd on gpu:0: ok" in out
+    assert "1 only in BASE, 1 only in NEW." in out
+
+
+def test_device_and_library_differences_come_first(tmp_path):
+    base, new = read_fixture(GPU_A), read_fixture(GPU_A)
+    new["context"]["devices"][1]["name"] = "Test GPU Z (fixture)"
+    new["context"]["libraries"]["cudnn"] = "9.0.0 (fixture)"
+    del new["context"]["libraries"]["cublas"]
+    out = run_script("compare.py", write_json(tmp_path / "b.json", base),
+                     write_json(tmp_path / "n.json", new)).stdout
+    header = out.index("model  ")
+    differs = out.index("SET-UP DIFFERS")
+    assert differs < header
+    block = out[differs:header]
+    assert "device gpu:0: Test GPU A (fixture) (BASE) vs Test GPU Z (fixture) (NEW)" in block
+    assert "library cudnn: 9.19.0 (fixture) (BASE) vs 9.0.0 (fixture) (NEW)" in block
+    assert "library cublas: 13.1 (fixture) (BASE) vs absent (NEW)" in block
+    assert "library onednn" not in block
+
+
+def test_same_setup_is_said_plainly(pair):
+    out = run_script("compare.py", *pair).stdout
+    assert "Same devices and library versions." in out
+    assert "SET-UP DIFFERS" not in out
+
+
+def test_points_match_on_device_kind_and_id(tmp_path):
+    """A CPU point never matches a GPU point, even with the same model, op, batch and precision."""
+    base, new = read_fixture(GPU_A), read_fixture(GPU_A)
+    base["points"] = [p for p in base["points"] if p["device"] == "cpu"]
+    new["points"] = [dict(p, device="gpu:0") for p in base["points"]]
+    out = run_script("compare.py", write_json(tmp_path / "b.json", base),
+                     write_json(tmp_path / "n.json", new)).stdout
+    n = len(base["points"])
+    assert f"0 points in both files: none; {n} only in BASE, {n} only in NEW." in out
+
+
+@pytest.mark.parametrize("flag", ["--threshold", "--fail-above"])
+def test_a_bad_percentage_is_bad_input(flag):
+    proc = run_script("compare.py", GPU_A, GPU_A, flag, "-5")
+    assert proc.returncode == 2
+    assert f"{flag}: -5: must be a percentage >= 0" in proc.stderr

@@ -1,0 +1,167 @@
+"""report.py on the hand-made fixture files (TEST DATA, not measurements)."""
+import base64
+import csv
+import json
+import re
+
+from conftest import CPU_ONLY, GPU_A, GPU_B, read_fixture, run_script, write_json
+
+import report
+
+
+def images(page):
+    return re.findall(r'<img[^>]*src="([^"]*)"', page)
+
+
+def fwd_records(doc, device):
+    return {(r["precision"], r["batch"]): r for r in doc["models"]
+            if r["device"] == device and r["pass"] == "fwd" and r["status"] == "ok"}
+
+
+def test_charts_are_embedded_pngs_and_nothing_is_fetched(fixture_report):
+    page = (fixture_report / "index.html").read_text()
+    srcs = images(page)
+    assert len(srcs) >= 8
+    for src in srcs:
+        assert src.startswith("data:image/png;base64,")
+        png = base64.b64decode(src.split(",", 1)[1])
+        assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 1000
+    assert "http://" not in page and "https://" not in page
+    assert "<link" not in page  # no external style sheet
+
+
+def test_headline_is_computed_from_the_model_records(fixture_report):
+    doc = read_fixture(GPU_A)
+    recs = fwd_records(doc, "gpu:0")
+    # The headline batch: the largest where FP32 and another precision both ran ok.
+    batch = max(b for (p, b) in recs if p == "fp32" and
+                any(q != "fp32" and bb == b for (q, bb) in recs))
+    lead = max((r for (p, b), r in recs.items() if p != "fp32" and b == batch),
+               key=lambda r: r["images_per_s"])
+    ratio = lead["images_per_s"] / recs[("fp32", batch)]["images_per_s"]
+    cpu = fwd_records(doc, "cpu")
+    cpu_ref = max((r for (p, _), r in cpu.items() if p == "fp32"), key=lambda r: r["images_per_s"])
+    page = (fixture_report / "index.html").read_text()
+    expected = (f"TestNet (fixture) forward, batch {batch}, on Test GPU A (fixture): GPU "
+                f"{lead['precision'].upper()} is {report.fmt_ratio(ratio)} faster than GPU FP32")
+    assert expected in page
+    cpu_ratio = report.fmt_ratio(lead["images_per_s"] / cpu_ref["images_per_s"])
+    assert f"{cpu_ratio} the throughput of CPU FP32 on Test CPU (fixture)" in page
+    # The same sentence goes into the Markdown summary.
+    assert expected in (fixture_report / "summary.md").read_text()
+
+
+def test_every_device_file_and_status_is_shown(fixture_report):
+    page = (fixture_report / "index.html").read_text()
+    for name in ("Test CPU (fixture)", "Test GPU A (fixture)", "Test GPU B (fixture)",
+                 "Test CPU C (fixture)", "fixture_gpu_a.json", "fixture_gpu_b.json",
+                 "fixture_cpu_only.json"):
+        assert name in page
+    # Points that were not measured are listed with their reason, not dropped.
+    assert "no FP8 convolution engine (TEST DATA)" in page
+    assert "out of device memory allocating the inputs (TEST DATA)" in page
+    assert "validation: rel_l2 above the tolerance (TEST DATA)" in page
+    for status in ("st-unsupported", "st-oom", "st-failed"):
+        assert status in page
+    # fixture_gpu_b.json was interrupted.
+    assert re.search(r'class="banner">fixture_gpu_b\.json is INTERRUPTED', page)
+    assert "fixture_gpu_a.json is" not in page  # a complete file has no banner
+
+
+def test_gpu_vs_gpu_normalised_to_the_first_file_by_default(fixture_report):
+    page = (fixture_report / "index.html").read_text()
+    assert "GPU vs GPU: reference Test GPU A (fixture)" in page
+    a = fwd_records(read_fixture(GPU_A), "gpu:0")[("fp32", 64)]["images_per_s"]
+    b = fwd_records(read_fixture(GPU_B), "gpu:0")[("fp32", 64)]["images_per_s"]
+    assert f"{report.fmt_rate(b)} ({report.fmt_ratio(b / a)})" in page
+
+
+def test_baseline_option_picks_the_reference(tmp_path):
+    proc = run_script("report.py", GPU_A, GPU_B, "-o", tmp_path, "--baseline", GPU_B)
+    assert proc.returncode == 0, proc.stderr
+    page = (tmp_path / "index.html").read_text()
+    assert "GPU vs GPU: reference Test GPU B (fixture)" in page
+    a = fwd_records(read_fixture(GPU_A), "gpu:0")[("fp32", 64)]["images_per_s"]
+    b = fwd_records(read_fixture(GPU_B), "gpu:0")[("fp32", 64)]["images_per_s"]
+    assert f"{report.fmt_rate(a)} ({report.fmt_ratio(a / b)})" in page
+
+
+def test_baseline_must_be_one_of_the_files(tmp_path):
+    proc = run_script("report.py", GPU_A, "-o", tmp_path, "--baseline", GPU_B)
+    assert proc.returncode == 2
+    assert "--baseline" in proc.stderr and "not one of the results files" in proc.stderr
+
+
+def test_cpu_only_says_there_is_no_gpu_and_what_is_missing(tmp_path):
+    proc = run_script("report.py", CPU_ONLY, "-o", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    page = (tmp_path / "index.html").read_text()
+    summary = (tmp_path / "summary.md").read_text()
+    doc = read_fixture(CPU_ONLY)
+    best = max(fwd_records(doc, "cpu").values(), key=lambda r: r["images_per_s"])
+    figure = f"{report.fmt_rate(best['images_per_s'])} images/s in FP32 at batch {best['batch']}"
+    for text in (page, summary):
+        assert "No GPU results are present in these files" in text
+        assert figure in text
+        assert "FP16: unsupported (oneDNN: fp16 unimplemented on this CPU (TEST DATA))" in text
+        assert "TF32, FP8: not measured" in text
+
+
+def test_roofline_says_where_a_ceiling_is_unknown(fixture_report):
+    page = (fixture_report / "index.html").read_text()
+    # Test GPU A's context has no FP8 peak; the CPUs have no memory bandwidth.
+    assert "Test GPU A (fixture): no FP8 peak in the file" in page
+    assert "Test CPU (fixture): memory bandwidth unknown" in page
+    assert "Test GPU B (fixture): no FP8 peak" not in page
+
+
+def test_roofline_bound_follows_the_ridge_point():
+    device = report.Device(file=None, id="gpu:0", kind="gpu", name="n", label="n", colour="#000",
+                           info={"peaks": {"fp32": {"tflops": 10, "source": "s"}},
+                                 "memory_bandwidth_gbps": {"value": 1000, "source": "s"}})
+    # Ridge point: 10e12 FLOP/s / 1000e9 B/s = 10 FLOP/byte.
+    assert report.roof(device, "fp32", 5) == (5.0, "memory")
+    assert report.roof(device, "fp32", 20) == (10.0, "compute")
+    assert report.roof(device, "fp16", 20) == (None, "unknown: no FP16 peak")
+
+
+def test_csv_has_one_row_per_point(fixture_report):
+    with open(fixture_report / "results.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    docs = [read_fixture(p) for p in (GPU_A, GPU_B, CPU_ONLY)]
+    assert len(rows) == sum(len(d["points"]) for d in docs)
+    oom = [r for r in rows if r["status"] == "oom"]
+    assert oom and all(r["median_ms"] == "" for r in oom)  # empty, not zero
+    assert {r["device_name"] for r in rows} == {"Test CPU (fixture)", "Test GPU A (fixture)",
+                                                "Test GPU B (fixture)", "Test CPU C (fixture)"}
+
+
+def test_colours_are_one_fixed_mapping():
+    assert set(report.PRECISION_COLOURS) == set(report.lr.PRECISIONS)
+    device_colours = set(report.CPU_COLOURS) | set(report.GPU_COLOURS)
+    assert not device_colours & set(report.PRECISION_COLOURS.values())
+    data = report.Data([report.lr.load(GPU_A), report.lr.load(GPU_B)])
+    # The same device keeps its colour whichever chart it is drawn in: one Device object each.
+    colours = [d.colour for d in data.devices]
+    assert len(set(colours)) == len(colours)
+
+
+def test_incomplete_file_gets_a_banner_and_its_journal_is_merged(tmp_path):
+    doc = read_fixture(CPU_ONLY)
+    doc["status"] = "incomplete"
+    doc["context"]["end_time"] = None
+    kept, later = doc["points"][:10], doc["points"][10:]
+    doc["points"], doc["models"], doc["boundaries"] = kept, [], []
+    path = write_json(tmp_path / "partial.json", doc)
+    lines = [json.dumps({"journal": "layerbench-results/1"})]
+    lines += [json.dumps({"point": p}) for p in kept[:2] + later]  # repeats are not counted twice
+    lines.append(json.dumps({"point": later[0]})[:40])  # the line a kill cut short
+    (tmp_path / "partial.json.journal").write_text("\n".join(lines))
+    proc = run_script("report.py", path, "-o", tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    page = (tmp_path / "out" / "index.html").read_text()
+    assert re.search(rf"partial\.json is INCOMPLETE: .*; {len(later)} points recovered from its "
+                     "journal", page)
+    assert "no model-level records in these files" in page
+    with open(tmp_path / "out" / "results.csv", newline="") as f:
+        assert len(list(csv.DictReader(f))) == len(kept) + len(later)
