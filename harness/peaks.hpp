@@ -1,0 +1,43 @@
+#pragma once
+// GPU datasheet peaks (bench/facts/gpu_peaks.json, copied from the project's reference facts).
+// They are data, not measurements: a result's fraction of peak says "datasheet" as its source.
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "harness/precision.hpp"
+
+namespace lb {
+
+struct DevicePeaks {
+  std::string device;              // the table's row, e.g. "H200 SXM"
+  std::vector<std::string> names;  // as cudaGetDeviceProperties reports them
+  int cc_major = 0, cc_minor = 0;
+  int sms = 0;
+  double memory_gbps = 0;
+  std::map<Precision, double> tflops;  // only the precisions the GPU has math for
+  std::string source;                  // "datasheet: H200 datasheet"
+};
+
+// Thrown for a malformed peaks file; what() names the file and field, e.g.
+// ".../gpu_peaks.json: gpus[2].sms: must be a positive integer".
+struct PeaksFileError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::vector<DevicePeaks> load_gpu_peaks(const std::filesystem::path& file);
+
+// The row for a GPU: its name must be one of the row's names (case and surrounding spaces
+// ignored), and compute capability and SM count must agree. A SKU that shares a name but not
+// the SM count gets no peak rather than a wrong one.
+std::optional<DevicePeaks> lookup_gpu_peaks(const std::vector<DevicePeaks>& table,
+                                             const std::string& gpu_name, int cc_major,
+                                             int cc_minor, int sms);
+// The same in the shipped table, data_dir()/facts/gpu_peaks.json (read once).
+std::optional<DevicePeaks> lookup_gpu_peaks(const std::string& gpu_name, int cc_major,
+                                             int cc_minor, int sms);
+
+}  // namespace lb
