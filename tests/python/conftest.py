@@ -5,6 +5,7 @@ numbers for invented devices ("Test GPU A (fixture)"), not measurements.
 """
 import copy
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -43,3 +44,33 @@ def fixture_report(tmp_path_factory):
     proc = run_script("report.py", GPU_A, GPU_B, CPU_ONLY, "-o", out)
     assert proc.returncode == 0, proc.stderr
     return out
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+SCREENSHOT_DIR = ROOT / "report"  # ignored by git; screenshots are left here to look at
+
+
+def chromium(profile_dir, *args, timeout=180):
+    """Runs headless Chromium with its own profile; returns the CompletedProcess (text)."""
+    cmd = [CHROMIUM, "--headless", "--disable-gpu", "--no-sandbox", "--hide-scrollbars",
+           f"--user-data-dir={profile_dir}", "--virtual-time-budget=10000", *map(str, args)]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+
+
+def screenshot(html, png, profile_dir, size=(1400, 4000)):
+    """Saves a screenshot of a page and a copy under report/; returns the copy's path."""
+    proc = chromium(profile_dir, f"--screenshot={png}", f"--window-size={size[0]},{size[1]}",
+                    Path(html).resolve().as_uri())
+    assert proc.returncode == 0 and Path(png).is_file(), proc.stderr[-2000:]
+    SCREENSHOT_DIR.mkdir(exist_ok=True)
+    copy_path = SCREENSHOT_DIR / Path(png).name
+    shutil.copyfile(png, copy_path)
+    print(f"screenshot: {png} (copy: {copy_path})")
+    return copy_path
+
+
+def png_size(path):
+    """(width, height) from a PNG's header."""
+    data = Path(path).read_bytes()[:24]
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
