@@ -1,0 +1,81 @@
+// The end-of-run table on hand-made model results; every images/s figure is test data.
+#include "harness/summary.hpp"
+
+#include <gtest/gtest.h>
+
+namespace lb {
+namespace {
+
+ModelResult ok(const std::string& model, PassSet pass, const std::string& device,
+               const std::string& precision, int batch, double images_per_s) {
+  ModelResult r;
+  r.model = model;
+  r.pass = pass;
+  r.device = device;
+  r.precision = precision;
+  r.batch = batch;
+  r.images_per_s = images_per_s;
+  r.time_ms = batch / images_per_s * 1e3;
+  return r;
+}
+
+ModelResult not_ok(const std::string& model, PassSet pass, const std::string& device,
+                   const std::string& precision, int batch, const std::string& status) {
+  ModelResult r = ok(model, pass, device, precision, batch, 1);
+  r.status = status;
+  r.images_per_s.reset();
+  r.time_ms.reset();
+  return r;
+}
+
+TEST(Summary, BestBatchPerConfigurationWithSpeedups) {
+  const std::vector<ModelResult> results = {
+      ok("resnet50", PassSet::fwd, "cpu", "fp32", 1, 10),
+      ok("resnet50", PassSet::fwd, "cpu", "fp32", 8, 20),
+      not_ok("resnet50", PassSet::fwd, "cpu", "bf16", 1, "unsupported"),
+      not_ok("resnet50", PassSet::fwd, "cpu", "bf16", 8, "unsupported"),
+      ok("resnet50", PassSet::fwd, "gpu:0", "fp32", 1, 500),
+      ok("resnet50", PassSet::fwd, "gpu:0", "fp32", 8, 2000),
+      ok("resnet50", PassSet::fwd, "gpu:0", "fp16", 8, 6000),
+      not_ok("resnet50", PassSet::fwd, "gpu:0", "fp16", 16, "oom"),
+      not_ok("resnet50", PassSet::fwd, "gpu:0", "fp8", 1, "failed"),
+      ok("vit_b_16", PassSet::fwd, "gpu:0", "fp16", 8, 1000),
+      ok("vit_b_16", PassSet::train, "cpu", "fp32", 1, 0.1234),
+  };
+  EXPECT_EQ(summary_table(results),
+            "Best images/s per model, pass, device and precision over the batches run; speed-ups "
+            "compare these bests.\n"
+            "model     pass   device  precision  batch     images/s  vs CPU FP32  vs GPU FP32\n"
+            "resnet50  fwd    cpu     fp32           8         20.0        1.00x            -\n"
+            "resnet50  fwd    cpu     bf16           -  unsupported            -            -\n"
+            "resnet50  fwd    gpu:0   fp32           8         2000      100.00x        1.00x\n"
+            "resnet50  fwd    gpu:0   fp16           8         6000      300.00x        3.00x\n"
+            "resnet50  fwd    gpu:0   fp8            -       failed            -            -\n"
+            "vit_b_16  fwd    gpu:0   fp16           8         1000            -            -\n"
+            "vit_b_16  train  cpu     fp32           1        0.123        1.00x            -\n"
+            "layer sum: convolutions and GEMMs only; normalisation, activations, softmax, pooling "
+            "and the optimizer excluded\n");
+}
+
+TEST(Summary, SpeedupsCompareTheSameModelAndPassOnly) {
+  // The CPU's FP32 training figure is no baseline for inference, nor one model's for another.
+  const std::vector<ModelResult> results = {
+      ok("resnet50", PassSet::train, "cpu", "fp32", 8, 5),
+      ok("vit_b_16", PassSet::fwd, "cpu", "fp32", 8, 4),
+      ok("resnet50", PassSet::fwd, "gpu:1", "fp16", 8, 400),
+      ok("resnet50", PassSet::fwd, "gpu:0", "fp32", 8, 100),
+  };
+  const std::string table = summary_table(results);
+  // gpu:1 has no FP32 result of its own (gpu:0's is another device) and the CPU none for fwd.
+  EXPECT_NE(table.find("resnet50  fwd    gpu:1   fp16           8       400            -            -\n"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("resnet50  fwd    gpu:0   fp32           8       100            -        1.00x\n"),
+            std::string::npos)
+      << table;
+}
+
+TEST(Summary, NoResults) { EXPECT_EQ(summary_table({}), "No model results.\n"); }
+
+}  // namespace
+}  // namespace lb
