@@ -88,7 +88,7 @@ ModelResult sum_model(const Combo& combo, PassSet set, int batch, const OpPoints
   r.images_per_s = batch / (time_ms / 1e3);
   r.tflops = r.gflop / time_ms;  // GFLOP per ms is TFLOP per s
   if (const auto d = devices.find(r.device); d != devices.end())
-    if (const auto peak = d->second.peak_tflops.find(r.precision);
+    if (const auto peak = d->second.peak_tflops.find(combo.precision);
         peak != d->second.peak_tflops.end() && peak->second > 0)
       r.peak_fraction = *r.tflops / peak->second;
   for (OpKind kind : all_kinds) r.time_share[std::string(name(kind))] = kind_ms[kind] / time_ms;

@@ -28,10 +28,11 @@ inline constexpr const char* layer_sum_label =
     "layer sum: convolutions and GEMMs only; normalisation, activations, softmax, pooling and "
     "the optimizer excluded";
 
-// What aggregation knows of a device: peaks by precision name ("fp32") in TFLOP/s, and the
-// memory the device has (for boundaries). Absent entries give null fields.
+// What aggregation knows of a device: peaks in TFLOP/s by precision (a GPU's come from
+// DevicePeaks::tflops, harness/peaks.hpp), and the memory the device has (for boundaries).
+// Absent entries give null fields.
 struct DeviceLimits {
-  std::map<std::string, double> peak_tflops;
+  std::map<Precision, double> peak_tflops;
   std::optional<std::uint64_t> memory_bytes;
 };
 

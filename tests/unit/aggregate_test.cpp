@@ -89,7 +89,7 @@ const ModelResult& find(const Aggregation& a, PassSet pass, int batch,
 }
 
 TEST(Aggregate, InferenceSumsCountTimesMedian) {
-  const std::map<std::string, DeviceLimits> devices{{"cpu", {{{"fp32", 1e-4}}, std::nullopt}}};
+  const std::map<std::string, DeviceLimits> devices{{"cpu", {{{Precision::fp32, 1e-4}}, std::nullopt}}};
   const auto a = aggregate(all_points(4, false), models, devices);
   ASSERT_EQ(a.models.size(), 1u);  // no backward points: no training result
   const ModelResult& r = a.models[0];
@@ -259,7 +259,7 @@ std::set<std::string> keys(const nlohmann::json& j) {
 TEST(Aggregate, JsonHasExactlyTheSchemasFields) {
   std::vector<Point> points = all_points(1, false, "gpu:0");
   points.push_back(make_point("blk", "fwd", 2, "gpu:0", "fp32", Status::oom));
-  const auto a = aggregate(points, models, {{"gpu:0", {{{"fp32", 67}}, 80}}});
+  const auto a = aggregate(points, models, {{"gpu:0", {{{Precision::fp32, 67}}, 80}}});
   const auto ok = to_json(find(a, PassSet::fwd, 1));
   EXPECT_EQ(keys(ok), (std::set<std::string>{"model", "title", "device", "precision", "batch", "pass",
                                              "status", "reason", "time_ms", "images_per_s", "gflop",
@@ -267,6 +267,7 @@ TEST(Aggregate, JsonHasExactlyTheSchemasFields) {
                                              "largest_fitting_batch", "accumulation", "label"}));
   EXPECT_EQ(ok["pass"], "fwd");
   EXPECT_DOUBLE_EQ(ok["time_ms"].get<double>(), 8.5);
+  EXPECT_DOUBLE_EQ(ok["peak_fraction"].get<double>(), fwd_flop_per_image / 1e9 / 8.5 / 67);
   EXPECT_TRUE(ok["accumulation"].is_null());
   EXPECT_EQ(keys(ok["time_share"]), (std::set<std::string>{"conv", "linear", "bmm"}));
   const auto oom = to_json(find(a, PassSet::fwd, 2));
