@@ -1,0 +1,266 @@
+#include "kernels/cuda/cublaslt_gemm.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "harness/platform.hpp"
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/gpu_case.hpp"
+#include "kernels/cuda/logic/gemm_layout.hpp"
+
+namespace lb::cuda {
+
+namespace {
+
+constexpr int requested_algorithms = 8;
+constexpr int autotune_runs = 3;
+
+// An owned cuBLASLt object, destroyed with its library function.
+template <typename Handle, cublasStatus_t (*Destroy)(Handle)>
+class LtObject {
+ public:
+  LtObject() = default;
+  ~LtObject() {
+    if (handle_) Destroy(handle_);
+  }
+  LtObject(const LtObject&) = delete;
+  LtObject& operator=(const LtObject&) = delete;
+  Handle get() const { return handle_; }
+  // For creation: the object is emptied first, so it can be created again.
+  Handle* out() {
+    if (handle_) Destroy(handle_);
+    handle_ = nullptr;
+    return &handle_;
+  }
+
+ private:
+  Handle handle_ = nullptr;
+};
+using MatmulDesc = LtObject<cublasLtMatmulDesc_t, cublasLtMatmulDescDestroy>;
+using MatrixLayout = LtObject<cublasLtMatrixLayout_t, cublasLtMatrixLayoutDestroy>;
+using Preference = LtObject<cublasLtMatmulPreference_t, cublasLtMatmulPreferenceDestroy>;
+
+cudaDataType_t data_type(logic::ElementType t) {
+  switch (t) {
+    case logic::ElementType::f32: return CUDA_R_32F;
+    case logic::ElementType::f16: return CUDA_R_16F;
+    case logic::ElementType::bf16: return CUDA_R_16BF;
+    case logic::ElementType::e4m3: return CUDA_R_8F_E4M3;
+  }
+  throw std::invalid_argument("unknown element type");
+}
+
+// fp32: PEDANTIC guarantees FP32 math (no TF32, no BF16x9 emulation); tf32: FAST_TF32;
+// 16-bit and FP8 inputs: FP32 accumulation.
+cublasComputeType_t preferred_compute_type(Precision p) {
+  switch (p) {
+    case Precision::fp32: return CUBLAS_COMPUTE_32F_PEDANTIC;
+    case Precision::tf32: return CUBLAS_COMPUTE_32F_FAST_TF32;
+    default: return CUBLAS_COMPUTE_32F;
+  }
+}
+
+const char* compute_type_name(cublasComputeType_t t) {
+  switch (t) {
+    case CUBLAS_COMPUTE_32F_PEDANTIC: return "CUBLAS_COMPUTE_32F_PEDANTIC";
+    case CUBLAS_COMPUTE_32F_FAST_TF32: return "CUBLAS_COMPUTE_32F_FAST_TF32";
+    case CUBLAS_COMPUTE_32F: return "CUBLAS_COMPUTE_32F";
+    default: return "other";
+  }
+}
+
+void create_layout(MatrixLayout& layout, logic::ElementType type, const logic::LtMatrix& m,
+                   std::int64_t batch) {
+  LB_CUBLAS(cublasLtMatrixLayoutCreate(layout.out(), data_type(type), static_cast<std::uint64_t>(m.rows),
+                                       static_cast<std::uint64_t>(m.cols), m.ld));
+  if (batch > 1) {
+    const auto count = static_cast<std::int32_t>(batch);
+    LB_CUBLAS(cublasLtMatrixLayoutSetAttribute(layout.get(), CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count,
+                                               sizeof count));
+    LB_CUBLAS(cublasLtMatrixLayoutSetAttribute(layout.get(), CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                                               &m.batch_stride, sizeof m.batch_stride));
+  }
+}
+
+// "algo 21 tile 18 stages 12 splitk 1": what the algorithm is, for the results file.
+std::string describe_algo(const cublasLtMatmulAlgo_t& algo) {
+  std::int32_t id = 0, splitk = 1;
+  std::uint32_t tile = 0, stages = 0;
+  std::size_t written = 0;
+  cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof id, &written);
+  cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile, &written);
+  cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages, sizeof stages, &written);
+  cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk, sizeof splitk, &written);
+  return "algo " + std::to_string(id) + " tile " + std::to_string(tile) + " stages " +
+         std::to_string(stages) + " splitk " + std::to_string(splitk);
+}
+
+class CublasLtGemmCase final : public GpuCase {
+ public:
+  CublasLtGemmCase(std::shared_ptr<DeviceContext> context, const Problem& problem,
+                   const std::vector<HostTensor>& inputs, const CaseOptions& options);
+
+  HostTensor output() override;
+  std::string implementation() const override { return "cublaslt " + describe_algo(algos_[chosen_].algo); }
+  std::string library() const override { return "cublaslt"; }
+  std::uint64_t workspace_bytes() const override { return algos_[chosen_].workspaceSize; }
+
+ protected:
+  void launch() override {
+    LB_CUBLAS(cublasLtMatmul(handle_, desc_.get(), &alpha_, lt_a_.get(), a_layout_.get(), lt_b_.get(),
+                             b_layout_.get(), &beta_, c_.get(), c_layout_.get(), c_.get(), c_layout_.get(),
+                             &algos_[chosen_].algo, workspace_.get(), workspace_.bytes(),
+                             context().stream()));
+  }
+  std::vector<std::pair<std::string, std::string>> case_notes() const override { return notes_; }
+
+ private:
+  bool find_algorithms(const CaseOptions& options, cublasComputeType_t compute);
+
+  GemmShape shape_;
+  Precision precision_;
+  logic::LtGemm lt_;
+  cublasLtHandle_t handle_;
+  const float alpha_ = 1.0f, beta_ = 0.0f;  // beta 0: C is not read, D = C is written
+  DeviceBuffer lt_a_, lt_b_, c_, scales_, workspace_;  // lt_a_ holds our B, lt_b_ our A
+  MatmulDesc desc_;
+  MatrixLayout a_layout_, b_layout_, c_layout_;
+  std::vector<cublasLtMatmulHeuristicResult_t> algos_;
+  std::size_t chosen_ = 0;
+  std::string compute_name_;
+  std::vector<std::pair<std::string, std::string>> notes_;
+};
+
+CublasLtGemmCase::CublasLtGemmCase(std::shared_ptr<DeviceContext> context, const Problem& problem,
+                                   const std::vector<HostTensor>& inputs, const CaseOptions& options)
+    : GpuCase(std::move(context), options.cache),
+      shape_(problem.gemm().shape),
+      precision_(problem.precision),
+      handle_(this->context().cublaslt()) {
+  if (inputs.size() != 2) throw std::invalid_argument("a GEMM expects 2 inputs");
+  const logic::ElementType in_type = logic::input_type(precision_), out_type = logic::output_type(precision_);
+  std::vector<float> a = inputs[0].data, b = inputs[1].data;
+  GemmShape executed = shape_;
+  if (precision_ == Precision::fp8) {
+    const logic::TnPlan plan = logic::tn_plan(shape_);
+    if (plan.transpose_a)
+      logic::transpose_batched(inputs[0].data.data(), a.data(), shape_.batch, shape_.k, shape_.m);
+    if (plan.transpose_b)
+      logic::transpose_batched(inputs[1].data.data(), b.data(), shape_.batch, shape_.k, shape_.n);
+    executed = plan.executed;
+    notes_.emplace_back("fp8_layout", std::string("TN; transposed on the host before upload: ") +
+                                          (plan.transpose_a ? (plan.transpose_b ? "A and B" : "A")
+                                                            : (plan.transpose_b ? "B" : "none")));
+    notes_.emplace_back("fp8_scales", "A and B scale 1.0: the inputs are already E4M3 values");
+  }
+  lt_ = logic::to_column_major(executed);
+  lt_b_ = upload_values(this->context(), a, in_type);
+  lt_a_ = upload_values(this->context(), b, in_type);
+  c_ = DeviceBuffer(static_cast<std::uint64_t>(shape_.batch * shape_.m * shape_.n) * logic::element_bytes(out_type),
+                    this->context().ledger());
+  LB_CUDA(cudaMemsetAsync(c_.get(), 0, c_.bytes(), this->context().stream()));
+
+  create_layout(a_layout_, in_type, lt_.a, lt_.batch);
+  create_layout(b_layout_, in_type, lt_.b, lt_.batch);
+  create_layout(c_layout_, out_type, lt_.c, lt_.batch);
+
+  bool found = find_algorithms(options, preferred_compute_type(precision_));
+  // Should cuBLASLt offer no PEDANTIC algorithm, plain COMPUTE_32F is still FP32 math: cuBLASLt
+  // uses TF32 only under FAST_TF32, and BF16x9 emulation only when an emulation strategy is
+  // chosen, which layerbench does not do and refuses to inherit from the environment.
+  if (!found && precision_ == Precision::fp32 && !platform::getenv_opt("CUBLAS_EMULATION_STRATEGY")) {
+    found = find_algorithms(options, CUBLAS_COMPUTE_32F);
+    notes_.emplace_back("cublas_compute_fallback", "no CUBLAS_COMPUTE_32F_PEDANTIC algorithm offered");
+  }
+  if (!found)
+    throw Unsupported("cuBLASLt has no algorithm for this GEMM in " + std::string(name(precision_)) +
+                      " (compute type " + compute_type_name(preferred_compute_type(precision_)) + ")");
+  std::size_t workspace = 0;
+  for (const auto& r : algos_) workspace = std::max(workspace, r.workspaceSize);
+  workspace_ = DeviceBuffer(workspace, this->context().ledger());
+
+  notes_.emplace_back("cublas_compute_type", compute_name_);
+  notes_.emplace_back("cublaslt_heuristic_choice", describe_algo(algos_.front().algo));
+  if (options.algo == AlgoChoice::autotune && algos_.size() > 1) {
+    double best = std::numeric_limits<double>::infinity();
+    std::string timings;
+    for (std::size_t i = 0; i < algos_.size(); ++i) {
+      chosen_ = i;
+      std::string result;
+      double t = std::numeric_limits<double>::infinity();
+      try {
+        t = median_time(autotune_runs);
+        result = std::to_string(t * 1e3) + " ms";
+      } catch (const LibraryError& e) {
+        result = std::string("failed: ") + e.what();
+      }
+      timings += (timings.empty() ? "" : "; ") + describe_algo(algos_[i].algo) + " " + result;
+      if (t < best) best = t, chosen_ = i;
+    }
+    if (std::isinf(best)) throw LibraryError("every cuBLASLt algorithm failed to run");
+    notes_.emplace_back("cublaslt_autotune", timings);
+  }
+  notes_.emplace_back("cublaslt_algo", describe_algo(algos_[chosen_].algo));
+  notes_.emplace_back("algo_choice", options.algo == AlgoChoice::autotune ? "autotune" : "heuristic");
+}
+
+// Creates the matmul descriptor and asks the heuristic; false when it has no algorithm.
+bool CublasLtGemmCase::find_algorithms(const CaseOptions& options, cublasComputeType_t compute) {
+  LB_CUBLAS(cublasLtMatmulDescCreate(desc_.out(), compute, CUDA_R_32F));
+  // Recorded once the type is final: the caller may retry with another one.
+  compute_name_ = compute_type_name(compute);
+  const cublasOperation_t trans_a = lt_.trans_a == logic::Transpose::t ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t trans_b = lt_.trans_b == logic::Transpose::t ? CUBLAS_OP_T : CUBLAS_OP_N;
+  LB_CUBLAS(cublasLtMatmulDescSetAttribute(desc_.get(), CUBLASLT_MATMUL_DESC_TRANSA, &trans_a, sizeof trans_a));
+  LB_CUBLAS(cublasLtMatmulDescSetAttribute(desc_.get(), CUBLASLT_MATMUL_DESC_TRANSB, &trans_b, sizeof trans_b));
+  if (precision_ == Precision::fp8) {
+    const float ones[2] = {1.0f, 1.0f};
+    if (!scales_.get()) {
+      scales_ = DeviceBuffer(sizeof ones, context().ledger());
+      context().upload(scales_, ones, sizeof ones);
+    }
+    const float* a_scale = static_cast<const float*>(scales_.get());
+    const float* b_scale = a_scale + 1;
+    LB_CUBLAS(cublasLtMatmulDescSetAttribute(desc_.get(), CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &a_scale,
+                                             sizeof a_scale));
+    LB_CUBLAS(cublasLtMatmulDescSetAttribute(desc_.get(), CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &b_scale,
+                                             sizeof b_scale));
+  }
+  Preference preference;
+  LB_CUBLAS(cublasLtMatmulPreferenceCreate(preference.out()));
+  const std::uint64_t workspace_limit = options.workspace_limit_bytes;
+  LB_CUBLAS(cublasLtMatmulPreferenceSetAttribute(preference.get(), CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                 &workspace_limit, sizeof workspace_limit));
+  const int wanted = options.algo == AlgoChoice::autotune ? requested_algorithms : 1;
+  std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<std::size_t>(wanted));
+  int returned = 0;
+  const cublasStatus_t status =
+      cublasLtMatmulAlgoGetHeuristic(handle_, desc_.get(), a_layout_.get(), b_layout_.get(), c_layout_.get(),
+                                     c_layout_.get(), preference.get(), wanted, results.data(), &returned);
+  if (status == CUBLAS_STATUS_NOT_SUPPORTED) return false;
+  LB_CUBLAS(status);
+  for (int i = 0; i < returned; ++i)
+    if (results[i].state == CUBLAS_STATUS_SUCCESS) algos_.push_back(results[i]);
+  return !algos_.empty();
+}
+
+HostTensor CublasLtGemmCase::output() {
+  HostTensor t;
+  t.dims = {shape_.batch, shape_.m, shape_.n};
+  // cuBLASLt's column-major N x M result is our row-major M x N: no reordering.
+  t.data = download_values(context(), c_, static_cast<std::size_t>(shape_.batch * shape_.m * shape_.n),
+                           logic::output_type(precision_));
+  return t;
+}
+
+}  // namespace
+
+std::unique_ptr<Case> prepare_cublaslt_gemm(std::shared_ptr<DeviceContext> context, const Problem& problem,
+                                            const std::vector<HostTensor>& inputs,
+                                            const CaseOptions& options) {
+  return std::make_unique<CublasLtGemmCase>(std::move(context), problem, inputs, options);
+}
+
+}  // namespace lb::cuda

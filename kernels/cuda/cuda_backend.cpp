@@ -1,0 +1,126 @@
+#include "kernels/cuda/cuda_backend.hpp"
+
+#include <sstream>
+
+#include "kernels/cuda/cublaslt_gemm.hpp"
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/cudnn_conv.hpp"
+#include "kernels/cuda/device_context.hpp"
+#include "kernels/cuda/logic/device_rules.hpp"
+#include "kernels/cuda/logic/gemm_layout.hpp"
+
+namespace lb::cuda {
+
+namespace {
+
+// "12.8" from CUDA's 12080 encoding.
+std::string cuda_version(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+
+// cuDNN 9 encodes its version as major*10000 + minor*100 + patch.
+std::string cudnn_version(std::size_t v) {
+  return std::to_string(v / 10000) + "." + std::to_string(v % 10000 / 100) + "." + std::to_string(v % 100);
+}
+
+// cuBLAS 13 encodes its version as major*10000 + minor*100 + patch.
+std::string cublas_version(std::size_t v) { return cudnn_version(v); }
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(int device) : context_(std::make_shared<DeviceContext>(device)) {}
+
+  std::string name() const override { return "cuda"; }
+  std::string device() const override { return "gpu:" + std::to_string(context_->device()); }
+
+  std::optional<std::string> unsupported_reason(const Problem& problem) const override {
+    const auto& p = context_->properties();
+    if (auto why = logic::precision_unsupported(problem.precision, problem.is_conv(), p.major, p.minor))
+      return why;
+    if (!problem.is_conv() && problem.precision == Precision::fp8)
+      return logic::fp8_alignment_problem(logic::tn_plan(problem.gemm().shape).executed);
+    return std::nullopt;
+  }
+
+  std::unique_ptr<Case> prepare(const Problem& problem, const std::vector<HostTensor>& inputs,
+                                const CaseOptions& options) override {
+    if (auto why = unsupported_reason(problem)) throw Unsupported(*why);
+    context_->make_current();
+    context_->ensure_fits(memory_needed(problem, options), options.memory_limit_bytes,
+                          "the point " + describe(problem));
+    if (problem.is_conv()) return prepare_cudnn_conv(context_, problem, inputs, options);
+    return prepare_cublaslt_gemm(context_, problem, inputs, options);
+  }
+
+  std::vector<std::pair<std::string, std::string>> context() const override;
+
+ private:
+  // Inputs and output at their storage sizes, the workspace limit and, cold, the L2 flush buffer.
+  std::uint64_t memory_needed(const Problem& problem, const CaseOptions& options) const {
+    const auto dims = tensor_dims(problem);
+    std::uint64_t bytes = 0;
+    for (const auto& d : dims.inputs)
+      bytes += static_cast<std::uint64_t>(element_count(d)) * logic::element_bytes(logic::input_type(problem.precision));
+    bytes += static_cast<std::uint64_t>(element_count(dims.output)) *
+             logic::element_bytes(logic::output_type(problem.precision));
+    bytes += options.workspace_limit_bytes;
+    if (options.cache == CacheMode::cold)
+      bytes += logic::flush_bytes(static_cast<std::uint64_t>(context_->properties().l2CacheSize));
+    return bytes;
+  }
+
+  std::shared_ptr<DeviceContext> context_;
+};
+
+std::vector<std::pair<std::string, std::string>> CudaBackend::context() const {
+  const cudaDeviceProp& p = context_->properties();
+  std::vector<std::pair<std::string, std::string>> facts;
+  int driver = 0, runtime = 0;
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  facts.emplace_back("cuda_driver", cuda_version(driver));
+  facts.emplace_back("cuda_runtime", cuda_version(runtime));
+  facts.emplace_back("cudnn", cudnn_version(cudnnGetVersion()));
+  facts.emplace_back("cublaslt", cublas_version(cublasLtGetVersion()));
+  facts.emplace_back("gpu_name", p.name);
+  facts.emplace_back("compute_capability", std::to_string(p.major) + "." + std::to_string(p.minor));
+  facts.emplace_back("sm_count", std::to_string(p.multiProcessorCount));
+  facts.emplace_back("memory_bytes", std::to_string(p.totalGlobalMem));
+  facts.emplace_back("l2_bytes", std::to_string(p.l2CacheSize));
+  int clock_khz = 0, memory_clock_khz = 0;
+  if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, context_->device()) == cudaSuccess)
+    facts.emplace_back("sm_clock_max_mhz", std::to_string(clock_khz / 1000));
+  if (cudaDeviceGetAttribute(&memory_clock_khz, cudaDevAttrMemoryClockRate, context_->device()) == cudaSuccess)
+    facts.emplace_back("memory_clock_max_mhz", std::to_string(memory_clock_khz / 1000));
+  facts.emplace_back("memory_bus_bits", std::to_string(p.memoryBusWidth));
+  SmClock& clock = context_->clock();
+  if (clock.error().empty()) {
+    if (auto mhz = clock.default_mhz()) facts.emplace_back("sm_clock_default_mhz", std::to_string(*mhz));
+  } else {
+    facts.emplace_back("clock", "NVML not available: " + clock.error());
+  }
+  return facts;
+}
+
+}  // namespace
+
+int device_count(std::string& error) {
+  int count = 0;
+  const cudaError_t rc = cudaGetDeviceCount(&count);
+  if (rc != cudaSuccess) {
+    cudaGetLastError();
+    error = std::string(cudaGetErrorName(rc)) + ": " + cudaGetErrorString(rc);
+    return 0;
+  }
+  if (count == 0) error = "the CUDA runtime reports no device";
+  return count;
+}
+
+std::unique_ptr<Backend> make_backend(int device_index) {
+  std::string error;
+  const int count = device_count(error);
+  if (device_index < 0 || device_index >= count)
+    throw LibraryError("gpu:" + std::to_string(device_index) + " is not available: " +
+                       (count == 0 ? error : std::to_string(count) + " GPU(s) found"));
+  return std::make_unique<CudaBackend>(device_index);
+}
+
+}  // namespace lb::cuda

@@ -1,0 +1,16 @@
+#pragma once
+// The GPU backend: one per GPU, running convolutions through cuDNN and GEMMs through cuBLASLt.
+#include <memory>
+#include <string>
+
+#include "harness/backend.hpp"
+
+namespace lb::cuda {
+
+// The number of CUDA devices; 0 with `error` set to the runtime's reason (e.g. no driver).
+int device_count(std::string& error);
+
+// The backend for one GPU. Throws LibraryError when the device cannot be opened.
+std::unique_ptr<Backend> make_backend(int device_index);
+
+}  // namespace lb::cuda

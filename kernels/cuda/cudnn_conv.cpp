@@ -1,0 +1,420 @@
+#include "kernels/cuda/cudnn_conv.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/gpu_case.hpp"
+#include "kernels/cuda/logic/conv_graph.hpp"
+
+namespace lb::cuda {
+
+namespace {
+
+constexpr int autotune_candidates = 8;
+constexpr int autotune_runs = 3;
+
+// An owned cuDNN backend descriptor.
+class Descriptor {
+ public:
+  explicit Descriptor(cudnnBackendDescriptorType_t type) {
+    LB_CUDNN(cudnnBackendCreateDescriptor(type, &desc_));
+  }
+  ~Descriptor() {
+    if (desc_) cudnnBackendDestroyDescriptor(desc_);
+  }
+  Descriptor(Descriptor&& o) noexcept : desc_(o.desc_) { o.desc_ = nullptr; }
+  Descriptor& operator=(Descriptor&& o) noexcept {
+    std::swap(desc_, o.desc_);
+    return *this;
+  }
+  Descriptor(const Descriptor&) = delete;
+  Descriptor& operator=(const Descriptor&) = delete;
+
+  cudnnBackendDescriptor_t get() const { return desc_; }
+  void set(cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type, std::int64_t count,
+           const void* values, const char* label, const char* file, int line) {
+    const std::string call = std::string("cudnnBackendSetAttribute(") + label + ")";
+    check_cudnn(cudnnBackendSetAttribute(desc_, name, type, count, values), call.c_str(), file, line);
+  }
+  void finalize() { LB_CUDNN(cudnnBackendFinalize(desc_)); }
+
+ private:
+  cudnnBackendDescriptor_t desc_ = nullptr;
+};
+
+// Names the attribute in the error message of a failing set.
+#define LB_CUDNN_SET(desc, attr, type, count, values) \
+  (desc).set(attr, type, count, values, #attr, __FILE__, __LINE__)
+
+cudnnDataType_t data_type(logic::ElementType t) {
+  switch (t) {
+    case logic::ElementType::f32: return CUDNN_DATA_FLOAT;
+    case logic::ElementType::f16: return CUDNN_DATA_HALF;
+    case logic::ElementType::bf16: return CUDNN_DATA_BFLOAT16;
+    case logic::ElementType::e4m3: return CUDNN_DATA_FP8_E4M3;
+  }
+  throw std::invalid_argument("unknown element type");
+}
+
+Descriptor tensor_descriptor(const logic::TensorSpec& t, cudnnDataType_t type) {
+  Descriptor d(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
+  const std::int64_t alignment = 16;  // cudaMalloc gives 256-byte aligned buffers
+  LB_CUDNN_SET(d, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &type);
+  LB_CUDNN_SET(d, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, t.dims.data());
+  LB_CUDNN_SET(d, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 4, t.strides.data());
+  LB_CUDNN_SET(d, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &t.uid);
+  LB_CUDNN_SET(d, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &alignment);
+  d.finalize();
+  return d;
+}
+
+Descriptor convolution_descriptor(const logic::ConvGraphSpec& spec) {
+  Descriptor d(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
+  const cudnnDataType_t compute = CUDNN_DATA_FLOAT;  // FP32 accumulation for every precision
+  const cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION;
+  const std::int64_t spatial_dims = 2;
+  LB_CUDNN_SET(d, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &compute);
+  LB_CUDNN_SET(d, CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, 1, &mode);
+  LB_CUDNN_SET(d, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, 1, &spatial_dims);
+  LB_CUDNN_SET(d, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, 2, spec.pre_padding.data());
+  LB_CUDNN_SET(d, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, 2, spec.post_padding.data());
+  LB_CUDNN_SET(d, CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, 2, spec.dilation.data());
+  LB_CUDNN_SET(d, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, 2, spec.stride.data());
+  d.finalize();
+  return d;
+}
+
+Descriptor operation_descriptor(Pass pass, const Descriptor& x, const Descriptor& w,
+                                const Descriptor& y, const Descriptor& conv) {
+  const float alpha = 1.0f, beta = 0.0f;  // FP32 scaling type for FP32 compute
+  const cudnnBackendDescriptor_t xd = x.get(), wd = w.get(), yd = y.get(), cd = conv.get();
+  const auto B = CUDNN_TYPE_BACKEND_DESCRIPTOR;
+  switch (pass) {
+    case Pass::fwd: {
+      Descriptor op(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR);
+      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, B, 1, &xd);
+      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, B, 1, &wd);
+      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, B, 1, &yd);
+      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, B, 1, &cd);
+      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT, 1, &alpha);
+      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT, 1, &beta);
+      op.finalize();
+      return op;
+    }
+    case Pass::bwd_data: {
+      Descriptor op(CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR);
+      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX, B, 1, &xd);
+      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W, B, 1, &wd);
+      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY, B, 1, &yd);
+      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC, B, 1, &cd);
+      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA, CUDNN_TYPE_FLOAT, 1, &alpha);
+      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA, CUDNN_TYPE_FLOAT, 1, &beta);
+      op.finalize();
+      return op;
+    }
+    case Pass::bwd_weights: {
+      Descriptor op(CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR);
+      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X, B, 1, &xd);
+      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW, B, 1, &wd);
+      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY, B, 1, &yd);
+      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC, B, 1, &cd);
+      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA, CUDNN_TYPE_FLOAT, 1, &alpha);
+      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA, CUDNN_TYPE_FLOAT, 1, &beta);
+      op.finalize();
+      return op;
+    }
+  }
+  throw std::invalid_argument("unknown pass");
+}
+
+bool not_supported(cudnnStatus_t status) {
+  return CUDNN_STATUS_CATEGORY(status) == CUDNN_STATUS_NOT_SUPPORTED;
+}
+
+// The engine configs the heuristics propose, best first. Empty when the mode has none.
+std::vector<Descriptor> heuristic_configs(cudnnBackendDescriptor_t graph, cudnnBackendHeurMode_t mode) {
+  Descriptor heur(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
+  LB_CUDNN_SET(heur, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &graph);
+  LB_CUDNN_SET(heur, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &mode);
+  const cudnnStatus_t status = cudnnBackendFinalize(heur.get());
+  if (not_supported(status)) return {};
+  LB_CUDNN(status);
+  std::int64_t count = 0;
+  LB_CUDNN(cudnnBackendGetAttribute(heur.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS,
+                                    CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count, nullptr));
+  std::vector<Descriptor> configs;
+  std::vector<cudnnBackendDescriptor_t> raw;
+  for (std::int64_t i = 0; i < count; ++i) {
+    configs.emplace_back(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
+    raw.push_back(configs.back().get());
+  }
+  std::int64_t returned = 0;
+  LB_CUDNN(cudnnBackendGetAttribute(heur.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS,
+                                    CUDNN_TYPE_BACKEND_DESCRIPTOR, count, &returned, raw.data()));
+  configs.erase(configs.begin() + std::min(returned, count), configs.end());
+  return configs;
+}
+
+struct EngineFacts {
+  std::string tag;  // "engine 12 k3=1 k7=2": the global engine index and its knob choices
+  logic::EngineNotes notes;
+  bool runtime_compiled = false;
+  std::optional<std::int64_t> workspace;  // from the config where the library reports it
+};
+
+EngineFacts engine_facts(cudnnBackendDescriptor_t config) {
+  EngineFacts facts;
+  Descriptor engine(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+  cudnnBackendDescriptor_t engine_raw = engine.get();
+  std::int64_t n = 0;
+  LB_CUDNN(cudnnBackendGetAttribute(config, CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                                    1, &n, &engine_raw));
+  std::int64_t index = -1;
+  LB_CUDNN(cudnnBackendGetAttribute(engine_raw, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1,
+                                    &n, &index));
+  facts.tag = "engine " + std::to_string(index);
+
+  cudnnBackendNumericalNote_t numerical[CUDNN_NUMERICAL_NOTE_TYPE_COUNT];
+  LB_CUDNN(cudnnBackendGetAttribute(engine_raw, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE,
+                                    CUDNN_TYPE_NUMERICAL_NOTE, CUDNN_NUMERICAL_NOTE_TYPE_COUNT, &n,
+                                    numerical));
+  for (std::int64_t i = 0; i < n; ++i) {
+    facts.notes.tensor_core |= numerical[i] == CUDNN_NUMERICAL_NOTE_TENSOR_CORE;
+    facts.notes.down_convert_inputs |= numerical[i] == CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS;
+    facts.notes.reduced_precision_reduction |=
+        numerical[i] == CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION;
+  }
+  cudnnBackendBehaviorNote_t behavior[CUDNN_BEHAVIOR_NOTE_TYPE_COUNT];
+  LB_CUDNN(cudnnBackendGetAttribute(engine_raw, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE,
+                                    CUDNN_TYPE_BEHAVIOR_NOTE, CUDNN_BEHAVIOR_NOTE_TYPE_COUNT, &n,
+                                    behavior));
+  for (std::int64_t i = 0; i < n; ++i)
+    facts.runtime_compiled |= behavior[i] == CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION;
+
+  std::vector<Descriptor> knobs;
+  std::vector<cudnnBackendDescriptor_t> knobs_raw;
+  for (int i = 0; i < CUDNN_KNOB_TYPE_COUNTS; ++i) {
+    knobs.emplace_back(CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR);
+    knobs_raw.push_back(knobs.back().get());
+  }
+  LB_CUDNN(cudnnBackendGetAttribute(config, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES,
+                                    CUDNN_TYPE_BACKEND_DESCRIPTOR, CUDNN_KNOB_TYPE_COUNTS, &n,
+                                    knobs_raw.data()));
+  for (std::int64_t i = 0; i < n; ++i) {
+    cudnnBackendKnobType_t type;
+    std::int64_t value = 0, count = 0;
+    LB_CUDNN(cudnnBackendGetAttribute(knobs_raw[i], CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE,
+                                      CUDNN_TYPE_KNOB_TYPE, 1, &count, &type));
+    LB_CUDNN(cudnnBackendGetAttribute(knobs_raw[i], CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE,
+                                      CUDNN_TYPE_INT64, 1, &count, &value));
+    facts.tag += " k" + std::to_string(static_cast<int>(type)) + "=" + std::to_string(value);
+  }
+  // CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE exists from cuDNN 9.2; an older library answers with an
+  // error and the plan's own workspace size is used instead.
+  std::int64_t workspace = 0;
+  if (cudnnBackendGetAttribute(config, CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &n,
+                               &workspace) == CUDNN_STATUS_SUCCESS)
+    facts.workspace = workspace;
+  return facts;
+}
+
+struct Candidate {
+  Descriptor config;
+  Descriptor plan;
+  EngineFacts facts;
+  std::int64_t workspace = 0;
+};
+
+class CudnnConvCase final : public GpuCase {
+ public:
+  CudnnConvCase(std::shared_ptr<DeviceContext> context, const Problem& problem,
+                const std::vector<HostTensor>& inputs, const CaseOptions& options);
+
+  HostTensor output() override;
+  std::string implementation() const override { return "cudnn " + chosen().facts.tag; }
+  std::string library() const override { return "cudnn"; }
+  std::uint64_t workspace_bytes() const override { return static_cast<std::uint64_t>(chosen().workspace); }
+
+ protected:
+  void launch() override {
+    LB_CUDNN(cudnnBackendExecute(handle_, chosen().plan.get(), variant_pack_->get()));
+  }
+  std::vector<std::pair<std::string, std::string>> case_notes() const override { return notes_; }
+
+ private:
+  const Candidate& chosen() const { return candidates_[chosen_]; }
+  void find_candidates(Precision precision, const CaseOptions& options);
+  void choose(const CaseOptions& options);
+
+  cudnnHandle_t handle_;
+  logic::ConvGraphSpec spec_;
+  logic::PassTensors tensors_;
+  logic::ElementType out_type_;
+  // Declaration order is destruction order reversed: plans go before the graph they were built
+  // from, and the graph before its operation and tensors.
+  Descriptor x_, w_, y_, conv_, op_, graph_;
+  std::vector<Candidate> candidates_;
+  std::size_t chosen_ = 0;
+  std::vector<DeviceBuffer> input_buffers_;
+  DeviceBuffer output_buffer_, workspace_;
+  std::optional<Descriptor> variant_pack_;
+  std::vector<std::pair<std::string, std::string>> notes_;
+};
+
+CudnnConvCase::CudnnConvCase(std::shared_ptr<DeviceContext> context, const Problem& problem,
+                             const std::vector<HostTensor>& inputs, const CaseOptions& options)
+    : GpuCase(std::move(context), options.cache),
+      handle_(this->context().cudnn()),
+      spec_(logic::conv_graph_spec(problem.conv().shape, options.layout)),
+      tensors_(logic::pass_tensors(spec_, problem.conv().pass)),
+      out_type_(logic::output_type(problem.precision)),
+      x_(tensor_descriptor(spec_.x, data_type(logic::input_type(problem.precision)))),
+      w_(tensor_descriptor(spec_.w, data_type(logic::input_type(problem.precision)))),
+      y_(tensor_descriptor(spec_.y, data_type(logic::input_type(problem.precision)))),
+      conv_(convolution_descriptor(spec_)),
+      op_(operation_descriptor(problem.conv().pass, x_, w_, y_, conv_)),
+      graph_(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR) {
+  const cudnnBackendDescriptor_t op = op_.get();
+  LB_CUDNN_SET(graph_, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &op);
+  LB_CUDNN_SET(graph_, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle_);
+  const cudnnStatus_t status = cudnnBackendFinalize(graph_.get());
+  if (not_supported(status))
+    throw Unsupported("cuDNN cannot build this convolution graph: " + cudnn_message(status));
+  LB_CUDNN(status);
+
+  find_candidates(problem.precision, options);
+
+  if (inputs.size() != tensors_.inputs.size())
+    throw std::invalid_argument("convolution expects " + std::to_string(tensors_.inputs.size()) + " inputs");
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    input_buffers_.push_back(upload_values(this->context(), logic::to_strided(inputs[i].data, *tensors_.inputs[i]),
+                                           logic::input_type(problem.precision)));
+  const auto& out = tensors_.output->dims;
+  output_buffer_ = DeviceBuffer(out[0] * out[1] * out[2] * out[3] * logic::element_bytes(out_type_),
+                                this->context().ledger());
+  LB_CUDA(cudaMemsetAsync(output_buffer_.get(), 0, output_buffer_.bytes(), this->context().stream()));
+  std::int64_t workspace = 0;
+  for (const auto& c : candidates_) workspace = std::max(workspace, c.workspace);
+  workspace_ = DeviceBuffer(static_cast<std::uint64_t>(workspace), this->context().ledger());
+
+  // One variant pack serves every candidate plan: same tensors, one workspace big enough for all.
+  void* pointers[3] = {input_buffers_[0].get(), input_buffers_[1].get(), output_buffer_.get()};
+  const std::int64_t uids[3] = {tensors_.inputs[0]->uid, tensors_.inputs[1]->uid, tensors_.output->uid};
+  void* workspace_ptr = workspace_.get();
+  Descriptor pack(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
+  LB_CUDNN_SET(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, 3, pointers);
+  LB_CUDNN_SET(pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, 3, uids);
+  LB_CUDNN_SET(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &workspace_ptr);
+  pack.finalize();
+  variant_pack_ = std::move(pack);
+
+  choose(options);
+}
+
+void CudnnConvCase::find_candidates(Precision precision, const CaseOptions& options) {
+  const std::size_t wanted = options.algo == AlgoChoice::autotune ? autotune_candidates : 1;
+  const auto limit = static_cast<std::int64_t>(std::min<std::uint64_t>(
+      options.workspace_limit_bytes, std::numeric_limits<std::int64_t>::max()));
+  int rejected = 0;
+  std::string first_rejection;
+  auto reject = [&](const std::string& tag, const std::string& why) {
+    if (rejected++ == 0) first_rejection = tag + ": " + why;
+  };
+  // Mode A is cuDNN's fast heuristic; the fallback list is asked only when mode A offers nothing
+  // this precision may run.
+  for (const auto mode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
+    for (Descriptor& config : heuristic_configs(graph_.get(), mode)) {
+      if (candidates_.size() == wanted) break;
+      EngineFacts facts = engine_facts(config.get());
+      if (const auto why = logic::engine_rejection(precision, facts.notes)) {
+        reject(facts.tag, *why);
+        continue;
+      }
+      if (facts.workspace && *facts.workspace > limit) {
+        reject(facts.tag, "needs " + std::to_string(*facts.workspace) + " bytes of workspace");
+        continue;
+      }
+      Descriptor plan(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+      const cudnnBackendDescriptor_t config_raw = config.get();
+      LB_CUDNN_SET(plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle_);
+      LB_CUDNN_SET(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &config_raw);
+      if (const cudnnStatus_t status = cudnnBackendFinalize(plan.get()); status != CUDNN_STATUS_SUCCESS) {
+        reject(facts.tag, "plan not built: " + cudnn_message(status));
+        continue;
+      }
+      std::int64_t workspace = 0, n = 0;
+      LB_CUDNN(cudnnBackendGetAttribute(plan.get(), CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
+                                        CUDNN_TYPE_INT64, 1, &n, &workspace));
+      if (workspace > limit) {
+        reject(facts.tag, "needs " + std::to_string(workspace) + " bytes of workspace");
+        continue;
+      }
+      candidates_.push_back(Candidate{std::move(config), std::move(plan), std::move(facts), workspace});
+    }
+    if (!candidates_.empty()) {
+      notes_.emplace_back("cudnn_heuristic_mode", mode == CUDNN_HEUR_MODE_A ? "A" : "fallback");
+      break;
+    }
+  }
+  notes_.emplace_back("cudnn_engines_rejected", std::to_string(rejected));
+  if (rejected) notes_.emplace_back("cudnn_first_rejection", first_rejection);
+  if (candidates_.empty())
+    throw Unsupported("cuDNN offers no engine for this convolution in " + std::string(name(precision)) +
+                      (rejected ? " (first rejected: " + first_rejection + ")" : ""));
+  notes_.emplace_back("cudnn_heuristic_choice", candidates_.front().facts.tag);
+}
+
+void CudnnConvCase::choose(const CaseOptions& options) {
+  if (options.algo == AlgoChoice::autotune && candidates_.size() > 1) {
+    double best = std::numeric_limits<double>::infinity();
+    std::string timings;
+    for (std::size_t i = 0; i < candidates_.size(); ++i) {
+      chosen_ = i;
+      double t = std::numeric_limits<double>::infinity();
+      std::string result;
+      try {
+        t = median_time(autotune_runs);
+        result = std::to_string(t * 1e3) + " ms";
+      } catch (const LibraryError& e) {
+        result = std::string("failed: ") + e.what();
+      }
+      timings += (timings.empty() ? "" : "; ") + candidates_[i].facts.tag + " " + result;
+      if (t < best) best = t, chosen_ = i;
+    }
+    if (std::isinf(best)) throw LibraryError("every cuDNN engine candidate failed to run");
+    // Keep only the chosen plan; the others hold host memory only, but nothing should linger.
+    Candidate keep = std::move(candidates_[chosen_]);
+    candidates_.clear();
+    candidates_.push_back(std::move(keep));
+    chosen_ = 0;
+    notes_.emplace_back("cudnn_autotune", timings);
+  }
+  const Candidate& c = chosen();
+  notes_.emplace_back("cudnn_engine", c.facts.tag);
+  notes_.emplace_back("tensor_cores", c.facts.notes.tensor_core ? "yes" : "no");
+  if (c.facts.runtime_compiled) notes_.emplace_back("cudnn_runtime_compiled", "yes");
+  notes_.emplace_back("algo_choice", options.algo == AlgoChoice::autotune ? "autotune" : "heuristic");
+  notes_.emplace_back("layout", options.layout == Layout::nhwc ? "nhwc" : "nchw");
+}
+
+HostTensor CudnnConvCase::output() {
+  const logic::TensorSpec& out = *tensors_.output;
+  const auto count = static_cast<std::size_t>(out.dims[0] * out.dims[1] * out.dims[2] * out.dims[3]);
+  HostTensor t;
+  t.dims.assign(out.dims.begin(), out.dims.end());
+  t.data = logic::from_strided(download_values(context(), output_buffer_, count, out_type_), out);
+  return t;
+}
+
+}  // namespace
+
+std::unique_ptr<Case> prepare_cudnn_conv(std::shared_ptr<DeviceContext> context, const Problem& problem,
+                                         const std::vector<HostTensor>& inputs,
+                                         const CaseOptions& options) {
+  return std::make_unique<CudnnConvCase>(std::move(context), problem, inputs, options);
+}
+
+}  // namespace lb::cuda

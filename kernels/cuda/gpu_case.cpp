@@ -1,0 +1,78 @@
+#include "kernels/cuda/gpu_case.hpp"
+
+#include <algorithm>
+
+#include "kernels/cuda/cuda_check.hpp"
+
+namespace lb::cuda {
+
+namespace {
+// The events are members created during initialisation: the GPU must be current before that.
+std::shared_ptr<DeviceContext> made_current(std::shared_ptr<DeviceContext> context) {
+  context->make_current();
+  return context;
+}
+}  // namespace
+
+GpuCase::GpuCase(std::shared_ptr<DeviceContext> context, CacheMode cache)
+    : context_(made_current(std::move(context))), cold_(cache == CacheMode::cold) {
+  if (cold_)
+    flush_ = DeviceBuffer(logic::flush_bytes(static_cast<std::uint64_t>(context_->properties().l2CacheSize)),
+                          context_->ledger());
+}
+
+double GpuCase::time_once() {
+  const cudaStream_t stream = context_->stream();
+  if (cold_) LB_CUDA(cudaMemsetAsync(flush_.get(), 0, flush_.bytes(), stream));
+  LB_CUDA(cudaEventRecord(start_.get(), stream));
+  launch();
+  LB_CUDA(cudaEventRecord(stop_.get(), stream));
+  LB_CUDA(cudaEventSynchronize(stop_.get()));
+  float ms = 0;
+  LB_CUDA(cudaEventElapsedTime(&ms, start_.get(), stop_.get()));
+  return ms * 1e-3;
+}
+
+double GpuCase::run_timed() {
+  context_->make_current();
+  const double seconds = time_once();
+  if (!first_run_done_) {
+    first_run_done_ = true;
+    clock_before_mhz_ = context_->clock().current_mhz();
+  }
+  return seconds;
+}
+
+double GpuCase::median_time(int runs) {
+  launch();
+  std::vector<double> times;
+  for (int i = 0; i < runs; ++i) times.push_back(time_once());
+  std::nth_element(times.begin(), times.begin() + runs / 2, times.end());
+  return times[runs / 2];
+}
+
+std::vector<std::pair<std::string, std::string>> GpuCase::notes() const {
+  SmClock& clock = context_->clock();
+  auto notes = logic::clock_notes(clock.error(), clock_before_mhz_, clock.current_mhz(),
+                                  clock.default_mhz());
+  for (auto& note : case_notes()) notes.push_back(std::move(note));
+  return notes;
+}
+
+DeviceBuffer upload_values(DeviceContext& context, const std::vector<float>& values,
+                           logic::ElementType type) {
+  const auto bytes = encode(values, type);
+  DeviceBuffer buffer(bytes.size(), context.ledger());
+  context.upload(buffer, bytes.data(), bytes.size());
+  return buffer;
+}
+
+std::vector<float> download_values(DeviceContext& context, const DeviceBuffer& buffer,
+                                   std::size_t count, logic::ElementType type) {
+  std::vector<unsigned char> bytes(count * logic::element_bytes(type));
+  context.make_current();
+  context.download(bytes.data(), buffer, bytes.size());
+  return decode(bytes, type);
+}
+
+}  // namespace lb::cuda

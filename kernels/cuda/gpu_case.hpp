@@ -1,0 +1,55 @@
+#pragma once
+// What every GPU case shares: timing one launch with CUDA events on the context's stream, the L2
+// flush for cold-cache runs, and the SM clock readings around a point.
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "harness/backend.hpp"
+#include "kernels/cuda/device_context.hpp"
+
+namespace lb::cuda {
+
+class GpuCase : public Case {
+ public:
+  // Allocates the flush buffer in cold mode; the caller has checked that the point fits.
+  GpuCase(std::shared_ptr<DeviceContext> context, CacheMode cache);
+
+  // [cold: flush L2] -> record start -> launch -> record stop -> wait for stop -> elapsed.
+  // The flush is enqueued before the start event, so it is never part of the measurement.
+  double run_timed() final;
+  // The clock readings (before = after the first run, after = read here, at the end of the
+  // measurement) followed by the case's own notes.
+  std::vector<std::pair<std::string, std::string>> notes() const final;
+
+ protected:
+  // Enqueue the operation once on context().stream(); no synchronisation, no allocation.
+  virtual void launch() = 0;
+  virtual std::vector<std::pair<std::string, std::string>> case_notes() const = 0;
+  // The median of `runs` timed launches after one untimed launch, for choosing an algorithm.
+  double median_time(int runs);
+
+  DeviceContext& context() const { return *context_; }
+  const std::shared_ptr<DeviceContext>& shared_context() const { return context_; }
+
+ private:
+  double time_once();
+
+  std::shared_ptr<DeviceContext> context_;
+  bool cold_;
+  DeviceBuffer flush_;
+  Event start_, stop_;
+  bool first_run_done_ = false;
+  std::optional<unsigned> clock_before_mhz_;
+};
+
+// Upload canonical host values to a new device buffer in the given storage type.
+DeviceBuffer upload_values(DeviceContext& context, const std::vector<float>& values,
+                           logic::ElementType type);
+// Read `count` values of the given storage type back as floats.
+std::vector<float> download_values(DeviceContext& context, const DeviceBuffer& buffer,
+                                   std::size_t count, logic::ElementType type);
+
+}  // namespace lb::cuda

@@ -1,0 +1,250 @@
+// The GPU backend (cuDNN + cuBLASLt) on a real GPU. Without a usable GPU the device tests skip
+// with the CUDA runtime's reason; the host-side type conversions are tested everywhere CUDA is built.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "harness/backend.hpp"
+#include "harness/precision.hpp"
+
+#if LAYERBENCH_HAVE_CUDA
+#include "kernels/cuda/cuda_backend.hpp"
+#include "kernels/cuda/device_context.hpp"
+#endif
+
+namespace lb {
+namespace {
+
+#if !LAYERBENCH_HAVE_CUDA
+TEST(CudaBackend, NotBuilt) { GTEST_SKIP() << "layerbench was built without CUDA"; }
+#else
+
+TEST(DeviceTypes, RoundedValuesConvertExactly) {
+  const std::vector<float> raw{0.0f, 1.0f, -0.3f, 3.14159f, 1e-3f, -250.0f, 0.0625f, 448.0f};
+  for (Precision p : all_precisions) {
+    std::vector<float> rounded;
+    for (float v : raw) rounded.push_back(round_to_storage(p, v));
+    const auto type = cuda::logic::input_type(p);
+    const auto bytes = cuda::encode(rounded, type);
+    EXPECT_EQ(bytes.size(), rounded.size() * cuda::logic::element_bytes(type));
+    EXPECT_EQ(cuda::decode(bytes, type), rounded) << name(p);
+  }
+  // The device types really are 16 and 8 bits: an unrounded value does not survive.
+  EXPECT_NE(cuda::decode(cuda::encode({0.3f}, cuda::logic::ElementType::f16), cuda::logic::ElementType::f16)[0], 0.3f);
+  EXPECT_EQ(cuda::decode(cuda::encode({0.3f}, cuda::logic::ElementType::e4m3), cuda::logic::ElementType::e4m3)[0],
+            0.3125f);
+}
+
+// Skips the calling test with the runtime's reason when no GPU is usable.
+#define REQUIRE_GPU()                                                            \
+  do {                                                                           \
+    std::string why;                                                             \
+    if (cuda::device_count(why) == 0) GTEST_SKIP() << "no usable GPU: " << why; \
+  } while (0)
+
+std::vector<float> filled(std::int64_t n, Precision p, int seed) {
+  std::vector<float> v(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i)
+    v[i] = round_to_storage(p, float(((i * 37 + seed * 11) % 19) - 9) / 8.0f);
+  return v;
+}
+
+std::vector<HostTensor> inputs_for(const Problem& problem) {
+  std::vector<HostTensor> in;
+  int seed = 1;
+  for (const auto& d : tensor_dims(problem).inputs) in.push_back({d, filled(element_count(d), problem.precision, seed++)});
+  return in;
+}
+
+double rel_l2(const std::vector<float>& got, const std::vector<double>& want) {
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    num += (got[i] - want[i]) * (got[i] - want[i]);
+    den += want[i] * want[i];
+  }
+  return std::sqrt(num / den);
+}
+
+// Direct double-precision reference of a convolution pass, canonical layouts.
+std::vector<double> conv_reference(const ConvProblem& c, const std::vector<HostTensor>& in) {
+  const ConvShape& s = c.shape;
+  const std::int64_t P = s.p(), Q = s.q(), cg = s.c / s.groups, kg = s.k / s.groups;
+  std::vector<double> out(static_cast<std::size_t>(element_count(tensor_dims({c, Precision::fp32}).output)), 0.0);
+  for (std::int64_t n = 0; n < s.n; ++n)
+    for (std::int64_t k = 0; k < s.k; ++k)
+      for (std::int64_t p = 0; p < P; ++p)
+        for (std::int64_t q = 0; q < Q; ++q)
+          for (std::int64_t ci = 0; ci < cg; ++ci)
+            for (std::int64_t r = 0; r < s.r; ++r)
+              for (std::int64_t t = 0; t < s.s; ++t) {
+                const std::int64_t h = p * s.stride_h - s.pad_h + r * s.dil_h;
+                const std::int64_t w = q * s.stride_w - s.pad_w + t * s.dil_w;
+                if (h < 0 || h >= s.h || w < 0 || w >= s.w) continue;
+                const std::int64_t c_in = (k / kg) * cg + ci;
+                const std::int64_t xi = ((n * s.c + c_in) * s.h + h) * s.w + w;
+                const std::int64_t wi = ((k * cg + ci) * s.r + r) * s.s + t;
+                const std::int64_t yi = ((n * s.k + k) * P + p) * Q + q;
+                switch (c.pass) {
+                  case Pass::fwd: out[yi] += double(in[0].data[xi]) * in[1].data[wi]; break;
+                  case Pass::bwd_data: out[xi] += double(in[0].data[yi]) * in[1].data[wi]; break;
+                  case Pass::bwd_weights: out[wi] += double(in[0].data[xi]) * in[1].data[yi]; break;
+                }
+              }
+  return out;
+}
+
+std::vector<double> gemm_reference(const GemmShape& g, const std::vector<HostTensor>& in) {
+  std::vector<double> c(static_cast<std::size_t>(g.batch * g.m * g.n), 0.0);
+  for (std::int64_t b = 0; b < g.batch; ++b)
+    for (std::int64_t i = 0; i < g.m; ++i)
+      for (std::int64_t j = 0; j < g.n; ++j)
+        for (std::int64_t l = 0; l < g.k; ++l) {
+          const float a = g.trans_a ? in[0].data[(b * g.k + l) * g.m + i] : in[0].data[(b * g.m + i) * g.k + l];
+          const float bv = g.trans_b ? in[1].data[(b * g.n + j) * g.k + l] : in[1].data[(b * g.k + l) * g.n + j];
+          c[(b * g.m + i) * g.n + j] += double(a) * bv;
+        }
+  return c;
+}
+
+std::string note(const Case& c, const std::string& key) {
+  for (const auto& [k, v] : c.notes())
+    if (k == key) return v;
+  return "<absent>";
+}
+
+TEST(CudaBackend, ContextNamesDeviceAndLibraries) {
+  REQUIRE_GPU();
+  auto backend = cuda::make_backend(0);
+  EXPECT_EQ(backend->name(), "cuda");
+  EXPECT_EQ(backend->device(), "gpu:0");
+  std::map<std::string, std::string> facts(backend->context().begin(), backend->context().end());
+  for (const char* key : {"cuda_driver", "cuda_runtime", "cudnn", "cublaslt", "gpu_name", "compute_capability",
+                          "sm_count", "memory_bytes", "l2_bytes"})
+    EXPECT_TRUE(facts.count(key)) << key;
+}
+
+TEST(CudaBackend, RejectsAMissingDevice) {
+  REQUIRE_GPU();
+  EXPECT_THROW(cuda::make_backend(1000), LibraryError);
+}
+
+TEST(CudaBackend, GemmsInEveryPrecisionAndTranspose) {
+  REQUIRE_GPU();
+  auto backend = cuda::make_backend(0);
+  for (Precision p : all_precisions)
+    for (bool ta : {false, true})
+      for (bool tb : {false, true}) {
+        Problem problem{GemmProblem{GemmShape{3, 48, 32, 64, ta, tb}}, p};
+        SCOPED_TRACE(std::string(name(p)) + " " + describe(problem));
+        if (auto why = backend->unsupported_reason(problem)) {
+          EXPECT_EQ(p, Precision::fp8) << *why;  // only FP8 may be missing (compute capability < 8.9)
+          continue;
+        }
+        const auto in = inputs_for(problem);
+        auto c = backend->prepare(problem, in, CaseOptions{});
+        EXPECT_EQ(c->library(), "cublaslt");
+        const double seconds = c->run_timed();
+        EXPECT_GT(seconds, 0.0);
+        EXPECT_LT(seconds, 1.0);
+        const HostTensor out = c->output();
+        EXPECT_EQ(out.dims, (std::vector<std::int64_t>{3, 48, 32}));
+        EXPECT_LT(rel_l2(out.data, gemm_reference(problem.gemm().shape, in)), tolerance(p));
+        EXPECT_NE(note(*c, "cublaslt_heuristic_choice"), "<absent>");
+        if (p == Precision::fp32) EXPECT_NE(note(*c, "cublas_compute_type").find("32F"), std::string::npos);
+      }
+}
+
+TEST(CudaBackend, Fp8GemmNeedsAlignedShapes) {
+  REQUIRE_GPU();
+  auto backend = cuda::make_backend(0);
+  Problem problem{GemmProblem{GemmShape{12, 197, 197, 64, false, true}}, Precision::fp8};
+  const auto why = backend->unsupported_reason(problem);
+  ASSERT_TRUE(why);
+  EXPECT_THROW(backend->prepare(problem, inputs_for(problem), CaseOptions{}), Unsupported);
+}
+
+TEST(CudaBackend, ConvolutionPassesLayoutsAndPrecisions) {
+  REQUIRE_GPU();
+  auto backend = cuda::make_backend(0);
+  ConvShape s;
+  s.n = 2, s.c = 16, s.h = 11, s.w = 9, s.k = 32, s.r = 3, s.s = 3;
+  s.stride_h = 2, s.stride_w = 1, s.pad_h = 1, s.pad_w = 1;
+  ConvShape grouped = s;
+  grouped.groups = 2, grouped.dil_w = 2, grouped.stride_h = 1;
+  for (const ConvShape& shape : {s, grouped})
+    for (Precision p : {Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16})
+      for (Pass pass : all_passes)
+        for (Layout layout : {Layout::nhwc, Layout::nchw}) {
+          Problem problem{ConvProblem{shape, pass}, p};
+          SCOPED_TRACE(std::string(name(p)) + " " + std::string(name(pass)) + " " + describe(problem) +
+                       (layout == Layout::nhwc ? " nhwc" : " nchw"));
+          if (auto why = backend->unsupported_reason(problem)) {
+            EXPECT_NE(p, Precision::fp32) << *why;
+            continue;
+          }
+          CaseOptions options;
+          options.layout = layout;
+          const auto in = inputs_for(problem);
+          std::unique_ptr<Case> c;
+          try {
+            c = backend->prepare(problem, in, options);
+          } catch (const Unsupported& e) {
+            // cuDNN has no engine for some grouped/dilated 16-bit cases: fine, but never for fp32.
+            EXPECT_NE(p, Precision::fp32) << e.what();
+            continue;
+          }
+          EXPECT_EQ(c->library(), "cudnn");
+          EXPECT_GT(c->run_timed(), 0.0);
+          const HostTensor out = c->output();
+          EXPECT_EQ(out.dims, tensor_dims(problem).output);
+          EXPECT_LT(rel_l2(out.data, conv_reference(problem.conv(), in)), tolerance(p));
+          if (p == Precision::fp32) EXPECT_EQ(note(*c, "tensor_cores"), "no");
+          EXPECT_NE(note(*c, "cudnn_heuristic_choice"), "<absent>");
+        }
+}
+
+TEST(CudaBackend, Fp8ConvolutionIsUnsupportedWithAReason) {
+  REQUIRE_GPU();
+  auto backend = cuda::make_backend(0);
+  ConvShape s;
+  s.c = 8, s.h = 8, s.w = 8, s.k = 8, s.r = 3, s.s = 3, s.pad_h = 1, s.pad_w = 1;
+  const auto why = backend->unsupported_reason(Problem{ConvProblem{s, Pass::fwd}, Precision::fp8});
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("cuBLASLt"), std::string::npos);
+}
+
+TEST(CudaBackend, MemoryLimitRefusesAPointThatDoesNotFit) {
+  REQUIRE_GPU();
+  auto backend = cuda::make_backend(0);
+  Problem problem{GemmProblem{GemmShape{1, 1024, 1024, 1024, false, false}}, Precision::fp32};
+  CaseOptions options;
+  options.memory_limit_bytes = 8ull << 20;  // 12 MiB of operands + 32 MiB workspace cannot fit in 8 MiB
+  try {
+    backend->prepare(problem, inputs_for(problem), options);
+    FAIL() << "expected OutOfMemory";
+  } catch (const OutOfMemory& e) {
+    EXPECT_GT(e.needed_bytes, e.available_bytes);
+    EXPECT_LE(e.available_bytes, options.memory_limit_bytes);
+  }
+}
+
+TEST(CudaBackend, ClockNotesAreRecorded) {
+  REQUIRE_GPU();
+  auto backend = cuda::make_backend(0);
+  Problem problem{GemmProblem{GemmShape{1, 256, 256, 256, false, true}}, Precision::fp16};
+  auto c = backend->prepare(problem, inputs_for(problem), CaseOptions{});
+  for (int i = 0; i < 3; ++i) c->run_timed();
+  const std::string after = note(*c, "sm_clock_mhz_after");
+  if (after == "<absent>") {
+    EXPECT_NE(note(*c, "clock").find("NVML not available"), std::string::npos);
+  } else {
+    EXPECT_NE(note(*c, "sm_clock_mhz_before"), "<absent>");
+    EXPECT_NE(note(*c, "sm_clock_default_mhz"), "<absent>");
+  }
+}
+
+#endif
+
+}  // namespace
+}  // namespace lb
