@@ -275,6 +275,9 @@ def layer_rows(ax, ops, series, value_of, log=True):
     dot, hollow; points that were not measured get their status marker at the left edge.
     Returns the legend handles."""
     values, statuses = [], set()
+    # One plot call per series and kind of mark: thousands of single-point lines are slow to lay out.
+    marks = {}  # (series index, "ok" / "failed" / status) -> ([x], [y])
+    spans = ([], [])  # the grey line of each row, min to max, as one broken line
     for j, (op, _) in enumerate(ops):
         row = []
         for i, (label, colour, pts) in enumerate(series):
@@ -282,19 +285,31 @@ def layer_rows(ax, ops, series, value_of, log=True):
             v = value_of(p) if p and p["status"] in ("ok", "failed") else None
             if v:
                 row.append(v)
-                failed = p["status"] == "failed"
-                ax.plot([v], [j], marker="o", markersize=8, linestyle="none",
-                        markerfacecolor="white" if failed else colour,
-                        markeredgecolor=colour, markeredgewidth=2 if failed else 0.5)
-                statuses.update(["failed"] if failed else [])
+                xs, ys = marks.setdefault((i, p["status"]), ([], []))
+                xs.append(v)
+                ys.append(j)
             elif p:
-                statuses.add(p["status"])
-                ax.plot([0.012 + 0.022 * i], [j], marker=NOT_OK_MARK[p["status"]], markersize=8,
-                        color=colour, linestyle="none", transform=ax.get_yaxis_transform(),
-                        clip_on=False)
+                xs, ys = marks.setdefault((i, p["status"]), ([], []))
+                xs.append(0.012 + 0.022 * i)  # axes fraction: the left edge
+                ys.append(j)
         if len(row) > 1:
-            ax.plot([min(row), max(row)], [j, j], color="#bbb", linewidth=2, zorder=0)
+            spans[0].extend([min(row), max(row), float("nan")])
+            spans[1].extend([j, j, j])
         values += row
+    ax.plot(*spans, color="#bbb", linewidth=2, zorder=0)
+    for (i, status), (xs, ys) in marks.items():
+        colour = series[i][1]
+        statuses.add(status)
+        if status == "ok":
+            ax.plot(xs, ys, marker="o", markersize=8, linestyle="none", color=colour,
+                    markeredgecolor=colour, markeredgewidth=0.5)
+        elif status == "failed":
+            ax.plot(xs, ys, marker="o", markersize=8, linestyle="none", markerfacecolor="white",
+                    markeredgecolor=colour, markeredgewidth=2)
+        else:
+            ax.plot(xs, ys, marker=NOT_OK_MARK[status], markersize=8, color=colour,
+                    linestyle="none", transform=ax.get_yaxis_transform(), clip_on=False)
+    statuses.discard("ok")
     ax.set_yticks(range(len(ops)))
     ax.set_yticklabels([op_label(op, c) for op, c in ops])
     ax.set_ylim(len(ops) - 0.5, -0.5)  # first op on top
@@ -518,8 +533,9 @@ def section_devices(data, model, charts) -> str:
         legend_below(fig, all_handles)
         parts.append(charts.embed(
             fig, f"{model}: per-layer time and speed-up",
-            f"Each bar is one layer shape (×N: the model has N layers of that shape), timed alone "
-            f"at batch {batch} in FP32. Layers not measured say why in place of a bar."))
+            f"Each row is one layer shape (×N: the model has N layers of that shape), timed alone "
+            f"at batch {batch} in FP32; on the log scale the gap between two dots is the speed-up. "
+            f"Layers that were not measured are marked at the left edge (see the legend)."))
     parts.append(throughput_by_device(data, model, devices, charts))
     return "".join(parts)
 
@@ -598,7 +614,8 @@ def section_precision(data, model, charts) -> str:
     parts.append(charts.embed(fig, f"{model}: TFLOP/s per layer and precision",
                               "Achieved TFLOP/s (work / median time) for each layer shape and "
                               "precision, one panel per device at its largest FP32 batch. "
-                              "Precisions that did not run say why in place of a bar."))
+                              "Precisions that did not run are marked at the left edge; the table "
+                              "of points not measured below gives the reasons."))
     parts.append(speedup_over_fp32(data, model, devices, charts))
     return "".join(parts)
 
@@ -1037,6 +1054,8 @@ def best_table(data, model):
     rows = []
     for d in data.devices_for(model):
         for pass_ in data.record_passes(model):
+            if not data.records_of(model, d, pass_, ok_only=False):
+                continue  # this device did not run this pass at all
             recs = data.records_of(model, d, pass_)
             missing = availability(data, model, d, pass_)
             row = [d.label, lr.pass_name(pass_)]
