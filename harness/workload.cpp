@@ -101,11 +101,11 @@ class FieldReader {
     const std::string expected = minimum > 0 ? "must be a positive integer"
                                              : "must be a non-negative integer";
     if (!v.is_number_integer()) fail(field, expected);
-    if (v.is_number_unsigned()) {
-      if (v.get<std::uint64_t>() > static_cast<std::uint64_t>(max_tensor_elements))
-        fail(field, "must be at most " + std::to_string(max_tensor_elements));
-      return static_cast<std::int64_t>(v.get<std::uint64_t>());
-    }
+    // Unsigned storage holds values beyond INT64_MAX: bound it before converting.
+    const bool too_large = v.is_number_unsigned()
+                               ? v.get<std::uint64_t>() > std::uint64_t{max_tensor_elements}
+                               : v.get<std::int64_t>() > max_tensor_elements;
+    if (too_large) fail(field, "must be at most " + std::to_string(max_tensor_elements));
     const auto value = v.get<std::int64_t>();
     if (value < minimum) fail(field, expected);
     return value;

@@ -1,0 +1,404 @@
+// The workload catalogue: the shipped models' totals and shapes, batch scaling, training
+// passes, per-op accounting, and the loader's rejection of every kind of bad file.
+#include "harness/workload.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "harness/data_paths.hpp"
+#include "harness/shape_json.hpp"
+
+namespace lb {
+namespace {
+
+const std::filesystem::path fixtures = std::filesystem::path(LAYERBENCH_SOURCE_DIR) / "tests" /
+                                       "data" / "workloads";
+
+const std::vector<Model>& builtin() {
+  static const std::vector<Model> models = load_builtin_models();
+  return models;
+}
+
+const Model& model(const std::string& name) {
+  const Model* m = find_model(builtin(), name);
+  if (!m) throw std::runtime_error("model " + name + " not shipped");
+  return *m;
+}
+
+const Op& op(const Model& m, const std::string& id) {
+  for (const auto& o : m.ops)
+    if (o.id == id) return o;
+  throw std::runtime_error("no op " + id + " in " + m.name);
+}
+
+const Op& op_with_layer(const Model& m, const std::string& layer) {
+  for (const auto& o : m.ops)
+    for (const auto& l : o.layers)
+      if (l == layer) return o;
+  throw std::runtime_error("no layer " + layer + " in " + m.name);
+}
+
+int layers_of_kind(const Model& m, OpKind kind) {
+  int n = 0;
+  for (const auto& o : m.ops)
+    if (o.kind == kind) n += o.count();
+  return n;
+}
+
+// ---- the shipped models ----
+
+TEST(Builtin, ShipsTheThreeModelsSortedByFile) {
+  ASSERT_EQ(builtin().size(), 3u);
+  EXPECT_EQ(builtin()[0].name, "resnet50");
+  EXPECT_EQ(builtin()[1].name, "vit_b_16");
+  EXPECT_EQ(builtin()[2].name, "vit_l_16");
+  for (const auto& m : builtin()) {
+    EXPECT_FALSE(m.source.empty()) << m.name;
+    EXPECT_EQ(m.input_channels, 3);
+    EXPECT_EQ(m.input_height, 224);
+    EXPECT_EQ(m.input_width, 224);
+  }
+}
+
+// Reference totals: /work/shared/reference/hardware-and-versions.md, "Model totals" (forward,
+// per image, FLOPs = 2 x multiply-adds), to 0.1%.
+TEST(Builtin, ResNet50ForwardIs8178MegaFlopPerImage) {
+  const auto t = totals(model("resnet50"), 1, PassSet::fwd);
+  EXPECT_NEAR(t.flop_per_image, 8.178e9, 8.178e9 * 1e-3);
+  EXPECT_NEAR(t.flop_per_image / 2, 4.089e9, 4.089e9 * 1e-3);  // multiply-adds
+  // Exact sum of the 53 convolutions and the fc layer, derived by hand from torchvision's
+  // resnet50 (4 089 184 256 multiply-adds).
+  EXPECT_DOUBLE_EQ(t.flop, 2.0 * 4089184256);
+}
+
+TEST(Builtin, ResNet50Has53ConvolutionsIn23ShapesPlusFc) {
+  const auto& m = model("resnet50");
+  EXPECT_EQ(layers_of_kind(m, OpKind::conv), 53);
+  int conv_shapes = 0;
+  for (const auto& o : m.ops) conv_shapes += o.kind == OpKind::conv;
+  EXPECT_EQ(conv_shapes, 23);
+  const auto& fc = op_with_layer(m, "fc");
+  EXPECT_EQ(fc.kind, OpKind::linear);
+  EXPECT_EQ(fc.tokens, 1);
+  EXPECT_EQ(fc.gemm.k, 2048);
+  EXPECT_EQ(fc.gemm.n, 1000);
+  const auto t = totals(m, 1, PassSet::fwd);
+  EXPECT_EQ(t.ops, 24);
+  EXPECT_EQ(t.layers, 54);
+}
+
+TEST(Builtin, ResNet50IsV15WithTheStrideOnThe3x3) {
+  const auto& m = model("resnet50");
+  for (const std::string block : {"layer2.0", "layer3.0", "layer4.0"}) {
+    EXPECT_EQ(op_with_layer(m, block + ".conv1").conv.stride_h, 1) << block;
+    const auto& conv2 = op_with_layer(m, block + ".conv2").conv;
+    EXPECT_EQ(conv2.r, 3);
+    EXPECT_EQ(conv2.stride_h, 2) << block;
+    EXPECT_EQ(conv2.stride_w, 2) << block;
+    EXPECT_EQ(op_with_layer(m, block + ".downsample.0").conv.stride_h, 2) << block;
+  }
+  const auto& stem = op_with_layer(m, "conv1");
+  EXPECT_TRUE(stem.input_layer);
+  EXPECT_EQ(stem.conv.p(), 112);
+  // layer1's first conv3 and its downsample read the same 64x56x56 input into 256 channels.
+  EXPECT_EQ(&op_with_layer(m, "layer1.0.conv3"), &op_with_layer(m, "layer1.0.downsample.0"));
+  EXPECT_EQ(op_with_layer(m, "layer4.2.conv3").conv.p(), 7);
+}
+
+TEST(Builtin, ViTB16ForwardIs35_13GigaFlopPerImage) {
+  const auto& m = model("vit_b_16");
+  const auto t = totals(m, 1, PassSet::fwd);
+  EXPECT_NEAR(t.flop_per_image, 35.13e9, 35.13e9 * 1e-3);
+  EXPECT_EQ(t.layers, 1 + 12 * 6 + 1);
+  EXPECT_EQ(op(m, "qkv").count(), 12);
+  EXPECT_EQ(op(m, "qkv").layers[0], "encoder.layers.encoder_layer_0.self_attention.in_proj");
+  EXPECT_EQ(op(m, "mlp_fc1").gemm.n, 3072);
+  EXPECT_EQ(op(m, "attn_scores").heads, 12);
+  EXPECT_EQ(op(m, "head").tokens, 1);
+}
+
+TEST(Builtin, ViTL16ForwardIs123_11GigaFlopPerImage) {
+  const auto& m = model("vit_l_16");
+  const auto t = totals(m, 1, PassSet::fwd);
+  EXPECT_NEAR(t.flop_per_image, 123.11e9, 123.11e9 * 1e-3);
+  EXPECT_EQ(t.layers, 1 + 24 * 6 + 1);
+  EXPECT_EQ(op(m, "mlp_fc2").gemm.k, 4096);
+  EXPECT_EQ(op(m, "attn_context").heads, 16);
+}
+
+TEST(Builtin, ViTOpsHaveTheTransformerShapes) {
+  const auto& m = model("vit_b_16");
+  const auto& patch = op(m, "patch_embed");
+  EXPECT_TRUE(patch.input_layer);
+  EXPECT_EQ(patch.conv.p() * patch.conv.q(), 196);  // 197 tokens with the class token
+  const auto& scores = op(m, "attn_scores").gemm;   // Q . K^T per head
+  EXPECT_EQ(scores.m, 197);
+  EXPECT_EQ(scores.n, 197);
+  EXPECT_EQ(scores.k, 64);
+  EXPECT_TRUE(scores.trans_b);
+  const auto& context = op(m, "attn_context").gemm;  // P . V per head
+  EXPECT_EQ(context.m, 197);
+  EXPECT_EQ(context.n, 64);
+  EXPECT_EQ(context.k, 197);
+  EXPECT_FALSE(context.trans_b);
+  const auto& qkv = op(m, "qkv").gemm;  // y = x . W^T, W stored [3D][D]
+  EXPECT_EQ(qkv.m, 197);
+  EXPECT_EQ(qkv.n, 3 * 768);
+  EXPECT_EQ(qkv.k, 768);
+  EXPECT_TRUE(qkv.trans_b);
+}
+
+// ---- batch scaling and passes ----
+
+TEST(ProblemFor, GrowsWithTheBatchAsItsKindSays) {
+  const auto& m = model("vit_b_16");
+  const auto conv = problem_for(op(m, "patch_embed"), 8, Pass::fwd, Precision::fp16);
+  EXPECT_EQ(conv.conv().shape.n, 8);
+  EXPECT_EQ(conv.precision, Precision::fp16);
+  const auto linear = problem_for(op(m, "qkv"), 8, Pass::fwd, Precision::fp32).gemm().shape;
+  EXPECT_EQ(linear.batch, 1);
+  EXPECT_EQ(linear.m, 197 * 8);
+  const auto bmm = problem_for(op(m, "attn_scores"), 8, Pass::fwd, Precision::fp32).gemm().shape;
+  EXPECT_EQ(bmm.batch, 12 * 8);
+  EXPECT_EQ(bmm.m, 197);
+  EXPECT_THROW(problem_for(op(m, "qkv"), 0, Pass::fwd, Precision::fp32), std::invalid_argument);
+}
+
+TEST(ProblemFor, ModelFlopsAreLinearInTheBatch) {
+  for (const auto& m : builtin()) {
+    const auto one = totals(m, 1, PassSet::train);
+    const auto many = totals(m, 24, PassSet::train);
+    EXPECT_DOUBLE_EQ(many.flop, 24 * one.flop) << m.name;
+    EXPECT_DOUBLE_EQ(many.flop_per_image, one.flop_per_image) << m.name;
+  }
+}
+
+TEST(ProblemFor, LinearTrainingPassesAreTheGradientProducts) {
+  const auto& qkv = op(model("vit_b_16"), "qkv");
+  const auto data = problem_for(qkv, 2, Pass::bwd_data, Precision::fp32).gemm().shape;
+  // dX[394][768] = dY[394][2304] . W, W stored [2304][768]
+  EXPECT_EQ(data, (GemmShape{1, 394, 768, 2304, false, false}));
+  const auto weights = problem_for(qkv, 2, Pass::bwd_weights, Precision::fp32).gemm().shape;
+  // dW[2304][768] = dY^T . X, both stored with 394 rows
+  EXPECT_EQ(weights, (GemmShape{1, 2304, 768, 394, true, false}));
+}
+
+TEST(Passes, TrainingSkipsTheInputLayersDataGradient) {
+  const auto& m = model("resnet50");
+  const auto& stem = op_with_layer(m, "conv1");
+  EXPECT_EQ(passes_for(stem, PassSet::fwd), std::vector<Pass>{Pass::fwd});
+  EXPECT_EQ(passes_for(stem, PassSet::train), (std::vector<Pass>{Pass::fwd, Pass::bwd_weights}));
+  EXPECT_EQ(passes_for(op_with_layer(m, "fc"), PassSet::train),
+            (std::vector<Pass>{Pass::fwd, Pass::bwd_data, Pass::bwd_weights}));
+}
+
+TEST(Passes, TrainingStepIsThreeForwardsLessTheInputLayersDataGradient) {
+  for (const auto& m : builtin()) {
+    double input_layer_flop = 0;
+    for (const auto& o : m.ops)
+      if (o.input_layer)
+        input_layer_flop += o.count() * flop_count(problem_for(o, 1, Pass::fwd, Precision::fp32));
+    ASSERT_GT(input_layer_flop, 0) << m.name;
+    const double fwd = totals(m, 1, PassSet::fwd).flop;
+    EXPECT_DOUBLE_EQ(totals(m, 1, PassSet::train).flop, 3 * fwd - input_layer_flop) << m.name;
+  }
+}
+
+TEST(Passes, ParsePassSet) {
+  EXPECT_EQ(parse_pass_set("train"), PassSet::train);
+  EXPECT_EQ(parse_pass_set("fwd"), PassSet::fwd);
+  EXPECT_EQ(parse_pass_set("forward"), std::nullopt);
+}
+
+// ---- accounting of one small op, by hand ----
+// tests/data/workloads/tiny.json, op "stem": x 1x3x8x8 = 192, w 4x3x3x3 = 108, y 1x4x8x8 = 256.
+TEST(Accounting, HandComputedForOneSmallConvolution) {
+  const Model tiny = load_model_file(fixtures / "tiny.json");
+  const auto& stem = op(tiny, "stem");
+  const auto fp32 = problem_for(stem, 1, Pass::fwd, Precision::fp32);
+  EXPECT_DOUBLE_EQ(flop_count(fp32), 2.0 * 256 * 27);  // each output: 3x3x3 multiply-adds
+  EXPECT_DOUBLE_EQ(min_bytes(fp32), (192 + 108 + 256) * 4.0);
+  EXPECT_NEAR(flop_count(fp32) / min_bytes(fp32), 13824.0 / 2224.0, 1e-12);
+  EXPECT_EQ(memory_bytes(fp32), (192u + 108u + 256u) * 4u);
+  EXPECT_EQ(memory_bytes(problem_for(stem, 1, Pass::fwd, Precision::bf16)), (192u + 108u + 256u) * 2u);
+  // FP8: E4M3 inputs (1 byte), BF16 output (2 bytes)
+  EXPECT_EQ(memory_bytes(problem_for(stem, 1, Pass::fwd, Precision::fp8)), 192u + 108u + 256u * 2u);
+  // At batch 2 the activations double, the weights do not.
+  EXPECT_EQ(memory_bytes(problem_for(stem, 2, Pass::fwd, Precision::fp32)),
+            (2 * 192u + 108u + 2 * 256u) * 4u);
+  // Backward-weights reads x and dy and writes dw: the same tensors.
+  EXPECT_EQ(memory_bytes(problem_for(stem, 1, Pass::bwd_weights, Precision::fp32)),
+            (192u + 256u + 108u) * 4u);
+}
+
+TEST(Accounting, HandComputedForOneSmallLinear) {
+  const Model tiny = load_model_file(fixtures / "tiny.json");
+  // proj: 16 tokens, 8 -> 6. At batch 3: A 48x8, W 6x8, C 48x6.
+  const auto p = problem_for(op(tiny, "proj"), 3, Pass::fwd, Precision::fp16);
+  EXPECT_DOUBLE_EQ(flop_count(p), 2.0 * 48 * 6 * 8);
+  EXPECT_DOUBLE_EQ(min_bytes(p), (48 * 8 + 6 * 8 + 48 * 6) * 2.0);
+  EXPECT_EQ(memory_bytes(p), (48u * 8u + 6u * 8u + 48u * 6u) * 2u);
+}
+
+TEST(Accounting, ShapeJsonHasTheExecutedDimensions) {
+  const Model tiny = load_model_file(fixtures / "tiny.json");
+  const auto conv = shape_json(problem_for(op(tiny, "body"), 5, Pass::bwd_data, Precision::fp32));
+  EXPECT_EQ(conv.at("n"), 5);
+  EXPECT_EQ(conv.at("c"), 4);
+  EXPECT_EQ(conv.at("stride_h"), 2);
+  EXPECT_EQ(conv.at("p"), 4);
+  EXPECT_EQ(conv.at("q"), 4);
+  EXPECT_EQ(conv.at("groups"), 1);
+  EXPECT_EQ(conv.size(), 16u);
+  const auto gemm = shape_json(problem_for(op(tiny, "proj"), 2, Pass::bwd_weights, Precision::fp32));
+  EXPECT_EQ(gemm, (nlohmann::json{{"batch", 1}, {"m", 6}, {"n", 8}, {"k", 32},
+                                  {"trans_a", true}, {"trans_b", false}}));
+}
+
+// ---- 32-bit indexing ----
+
+TEST(Indexing, LargestResNetActivationLimitsTheBatch) {
+  // conv1's output is 64x112x112 = 802816 elements per image; 2674 images fit in INT32_MAX
+  // elements, 2675 do not.
+  const auto& stem = op_with_layer(model("resnet50"), "conv1");
+  EXPECT_EQ(indexing_overflow(stem, 2674), std::nullopt);
+  const auto overflow = indexing_overflow(stem, 2675);
+  ASSERT_TRUE(overflow);
+  EXPECT_EQ(*overflow,
+            "tensor y (2675 x 64 x 112 x 112) holds 2147532800 elements at batch 2675, more than "
+            "32-bit indexing allows (2147483647)");
+}
+
+// ---- the loader's errors: one fixture per case, exact message ----
+
+struct BadFile {
+  const char* file;
+  const char* message;  // after "<path>: "
+};
+
+class BadWorkload : public ::testing::TestWithParam<BadFile> {};
+
+TEST_P(BadWorkload, IsRejectedWithFileOpAndField) {
+  const auto path = fixtures / GetParam().file;
+  ASSERT_TRUE(std::filesystem::exists(path)) << path;
+  try {
+    load_model_file(path);
+    FAIL() << "loaded " << path;
+  } catch (const WorkloadError& e) {
+    EXPECT_EQ(std::string(e.what()), path.string() + ": " + GetParam().message);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, BadWorkload,
+    ::testing::Values(
+        BadFile{"zero_stride.json", "ops[1].stride_h: must be a positive integer"},
+        BadFile{"negative_pad.json", "ops[1].pad_w: must be a non-negative integer"},
+        BadFile{"fractional_channels.json", "ops[1].c: must be a positive integer"},
+        BadFile{"string_number.json", "ops[2].tokens: must be a positive integer"},
+        BadFile{"huge_value.json", "ops[2].out_features: must be at most 2147483647"},
+        BadFile{"window_too_large.json",
+                "ops[1]: output height is not positive: the window (r 3, dilation 1, spanning 3) "
+                "is larger than the padded input (h 2 + 2 x pad_h 0)"},
+        BadFile{"unknown_kind.json",
+                "ops[2].kind: unknown kind \"pool\" (expected conv, linear or bmm)"},
+        BadFile{"unknown_top_field.json", "author: unknown field"},
+        BadFile{"unknown_op_field.json", "ops[1].stride: unknown field"},
+        BadFile{"missing_op_field.json", "ops[3].k: missing (required)"},
+        BadFile{"missing_top_field.json", "source: missing (required)"},
+        BadFile{"duplicate_op_id.json", "ops[2].id: duplicate id \"body\" (also ops[1])"},
+        BadFile{"duplicate_layer.json",
+                "ops[3].layers[1]: layer \"proj\" is already listed in ops[2]"},
+        BadFile{"groups_not_dividing.json", "ops[1].groups: c (4) is not divisible by groups (3)"},
+        BadFile{"tensor_too_large.json",
+                "ops[1]: tensor x (1 x 64 x 8192 x 8192) holds 4294967296 elements at batch 1, "
+                "more than 32-bit indexing allows (2147483647)"},
+        BadFile{"wrong_schema.json",
+                "schema: unsupported schema \"layerbench-model/2\" (expected "
+                "\"layerbench-model/1\")"},
+        BadFile{"bad_model_name.json", "name: must use only letters, digits, '_', '-' and '.'"},
+        BadFile{"empty_ops.json", "ops: must be a non-empty array of operations"},
+        BadFile{"flag_not_bool.json", "ops[0].input_layer: must be true or false"},
+        BadFile{"input_layer_mismatch.json",
+                "ops[0].h: the input layer must read the model's input: expected input.height "
+                "(8), got 16"},
+        BadFile{"not_an_object.json", "must hold a JSON object (a model)"},
+        BadFile{"malformed.json",
+                "line 5: invalid JSON: syntax error while parsing object - unexpected string "
+                "literal; expected '}'"}),
+    [](const auto& info) {
+      std::string name = info.param.file;
+      name = name.substr(0, name.find('.'));
+      for (auto& ch : name)
+        if (ch == '-') ch = '_';
+      return name;
+    });
+
+TEST(Loader, GroupsMustAlsoDivideTheOutputChannels) {
+  // Written at run time: the c-not-divisible case is a fixture; this one varies k only.
+  const auto path = std::filesystem::temp_directory_path() / "layerbench_groups_k.json";
+  {
+    std::ofstream out(path);
+    out << R"({"schema": "layerbench-model/1", "name": "g", "title": "t", "source": "test data",
+  "input": {"channels": 6, "height": 8, "width": 8},
+  "ops": [{"id": "a", "kind": "conv", "layers": ["a"], "c": 6, "h": 8, "w": 8, "k": 8, "r": 1,
+           "s": 1, "stride_h": 1, "stride_w": 1, "groups": 3}]})";
+  }
+  try {
+    load_model_file(path);
+    FAIL() << "loaded";
+  } catch (const WorkloadError& e) {
+    EXPECT_EQ(std::string(e.what()), path.string() + ": ops[0].groups: k (8) is not divisible by groups (3)");
+  }
+  std::filesystem::remove(path);
+}
+
+TEST(Loader, MissingFileIsNamed) {
+  const auto path = fixtures / "no_such_file.json";
+  try {
+    load_model_file(path);
+    FAIL() << "loaded";
+  } catch (const WorkloadError& e) {
+    EXPECT_EQ(std::string(e.what()), path.string() + ": cannot be opened for reading");
+  }
+}
+
+TEST(Loader, OptionalConvFieldsTakeTheirDefaults) {
+  const Model tiny = load_model_file(fixtures / "tiny.json");
+  const auto& stem = op(tiny, "stem").conv;
+  EXPECT_EQ(stem.dil_h, 1);
+  EXPECT_EQ(stem.dil_w, 1);
+  EXPECT_EQ(stem.groups, 1);
+  EXPECT_EQ(op(model("vit_b_16"), "patch_embed").conv.pad_h, 0);  // not written in the file
+  EXPECT_EQ(tiny.file, (fixtures / "tiny.json").string());
+  EXPECT_EQ(op(tiny, "body").count(), 2);
+}
+
+TEST(Loader, DuplicateModelNamesAcrossFilesNameBothFiles) {
+  const auto first = data_dir() / "models" / "resnet50.json";
+  const auto second = fixtures / "duplicate_model_name.json";
+  try {
+    load_models({first, second});
+    FAIL() << "loaded both";
+  } catch (const WorkloadError& e) {
+    EXPECT_EQ(std::string(e.what()), second.string() + ": name: model \"resnet50\" is already defined in " +
+                                         first.string());
+  }
+  // Each file alone is a good model.
+  EXPECT_EQ(load_models({second}).size(), 1u);
+}
+
+TEST(Loader, UserFilesLoadNextToTheBuiltinOnes) {
+  auto files = builtin_model_files();
+  files.push_back(fixtures / "tiny.json");
+  const auto models = load_models(files);
+  ASSERT_EQ(models.size(), 4u);
+  EXPECT_NE(find_model(models, "tiny"), nullptr);
+  EXPECT_EQ(find_model(models, "nope"), nullptr);
+}
+
+}  // namespace
+}  // namespace lb
