@@ -184,8 +184,9 @@ def table(headers, rows, cls="") -> str:
     def cell(c):
         return c if isinstance(c, Raw) else esc("–" if c is None else c)
     head = "".join(f"<th>{esc(h)}</th>" for h in headers)
+    head = f"<thead><tr>{head}</tr></thead>" if any(headers) else ""
     body = "".join("<tr>" + "".join(f"<td>{cell(c)}</td>" for c in r) + "</tr>" for r in rows)
-    return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    return f'<table class="{cls}">{head}<tbody>{body}</tbody></table>'
 
 
 def md_table(headers, rows) -> str:
@@ -931,27 +932,27 @@ def section_versus(data, model, charts) -> str:
                                       f"Each group: one precision at the largest batch all "
                                       f"{word}s measured ok; numbers over the bars are relative "
                                       f"to {base.label}."))
-        keys = sorted({k for r in recs.values() for k in r},
-                      key=lambda k: (lr.precision_order(k[0]), k[1]))
+        batches = sorted({b for r in recs.values() for (_, b) in r})
+        precisions = sorted({p for r in recs.values() for (p, _) in r}, key=lr.precision_order)
         rows = []
-        for prec, b in keys:
-            row = [P(prec), b]
-            ref = recs[base].get((prec, b))
+        for prec in precisions:
             for d in mine:
-                r = recs[d].get((prec, b))
-                if r is None:
-                    row.append("not measured")
-                elif r["status"] != "ok":
-                    row.append(status_pill(r["status"], r.get("reason", "")))
-                elif ref is not None and ref["status"] == "ok":
-                    row.append(f"{fmt_rate(r['images_per_s'])} "
-                               f"({fmt_ratio(r['images_per_s'] / ref['images_per_s'])})")
-                else:
-                    row.append(fmt_rate(r["images_per_s"]))
-            rows.append(row)
-        parts.append(f"<p>Images/s, {esc(lr.pass_name(pass_))}, normalised to {esc(base.label)} "
-                     "(in brackets):</p>" +
-                     table(["precision", "batch"] + [d.label for d in mine], rows))
+                row = [P(prec), d.label]
+                for b in batches:
+                    r, ref = recs[d].get((prec, b)), recs[base].get((prec, b))
+                    if r is None:
+                        row.append("not measured")
+                    elif r["status"] != "ok":
+                        row.append(status_pill(r["status"], r.get("reason", "")))
+                    elif ref is not None and ref["status"] == "ok":
+                        row.append(f"{fmt_rate(r['images_per_s'])} "
+                                   f"({fmt_ratio(r['images_per_s'] / ref['images_per_s'])})")
+                    else:
+                        row.append(fmt_rate(r["images_per_s"]))
+                rows.append(row)
+        parts.append(f"<p>Images/s, {esc(lr.pass_name(pass_))}, against batch size; in brackets "
+                     f"relative to {esc(base.label)} at the same precision and batch:</p>" +
+                     table(["precision", "device"] + [f"batch {b}" for b in batches], rows))
     if not parts:
         return note("Only one device of each kind in these files: nothing to set side by side. "
                     "Pass results files from other machines to compare devices.")
