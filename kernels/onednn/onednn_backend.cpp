@@ -271,18 +271,18 @@ class Arena {
 };
 
 // Rotation of buffer sets that makes every run cache-cold: enough sets that one rotation touches
-// twice the last-level cache, at least two, at most max_cold_sets (tiny problems), and as many
-// as fit the memory limit. When the OS cannot tell the cache size, 256 MiB is assumed: an
-// over-estimate errs towards colder, which is the safe side.
-constexpr std::size_t max_cold_sets = 4096;
+// twice the last-level cache. A set that alone is that large needs no second one: by the end of
+// a run the cache holds only its last-touched part, and each run starts at its beginning. At
+// most max_cold_sets (tiny problems), and no more than fit the memory limit. When the OS cannot
+// tell the cache size, 256 MiB is assumed: an over-estimate errs towards colder, the safe side.
+constexpr std::uint64_t max_cold_sets = 4096;
 constexpr std::uint64_t assumed_llc_bytes = 256ull << 20;
 
 std::size_t cold_set_count(std::uint64_t set_bytes, std::uint64_t fixed_bytes,
                            std::uint64_t memory_limit) {
   std::uint64_t llc = platform::last_level_cache_bytes();
   if (llc == 0) llc = assumed_llc_bytes;
-  std::uint64_t sets = std::max<std::uint64_t>(2, (2 * llc + set_bytes - 1) / set_bytes);
-  sets = std::min<std::uint64_t>(sets, max_cold_sets);
+  std::uint64_t sets = std::clamp<std::uint64_t>((2 * llc + set_bytes - 1) / set_bytes, 1, max_cold_sets);
   if (memory_limit > 0 && fixed_bytes + sets * set_bytes > memory_limit)
     sets = std::max<std::uint64_t>(1, (memory_limit - std::min(memory_limit, fixed_bytes)) / set_bytes);
   return static_cast<std::size_t>(sets);
