@@ -19,6 +19,7 @@ struct CpuInfo {
   std::string onednn_version;  // "2.6.3"
   std::string onednn_isa;      // what oneDNN dispatches to, e.g. "avx2"
   double fma_peak_gflops = 0;  // measured by the FMA microbenchmark, 0 if not measured
+  std::string fma_peak_method; // how it was measured (harness/cpu_peak.hpp), empty if not
 };
 
 struct DriverInfo {
@@ -47,6 +48,7 @@ struct LibraryInfo {
   int loaded_version = 0;    // reported by the library at run time
   int cuda_version = 0;      // cuDNN: the CUDA version it was built for (cudnnGetCudartVersion)
   std::string error;
+  std::string path;          // file the library was loaded from, where the OS can tell
 };
 
 struct Snapshot {

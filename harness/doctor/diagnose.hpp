@@ -1,0 +1,68 @@
+#pragma once
+// The doctor's verdict: a pure function of a probed (or fabricated) snapshot and the facts.
+// `run` uses it too, to say why it falls back to the CPU.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "harness/doctor/facts.hpp"
+#include "harness/doctor/snapshot.hpp"
+
+namespace lb::doctor {
+
+enum class Severity { info, warning, error };
+const char* name(Severity s);
+
+struct Finding {
+  Severity severity = Severity::info;
+  std::string subject;  // "build", "driver", "devices", "gpu 0", "cudnn", "cublas", "env"
+  std::string message;
+  std::vector<std::string> fixes;
+};
+
+struct Diagnosis {
+  bool gpu_usable = false;
+  std::string reason;              // one line: why no GPU is usable; empty when one is
+  std::string verdict;             // "GPU ready: ..." or "No usable GPU: <reason>"
+  std::vector<std::string> fixes;  // how to fix, in the order the problems block
+  std::vector<Finding> findings;   // everything noticed, in the order checked
+  std::vector<int> usable_gpus;    // indices of GPUs this build can run on
+  std::map<int, std::vector<std::string>> tensor_cores;  // GPU index -> "FP16", "TF32", ...
+};
+
+// Cards with less memory than this get a warning: the issue that asked for the doctor sets
+// 6 GB (decimal) as the point below which the larger layers at large batches may not fit.
+inline constexpr double kSmallGpuMemoryBytes = 6e9;
+
+Diagnosis diagnose(const Snapshot& snapshot, const Facts& facts);
+
+// --- `doctor --for tensorflow==X.Y` ---
+
+struct FrameworkTarget {
+  std::string framework;  // "tensorflow"
+  std::string version;    // "2.15"
+};
+// Parses "tensorflow==2.15" (also "2.15.1"); throws std::invalid_argument with a message that
+// says what is accepted.
+FrameworkTarget parse_framework_target(const std::string& spec);
+
+struct RequirementCheck {
+  std::string item;      // "CUDA", "cuDNN", "NVIDIA driver", "platform"
+  std::string required;
+  std::string found;
+  bool ok = false;
+  std::string note;
+};
+
+struct FrameworkCheck {
+  FrameworkTarget target;
+  std::string tested_with;  // "CUDA 12.2, cuDNN 8.9 (Linux)"
+  std::vector<RequirementCheck> checks;
+  bool all_ok = false;
+};
+
+// Throws std::invalid_argument when the version is not in the facts, listing the known range.
+FrameworkCheck check_framework(const Snapshot& snapshot, const Facts& facts,
+                               const FrameworkTarget& target);
+
+}  // namespace lb::doctor

@@ -1,0 +1,87 @@
+#include "harness/doctor/probe.hpp"
+
+#include "build_info.hpp"
+#include "harness/cpu_peak.hpp"
+#include "harness/doctor/versions.hpp"
+#include "harness/platform.hpp"
+
+namespace lb::doctor {
+namespace {
+
+CpuInfo probe_cpu(const ProbeOptions& options) {
+  const platform::CpuFeatures f = platform::cpu_features();
+  CpuInfo cpu;
+  cpu.model = f.model;
+  cpu.cores = f.cores;
+  cpu.threads = f.threads;
+  cpu.avx2 = f.avx2;
+  cpu.avx512f = f.avx512f;
+  cpu.avx512_bf16 = f.avx512_bf16;
+  cpu.avx512_fp16 = f.avx512_fp16;
+  cpu.amx = f.amx;
+  if (options.measure_cpu_peak) {
+    CpuPeakOptions peak_options;
+    peak_options.threads = options.cpu_peak_threads;
+    const CpuPeak peak = measure_cpu_peak(peak_options);
+    cpu.fma_peak_gflops = peak.gflops;
+    cpu.fma_peak_method = peak.method;
+  }
+  return cpu;
+}
+
+// Signatures from cuda.h and nvml.h; both return 0 on success.
+using CuDriverGetVersion = int (*)(int*);
+using NvmlInit = int (*)();
+using NvmlSystemGetDriverVersion = int (*)(char*, unsigned);
+using NvmlShutdown = int (*)();
+
+// NVML's driver version text, for systems without /proc/driver/nvidia/version (Windows).
+std::string nvml_driver_version() {
+  std::string error;
+  void* nvml = platform::load_library(platform::nvml_library(), error);
+  if (!nvml) return "";
+  auto init = reinterpret_cast<NvmlInit>(platform::find_symbol(nvml, "nvmlInit_v2"));
+  auto get = reinterpret_cast<NvmlSystemGetDriverVersion>(platform::find_symbol(nvml, "nvmlSystemGetDriverVersion"));
+  auto shutdown = reinterpret_cast<NvmlShutdown>(platform::find_symbol(nvml, "nvmlShutdown"));
+  if (!init || !get || !shutdown || init() != 0) return "";
+  char buffer[96] = {};  // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE is 80
+  const bool ok = get(buffer, sizeof buffer) == 0;
+  shutdown();
+  return ok ? buffer : "";
+}
+
+DriverInfo probe_driver() {
+  DriverInfo d;
+  d.library = platform::nvidia_driver_library();
+  void* driver = platform::load_library(d.library, d.load_error);
+  if (!driver) return d;
+  d.loaded = true;
+  if (const std::string path = platform::library_path(driver, "cuDriverGetVersion"); !path.empty())
+    d.library = path;
+  if (auto get = reinterpret_cast<CuDriverGetVersion>(platform::find_symbol(driver, "cuDriverGetVersion"))) {
+    int version = 0;
+    if (get(&version) == 0) d.max_cuda_version = version;
+  }
+  if (const auto text = platform::nvidia_kernel_module_text())
+    d.version = driver_version_from_module_text(*text);
+  if (d.version.empty()) d.version = nvml_driver_version();
+  return d;
+}
+
+}  // namespace
+
+Snapshot probe_host(const ProbeOptions& options) {
+  Snapshot s;
+  s.os = platform::is_windows() ? "windows" : "linux";
+  s.cpu = probe_cpu(options);
+  s.cuda_build = LAYERBENCH_HAVE_CUDA;
+  s.build_architectures = s.cuda_build ? build::cuda_architectures : "";
+  s.driver = probe_driver();
+  const char* library_path_variable = platform::is_windows() ? "PATH" : "LD_LIBRARY_PATH";
+  for (const char* name : {"CUDA_VISIBLE_DEVICES", "NVIDIA_TF32_OVERRIDE", "CUBLAS_WORKSPACE_CONFIG",
+                           library_path_variable})
+    s.env[name] = platform::getenv_opt(name);
+  return s;
+}
+
+}  // namespace lb::doctor
