@@ -6,7 +6,6 @@ message names the file and the problem in one line; the scripts print it and exi
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,12 +17,12 @@ POINT_PASSES = ("fwd", "bwd_data", "bwd_weights")
 MODEL_PASSES = ("fwd", "train")
 STATUSES = ("ok", "unsupported", "oom", "failed")
 FILE_STATUSES = ("complete", "incomplete", "interrupted")
-UNMEASURED = ("unsupported", "oom")  # no timing by definition
 
 PRECISION_NAMES = {"fp32": "FP32", "tf32": "TF32", "fp16": "FP16", "bf16": "BF16", "fp8": "FP8"}
 PASS_NAMES = {"fwd": "forward", "train": "training step", "bwd_data": "backward (data)",
               "bwd_weights": "backward (weights)"}
-STATUS_NAMES = {"ok": "ok", "unsupported": "unsupported", "oom": "out of memory", "failed": "failed"}
+STATUS_NAMES = {"ok": "ok", "unsupported": "unsupported", "oom": "out of memory",
+                "failed": "failed"}
 
 
 class BadResultsFile(Exception):
@@ -81,16 +80,14 @@ class ResultsFile:
     def device_kind(self, device_id: str) -> str:
         return self.devices[device_id]["kind"]
 
-    def device_name(self, device_id: str) -> str:
-        return self.devices[device_id]["name"]
-
 
 def _parse_json(path: Path, text: str):
     stripped = text.strip()
     if not stripped:
         raise BadResultsFile(path, "empty file: not a layerbench results file")
     if stripped[0] not in "{[":
-        raise BadResultsFile(path, "not JSON (does not start with '{'): not a layerbench results file")
+        raise BadResultsFile(path, "not JSON (does not start with '{'): not a layerbench "
+                                   "results file")
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
@@ -167,8 +164,8 @@ def check(path, data) -> ResultsFile:
     if not isinstance(schema, str) or not schema.startswith(SCHEMA_FAMILY):
         raise BadResultsFile(path, f"not a layerbench results file: schema is {json.dumps(schema)}")
     if schema != SCHEMA:
-        raise BadResultsFile(path, f"unknown schema version '{schema}' (these scripts read {SCHEMA}; "
-                                   "update layerbench's scripts)")
+        raise BadResultsFile(path, f"unknown schema version '{schema}' (these scripts read "
+                                   f"{SCHEMA}; update layerbench's scripts)")
     status = _require(path, data, "status", str, "")
     if status not in FILE_STATUSES:
         raise BadResultsFile(path, f"status: unknown value '{status}'")
@@ -258,9 +255,3 @@ def noise(p: dict) -> float:
     t = p.get("timing")
     return float(t.get("noise") or 0.0) if isinstance(t, dict) else 0.0
 
-
-def display_path(path: Path) -> str:
-    try:
-        return os.path.relpath(path)
-    except ValueError:  # another drive on Windows
-        return str(path)

@@ -28,7 +28,6 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
-from matplotlib.patches import Patch  # noqa: E402
 from matplotlib.ticker import FuncFormatter, NullLocator  # noqa: E402
 
 # One fixed colour per precision and per device, in every chart: precision colours where a chart
@@ -39,7 +38,6 @@ CPU_COLOURS = ["#4d4d4d", "#8c564b", "#a6761d"]
 GPU_COLOURS = ["#2ca02c", "#e7298a", "#1b9e77", "#b15928", "#66a61e"]
 PASS_MARKERS = {"fwd": "o", "bwd_data": "s", "bwd_weights": "^"}
 PASS_LINESTYLES = {"fwd": "-", "train": "--"}
-STATUS_SHORT = {"unsupported": "unsupported", "oom": "OOM", "failed": "failed"}
 NOT_OK_MARK = {"oom": "X", "unsupported": "s", "failed": "P"}
 ACCUMULATION_MARK = "*"
 DPI = 100
@@ -276,7 +274,7 @@ def layer_rows(ax, ops, series, value_of, log=True):
     dot, hollow; points that were not measured get their status marker at the left edge.
     Returns the legend handles."""
     values, statuses = [], set()
-    # One plot call per series and kind of mark: thousands of single-point lines are slow to lay out.
+    # One plot call per series and kind of mark: single-point lines by the thousand are slow.
     marks = {}  # (series index, "ok" / "failed" / status) -> ([x], [y])
     spans = ([], [])  # the grey line of each row, min to max, as one broken line
     for j, (op, _) in enumerate(ops):
@@ -707,7 +705,8 @@ def section_memory(data, model, charts) -> str:
                     if acc and acc.get("images_per_s"):
                         ax.plot([b], [acc["images_per_s"]], marker=ACCUMULATION_MARK, markersize=11,
                                 markerfacecolor="none", markeredgecolor=colour, linestyle="none")
-                        ax.annotate(f"{acc['steps']}×{acc['batch']} accum.", (b, acc["images_per_s"]),
+                        ax.annotate(f"{acc['steps']}×{acc['batch']} accum.",
+                                    (b, acc["images_per_s"]),
                                     textcoords="offset points", xytext=(-6, 8), ha="right",
                                     fontsize=8, color=colour)
         for bd, b in data.boundaries:
@@ -859,7 +858,8 @@ def section_roofline(data, model, charts) -> str:
                     for b, n in sorted(bounds.items())),
                     f"{statistics.median(fractions):.0%}" if fractions else None])
     handles.append(Line2D([], [], color="black", label="memory ceiling"))
-    handles.append(Line2D([], [], color="#555", linestyle="--", label="compute peak (colour: precision)"))
+    handles.append(Line2D([], [], color="#555", linestyle="--",
+                          label="compute peak (colour: precision)"))
     legend_below(fig, sorted(handles, key=legend_order))
     parts = [charts.embed(fig, f"{model}: roofline",
                           "Each point is one measured layer (all batches, precisions and passes) "
@@ -1019,11 +1019,13 @@ def section_environment(data) -> str:
         doctor = c.get("doctor") or {}
         rows = [["file", f.name + ("  (reference for comparisons)" if f is data.baseline else "")],
                 ["status", f.status],
-                ["layerbench", f"{c.get('layerbench_version', '?')} (git {c.get('git_revision', '?')}"
+                ["layerbench", f"{c.get('layerbench_version', '?')} "
+                 f"(git {c.get('git_revision', '?')}"
                  f", {c.get('build_type', '?')}, {c.get('compiler', '?')})"],
                 ["host / OS", f"{c.get('host', '?')} / {c.get('os', '?')}"],
                 ["command", c.get("command_line")],
-                ["time (UTC)", f"{c.get('start_time', '?')} → {c.get('end_time') or 'not finished'}"],
+                ["time (UTC)",
+                 f"{c.get('start_time', '?')} → {c.get('end_time') or 'not finished'}"],
                 ["cache mode", c.get("cache")],
                 ["stopping rule", f"noise target {c.get('noise_target')}, at most "
                  f"{c.get('max_time_per_point_s')} s per point"],
@@ -1040,7 +1042,8 @@ def section_environment(data) -> str:
             bw = dev.get("memory_bandwidth_gbps")
             bw_text = f"{bw.get('value')} GB/s ({bw.get('source', 'no source')})" if bw else \
                 "unknown"
-            rows.append([f"device {dev_id}", f"{dev['name']} — {dev.get('backend', '?')}; {facts}"])
+            rows.append([f"device {dev_id}",
+                         f"{dev['name']} — {dev.get('backend', '?')}; {facts}"])
             rows.append([f"{dev_id} peaks", peaks])
             rows.append([f"{dev_id} memory bandwidth", bw_text])
         parts.append(table(["", ""], rows, "kv"))
