@@ -1,0 +1,456 @@
+// The doctor's diagnosis on fabricated machines, the facts files, version decoding, the
+// TensorFlow check and the real probe on whatever machine runs the tests.
+//
+// Every GPU, driver and library in the fabricated snapshots below is TEST DATA standing in for
+// a machine this test does not have; names and capabilities follow the reference facts table.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/data_paths.hpp"
+#include "harness/doctor/diagnose.hpp"
+#include "harness/doctor/facts.hpp"
+#include "harness/doctor/probe.hpp"
+#include "harness/doctor/report.hpp"
+#include "harness/doctor/versions.hpp"
+
+namespace lb::doctor {
+namespace {
+
+const Facts& facts() {
+  static const Facts f = load_facts();
+  return f;
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+bool any_contains(const std::vector<std::string>& lines, const std::string& needle) {
+  for (const auto& l : lines)
+    if (contains(l, needle)) return true;
+  return false;
+}
+
+const Finding* find(const Diagnosis& d, Severity severity, const std::string& needle) {
+  for (const auto& f : d.findings)
+    if (f.severity == severity && contains(f.message, needle)) return &f;
+  return nullptr;
+}
+
+int errors(const Diagnosis& d) {
+  int n = 0;
+  for (const auto& f : d.findings) n += f.severity == Severity::error;
+  return n;
+}
+
+// Test data: a working Linux machine with one H100 SXM (CC 9.0, 132 SMs per the reference
+// table), CUDA 12.4 runtime, driver 550.54.15, cuDNN 8.9.7 and cuBLAS 12.4.5.
+GpuInfo h100(int index = 0) {
+  GpuInfo g;
+  g.index = index;
+  g.name = "NVIDIA H100 80GB HBM3 (test data)";
+  g.cc_major = 9, g.cc_minor = 0, g.sm_count = 132;
+  g.memory_total = 80ull << 30, g.memory_free = 79ull << 30;
+  g.build_has_code = true;
+  return g;
+}
+
+Snapshot healthy() {
+  Snapshot s;
+  s.os = "linux";
+  s.cpu.model = "test CPU";
+  s.cpu.cores = 8, s.cpu.threads = 16;
+  s.cuda_build = true;
+  s.build_architectures = "75;80;86;89;90";
+  s.runtime_version = 12040;
+  s.driver = {true, "libcuda.so.1", "", "550.54.15", 12040};
+  s.device_count = 1;
+  s.gpus = {h100()};
+  s.cudnn = {true, 8907, 8907, 12020, "", "/usr/lib/libcudnn.so.8"};
+  s.cublas = {true, 120405, 120405, 12040, "", "/usr/lib/libcublasLt.so.12"};
+  s.env = {{"CUDA_VISIBLE_DEVICES", std::nullopt}, {"NVIDIA_TF32_OVERRIDE", std::nullopt},
+           {"CUBLAS_WORKSPACE_CONFIG", std::nullopt}, {"LD_LIBRARY_PATH", std::nullopt}};
+  return s;
+}
+
+Snapshot no_driver(Snapshot s) {
+  s.driver = {false, "libcuda.so.1", "libcuda.so.1: cannot open shared object file", "", 0};
+  s.device_count = 0;
+  s.gpus.clear();
+  s.device_error = "cudaErrorInsufficientDriver: CUDA driver version is insufficient for CUDA runtime version";
+  return s;
+}
+
+// --- facts and versions ---
+
+TEST(DoctorFacts, ShippedFilesLoadWithSources) {
+  EXPECT_EQ(facts().sources.size(), 3u);
+  for (const auto& source : facts().sources) EXPECT_TRUE(contains(source, "hardware-and-versions.md")) << source;
+  ASSERT_NE(minimum_driver(facts(), 12040), nullptr);
+  EXPECT_EQ(minimum_driver(facts(), 12040)->linux_driver, "525.60.13");
+  EXPECT_EQ(minimum_driver(facts(), 12040)->windows_driver, "527.41");
+  EXPECT_EQ(minimum_driver(facts(), 13000)->linux_driver, "580");
+  EXPECT_EQ(minimum_driver(facts(), 13000)->windows_driver, "");  // not confirmed in the source
+  EXPECT_EQ(minimum_driver(facts(), 10020)->linux_driver, "440.33");
+  EXPECT_EQ(minimum_driver(facts(), 10010), nullptr);  // only 10.2 is listed for CUDA 10
+  EXPECT_EQ(facts().tensorflow_windows_native_last, "2.10");
+}
+
+TEST(DoctorFacts, TensorCorePrecisionsByComputeCapability) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(tensor_core_precisions(facts(), 6, 1), V{});
+  EXPECT_EQ(tensor_core_precisions(facts(), 7, 0), V{"FP16"});
+  EXPECT_EQ(tensor_core_precisions(facts(), 7, 5), V{"FP16"});
+  EXPECT_EQ(tensor_core_precisions(facts(), 8, 6), (V{"FP16", "TF32", "BF16"}));
+  EXPECT_EQ(tensor_core_precisions(facts(), 8, 9), (V{"FP16", "TF32", "BF16", "FP8"}));
+  EXPECT_EQ(tensor_core_precisions(facts(), 9, 0), (V{"FP16", "TF32", "BF16", "FP8"}));
+}
+
+TEST(DoctorFacts, TensorflowRangesAndPatchReleases) {
+  ASSERT_NE(tensorflow_build(facts(), "2.15"), nullptr);
+  EXPECT_EQ(tensorflow_build(facts(), "2.15.1")->cuda_version, 12020);
+  EXPECT_EQ(tensorflow_build(facts(), "2.7")->cudnn_minor, 1);  // inside the 2.5 - 2.11 range
+  EXPECT_EQ(tensorflow_build(facts(), "2.11")->cuda_version, 11020);
+  EXPECT_EQ(tensorflow_build(facts(), "2.12")->cuda_version, 11080);
+  EXPECT_EQ(tensorflow_build(facts(), "3.0"), nullptr);
+}
+
+TEST(DoctorFacts, BadFileNamesFileAndField) {
+  const auto dir = std::filesystem::temp_directory_path() / "layerbench_doctor_bad_facts";
+  std::filesystem::create_directories(dir);
+  for (const char* name : {"tensor_cores.json", "tensorflow_builds.json"})
+    std::filesystem::copy_file(data_dir() / "facts" / name, dir / name,
+                               std::filesystem::copy_options::overwrite_existing);
+  std::ofstream(dir / "cuda_drivers.json")
+      << R"({"source": "test", "minimum_driver": [{"cuda": "12.x", "linux": 525, "windows": null}]})";
+  try {
+    load_facts(dir);
+    FAIL() << "a number where a driver version string belongs was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_TRUE(contains(e.what(), "cuda_drivers.json")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "minimum_driver[0].linux")) << e.what();
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(DoctorVersions, DecodeAndCompare) {
+  EXPECT_EQ(cuda_version_text(12040), "12.4");
+  EXPECT_EQ(cuda_version_text(13000), "13.0");
+  EXPECT_EQ(parse_cuda_version("11.8"), 11080);
+  EXPECT_THROW(parse_cuda_version("11"), std::invalid_argument);
+  EXPECT_EQ(text(decode_cudnn_version(91900)), "9.19.0");  // cuDNN 9: 10000 x major
+  EXPECT_EQ(text(decode_cudnn_version(8907)), "8.9.7");    // cuDNN 8: 1000 x major
+  EXPECT_EQ(text(decode_cublas_version(130100)), "13.1.0");
+  EXPECT_EQ(text(decode_cublas_version(11201)), "11.2.1");
+  EXPECT_TRUE(version_at_least("580.65.06", "580"));
+  EXPECT_TRUE(version_at_least("525.60.13", "525.60.13"));
+  EXPECT_FALSE(version_at_least("472.12", "527.41"));
+  EXPECT_FALSE(version_at_least("525.60.11", "525.60.13"));
+  EXPECT_THROW(dotted("5x.1"), std::invalid_argument);
+  EXPECT_EQ(driver_version_from_module_text(
+                "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024\n"
+                "GCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n"),
+            "550.54.15");
+  EXPECT_EQ(driver_version_from_module_text("garbage\n1.2.3"), "");
+}
+
+// --- the diagnosis ---
+
+TEST(DoctorDiagnosis, HealthyMachineIsReady) {
+  const Diagnosis d = diagnose(healthy(), facts());
+  EXPECT_TRUE(d.gpu_usable);
+  EXPECT_EQ(errors(d), 0);
+  EXPECT_TRUE(d.reason.empty());
+  EXPECT_EQ(d.verdict.rfind("GPU ready: GPU 0 NVIDIA H100", 0), 0u) << d.verdict;
+  EXPECT_TRUE(contains(d.verdict, "CUDA runtime 12.4")) << d.verdict;
+  EXPECT_EQ(d.usable_gpus, std::vector<int>{0});
+  EXPECT_EQ(d.tensor_cores.at(0), (std::vector<std::string>{"FP16", "TF32", "BF16", "FP8"}));
+}
+
+TEST(DoctorDiagnosis, NoDriverOnLinux) {
+  const Diagnosis d = diagnose(no_driver(healthy()), facts());
+  EXPECT_FALSE(d.gpu_usable);
+  EXPECT_EQ(d.reason.rfind("NVIDIA driver not found", 0), 0u) << d.reason;
+  EXPECT_EQ(d.verdict, "No usable GPU: " + d.reason);
+  EXPECT_TRUE(any_contains(d.fixes, "nvidia-smi"));
+  EXPECT_TRUE(any_contains(d.fixes, "driver >= 525.60.13")) << "the minimum for the CUDA 12 runtime";
+  // No driver explains the missing devices: no second "no GPU" error piled on top.
+  EXPECT_EQ(errors(d), 1);
+}
+
+TEST(DoctorDiagnosis, NoDriverOnWindowsNamesTheDlls) {
+  Snapshot s = no_driver(healthy());
+  s.os = "windows";
+  s.driver.library = "nvcuda.dll";
+  const Diagnosis d = diagnose(s, facts());
+  EXPECT_EQ(d.reason.rfind("NVIDIA driver not found", 0), 0u);
+  EXPECT_TRUE(any_contains(d.fixes, "nvcuda.dll"));
+  EXPECT_TRUE(any_contains(d.fixes, "cudnn64_*.dll"));
+  EXPECT_TRUE(any_contains(d.fixes, "PATH"));
+  EXPECT_TRUE(any_contains(d.fixes, "driver >= 527.41")) << "the Windows minimum for CUDA 12";
+}
+
+TEST(DoctorDiagnosis, DriverTooOldForRuntime) {
+  Snapshot s = healthy();
+  s.driver.version = "472.12";
+  s.driver.max_cuda_version = 11040;
+  s.device_count = 0, s.gpus.clear();
+  s.device_error = "cudaErrorInsufficientDriver: CUDA driver version is insufficient for CUDA runtime version";
+  const Diagnosis d = diagnose(s, facts());
+  EXPECT_FALSE(d.gpu_usable);
+  EXPECT_TRUE(contains(d.reason, "472.12 supports CUDA up to 11.4")) << d.reason;
+  EXPECT_TRUE(contains(d.reason, "12.4")) << d.reason;
+  EXPECT_TRUE(any_contains(d.fixes, "driver >= 525.60.13"));
+  EXPECT_TRUE(any_contains(d.fixes, "no newer than 11.4"));
+  s.os = "windows";
+  EXPECT_TRUE(any_contains(diagnose(s, facts()).fixes, "driver >= 527.41"));
+}
+
+TEST(DoctorDiagnosis, DriverOneMinorBehindRunsWithWarning) {
+  Snapshot s = healthy();
+  s.driver.max_cuda_version = 12020;
+  const Diagnosis d = diagnose(s, facts());
+  EXPECT_TRUE(d.gpu_usable);
+  EXPECT_NE(find(d, Severity::warning, "minor-version compatibility"), nullptr);
+}
+
+TEST(DoctorDiagnosis, VisibleDevicesEmptyOrMinusOneHidesEveryGpu) {
+  for (const std::string value : {"", "-1"}) {
+    Snapshot s = healthy();
+    s.env["CUDA_VISIBLE_DEVICES"] = value;
+    s.device_count = 0, s.gpus.clear();
+    s.device_error = "cudaErrorNoDevice: no CUDA-capable device is detected";
+    const Diagnosis d = diagnose(s, facts());
+    EXPECT_FALSE(d.gpu_usable);
+    EXPECT_EQ(d.reason, "CUDA_VISIBLE_DEVICES=\"" + value + "\" hides every GPU");
+    EXPECT_TRUE(any_contains(d.fixes, "unset CUDA_VISIBLE_DEVICES"));
+    EXPECT_EQ(errors(d), 1) << "the hidden devices are not reported twice";
+  }
+  Snapshot s = healthy();
+  s.env["CUDA_VISIBLE_DEVICES"] = "0";
+  const Diagnosis d = diagnose(s, facts());
+  EXPECT_TRUE(d.gpu_usable);
+  EXPECT_NE(find(d, Severity::info, "CUDA_VISIBLE_DEVICES=0"), nullptr);
+}
+
+TEST(DoctorDiagnosis, DriverPresentButNoDevice) {
+  Snapshot s = healthy();
+  s.device_count = 0, s.gpus.clear();
+  s.device_error = "cudaErrorNoDevice: no CUDA-capable device is detected";
+  const Diagnosis d = diagnose(s, facts());
+  EXPECT_FALSE(d.gpu_usable);
+  EXPECT_TRUE(contains(d.reason, "CUDA found no GPU (cudaErrorNoDevice")) << d.reason;
+}
+
+TEST(DoctorDiagnosis, CudnnMissing) {
+  Snapshot s = healthy();
+  s.cudnn.loaded = false;
+  s.cudnn.loaded_version = 0;
+  s.cudnn.error = "libcudnn_graph.so.8: cannot open shared object file";
+  const Diagnosis d = diagnose(s, facts());
+  EXPECT_FALSE(d.gpu_usable);
+  EXPECT_TRUE(contains(d.reason, "cuDNN could not be loaded")) << d.reason;
+  EXPECT_TRUE(any_contains(d.fixes, "Install cuDNN 8 for CUDA 12.x"));
+}
+
+TEST(DoctorDiagnosis, CudnnMajorMismatchIsAnError) {
+  Snapshot s = healthy();
+  s.cudnn.compiled_version = 91900;  // built against 9.19.0 ...
+  s.cudnn.loaded_version = 8907;     // ... but 8.9.7 came first on the library path
+  const Diagnosis d = diagnose(s, facts());
+  EXPECT_FALSE(d.gpu_usable);
+  EXPECT_TRUE(contains(d.reason, "built against 9.19.0 but loaded 8.9.7")) << d.reason;
+  EXPECT_TRUE(any_contains(d.fixes, "LD_LIBRARY_PATH"));
+}
+
+TEST(DoctorDiagnosis, CudnnOlderMinorIsAWarning) {
+  Snapshot s = healthy();
+  s.cudnn.loaded_version = 8600;
+  const Diagnosis d = diagnose(s, facts());
+  EXPECT_TRUE(d.gpu_usable);
+  EXPECT_NE(find(d, Severity::warning, "8.6.0"), nullptr);
+}
+
+TEST(DoctorDiagnosis, CublasMajorMismatchIsAnError) {
+  Snapshot s = healthy();
+  s.cublas.loaded_version = 11201;
+  const Diagnosis d = diagnose(s, facts());
+  EXPECT_FALSE(d.gpu_usable);
+  EXPECT_TRUE(contains(d.reason, "cuBLAS: built against 12.4.5 but loaded 11.2.1")) << d.reason;
+}
+
+TEST(DoctorDiagnosis, ComputeCapabilityOlderThanTheBuild) {
+  Snapshot s = healthy();
+  GpuInfo v100 = h100();
+  v100.name = "Tesla V100-SXM2-32GB (test data)";
+  v100.cc_major = 7, v100.cc_minor = 0, v100.sm_count = 80;
+  v100.build_has_code = false;  // what the arch probe reports for a build without sm_70
+  s.gpus = {v100};
+  const Diagnosis d = diagnose(s, facts());
+  EXPECT_FALSE(d.gpu_usable);
+  EXPECT_TRUE(contains(d.reason, "no code for it (built for 75;80;86;89;90)")) << d.reason;
+  EXPECT_TRUE(contains(d.reason, "7.0 is older than the oldest built, 7.5")) << d.reason;
+  EXPECT_TRUE(any_contains(d.fixes, "-DCMAKE_CUDA_ARCHITECTURES=\"70;75;80;86;89;90\""));
+  EXPECT_TRUE(any_contains(d.fixes, "sm_70"));
+  EXPECT_EQ(d.tensor_cores.at(0), std::vector<std::string>{"FP16"});
+}
+
+TEST(DoctorDiagnosis, OneUsableGpuOfTwoIsReady) {
+  Snapshot s = healthy();
+  GpuInfo old = h100(1);
+  old.cc_major = 7, old.cc_minor = 0, old.build_has_code = false;
+  s.gpus.push_back(old);
+  s.device_count = 2;
+  const Diagnosis d = diagnose(s, facts());
+  EXPECT_TRUE(d.gpu_usable);
+  EXPECT_EQ(d.usable_gpus, std::vector<int>{0});
+  EXPECT_NE(find(d, Severity::warning, "GPU 1"), nullptr) << "the other GPU is still reported";
+}
+
+TEST(DoctorDiagnosis, SmallMemoryCardWarns) {
+  Snapshot s = healthy();
+  s.gpus[0].name = "NVIDIA T400 4GB (test data)";
+  s.gpus[0].cc_major = 7, s.gpus[0].cc_minor = 5;
+  s.gpus[0].memory_total = 4ull << 30;
+  const Diagnosis d = diagnose(s, facts());
+  EXPECT_TRUE(d.gpu_usable);
+  EXPECT_NE(find(d, Severity::warning, "less than 6 GB"), nullptr);
+  s.gpus[0].memory_total = 6ull << 30;  // a "6 GB" card: 6 GiB is above 6e9 bytes
+  EXPECT_EQ(find(diagnose(s, facts()), Severity::warning, "less than 6 GB"), nullptr);
+}
+
+TEST(DoctorDiagnosis, CpuOnlyBuild) {
+  Snapshot s = healthy();
+  s.cuda_build = false;
+  s.build_architectures.clear();
+  s.runtime_version = 0;
+  s.device_count = 0, s.gpus.clear();
+  const Diagnosis d = diagnose(s, facts());
+  EXPECT_FALSE(d.gpu_usable);
+  EXPECT_EQ(d.reason, "this layerbench was built without CUDA");
+  EXPECT_TRUE(any_contains(d.fixes, "-DLAYERBENCH_CUDA=ON"));
+  EXPECT_EQ(errors(d), 1);
+  // Without a driver as well, the driver comes first: no build of layerbench could use the GPU.
+  const Diagnosis both = diagnose(no_driver(s), facts());
+  EXPECT_EQ(both.reason.rfind("NVIDIA driver not found", 0), 0u);
+  EXPECT_TRUE(any_contains(both.fixes, "-DLAYERBENCH_CUDA=ON"));
+}
+
+TEST(DoctorDiagnosis, Tf32OverrideWarns) {
+  Snapshot s = healthy();
+  s.env["NVIDIA_TF32_OVERRIDE"] = "0";
+  const Diagnosis d = diagnose(s, facts());
+  EXPECT_TRUE(d.gpu_usable);
+  EXPECT_NE(find(d, Severity::warning, "NVIDIA_TF32_OVERRIDE=0"), nullptr);
+}
+
+// --- --for tensorflow==X.Y ---
+
+TEST(DoctorFramework, ParseTarget) {
+  EXPECT_EQ(parse_framework_target("tensorflow==2.15").version, "2.15");
+  EXPECT_EQ(parse_framework_target("tensorflow==2.15.1").version, "2.15.1");
+  EXPECT_THROW(parse_framework_target("tensorflow=2.15"), std::invalid_argument);
+  EXPECT_THROW(parse_framework_target("tensorflow==2"), std::invalid_argument);
+  EXPECT_THROW(parse_framework_target("tensorflow==two"), std::invalid_argument);
+  EXPECT_THROW(parse_framework_target("pytorch==2.1"), std::invalid_argument);
+}
+
+const RequirementCheck& item(const FrameworkCheck& c, const std::string& name) {
+  for (const auto& r : c.checks)
+    if (r.item == name) return r;
+  throw std::runtime_error("no check named " + name);
+}
+
+TEST(DoctorFramework, MatchingMachine) {
+  // Test data machine: CUDA 12.4, cuDNN 8.9.7, driver for 12.4 -- TF 2.15 wants 12.2 / 8.9.
+  const FrameworkCheck c = check_framework(healthy(), facts(), parse_framework_target("tensorflow==2.15"));
+  EXPECT_TRUE(c.all_ok);
+  EXPECT_EQ(c.tested_with, "CUDA 12.2, cuDNN 8.9 (Linux)");
+  EXPECT_TRUE(item(c, "platform").ok);
+}
+
+TEST(DoctorFramework, MismatchesAreNamed) {
+  Snapshot s = healthy();
+  s.runtime_version = 13000;
+  s.cudnn.compiled_version = s.cudnn.loaded_version = 91900;
+  const FrameworkCheck c = check_framework(s, facts(), parse_framework_target("tensorflow==2.15"));
+  EXPECT_FALSE(c.all_ok);
+  EXPECT_FALSE(item(c, "CUDA").ok);
+  EXPECT_TRUE(contains(item(c, "CUDA").note, "CUDA 12 libraries"));
+  EXPECT_FALSE(item(c, "cuDNN").ok);
+  EXPECT_TRUE(item(c, "NVIDIA driver").ok);
+  EXPECT_FALSE(item(check_framework(no_driver(s), facts(), {"tensorflow", "2.15"}), "NVIDIA driver").ok);
+}
+
+TEST(DoctorFramework, NativeWindowsEndsAt210) {
+  Snapshot s = healthy();
+  s.os = "windows";
+  const auto after = check_framework(s, facts(), {"tensorflow", "2.11"});
+  EXPECT_FALSE(item(after, "platform").ok);
+  EXPECT_TRUE(contains(item(after, "platform").required, "native Windows GPU support ends at TensorFlow 2.10"));
+  EXPECT_TRUE(contains(item(after, "platform").note, "WSL2"));
+  const auto last = check_framework(s, facts(), {"tensorflow", "2.10.1"});
+  EXPECT_TRUE(item(last, "platform").ok);
+  EXPECT_TRUE(contains(item(last, "platform").note, "cudnn64_8.dll"));
+}
+
+TEST(DoctorFramework, UnknownVersionThrowsWithKnownRange) {
+  try {
+    check_framework(healthy(), facts(), {"tensorflow", "9.9"});
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_TRUE(contains(e.what(), "2.0 to 2.21")) << e.what();
+  }
+}
+
+// --- the report ---
+
+TEST(DoctorReport, JsonCarriesVerdictAndGpus) {
+  const Snapshot s = healthy();
+  const Diagnosis d = diagnose(s, facts());
+  const auto j = nlohmann::json::parse(to_json(s, d, check_framework(s, facts(), {"tensorflow", "2.15"})).dump());
+  EXPECT_TRUE(j.at("diagnosis").at("gpu_usable").get<bool>());
+  EXPECT_EQ(j.at("gpus").at(0).at("compute_capability"), "9.0");
+  EXPECT_EQ(j.at("gpus").at(0).at("tensor_core_precisions").size(), 4u);
+  EXPECT_EQ(j.at("cudnn").at("loaded_version"), "8.9.7");
+  EXPECT_EQ(j.at("cuda_runtime"), "12.4");
+  EXPECT_TRUE(j.at("env").at("CUDA_VISIBLE_DEVICES").is_null());
+  EXPECT_TRUE(j.at("framework_check").at("all_ok").get<bool>());
+}
+
+TEST(DoctorReport, TextEndsWithVerdictAndFixes) {
+  const Snapshot s = no_driver(healthy());
+  const Diagnosis d = diagnose(s, facts());
+  std::ostringstream out;
+  print_text(out, s, d);
+  const std::string text = out.str();
+  const auto verdict = text.find("\nNo usable GPU: NVIDIA driver not found");
+  ASSERT_NE(verdict, std::string::npos) << text;
+  EXPECT_NE(text.find("How to fix:\n  1. ", verdict), std::string::npos) << text;
+}
+
+// --- the real machine ---
+
+TEST(DoctorProbe, RealMachineGivesAVerdictWithoutCrashing) {
+  const Snapshot s = probe_machine();
+  EXPECT_GT(s.cpu.threads, 0);
+  EXPECT_EQ(s.cuda_build, static_cast<bool>(LAYERBENCH_HAVE_CUDA));
+  EXPECT_EQ(s.env.count("CUDA_VISIBLE_DEVICES"), 1u);
+  const Diagnosis d = diagnose(s, facts());
+  EXPECT_FALSE(d.verdict.empty());
+  if (!s.driver.loaded) {
+    // Machines without the NVIDIA driver (like the CI runners) must say exactly that.
+    EXPECT_FALSE(d.gpu_usable);
+    EXPECT_EQ(d.reason.rfind("NVIDIA driver not found", 0), 0u) << d.reason;
+    EXPECT_FALSE(s.driver.load_error.empty());
+    EXPECT_EQ(s.device_count, 0);
+  }
+}
+
+}  // namespace
+}  // namespace lb::doctor
