@@ -1,0 +1,259 @@
+#!/usr/bin/env python3
+"""Time the GPU layers of a layerbench results file through PyTorch, and print the comparison.
+
+  torch_layers.py measure RESULTS.json -o TORCH.json [--max-time-per-point S] [--warmup N]
+  torch_layers.py table RESULTS.json [--torch TORCH.json] [-o TABLE.txt]
+
+measure runs every GPU point that layerbench measured ("ok") with the same shape, pass, precision,
+layout and cache mode: torch.backends.cudnn.benchmark on, F.conv2d / aten.convolution_backward in
+channels_last for NHWC, torch.mm / torch.bmm / torch._scaled_mm for GEMMs, TF32 allowed only for
+tf32, no reduced-precision reductions for fp16/bf16. Each run is timed with CUDA events after
+warm-up (the first call is cuDNN's own autotuning); cold points zero an L2-flush buffer (twice the
+L2, as layerbench does) before each start event. The median is reported.
+
+table prints one row per GPU point: layer, pass, batch, precision, layerbench and PyTorch medians,
+their ratio, and layerbench's validation error. PyTorch is needed for measure only.
+Bad input (missing or malformed files) exits with code 2 and names the file.
+"""
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+from pathlib import Path
+
+
+class BadInput(Exception):
+    """A problem with a file or argument the user gave; reported with exit code 2."""
+
+
+def load_json(path, what):
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except FileNotFoundError:
+        raise BadInput(f"{path}: {what} not found")
+    except json.JSONDecodeError as e:
+        raise BadInput(f"{path}: not JSON ({e})")
+    if not isinstance(data, dict) or not isinstance(data.get("points"), list):
+        raise BadInput(f"{path}: not a {what} (no 'points' list)")
+    return data
+
+
+def point_key(p):
+    return (p.get("model"), p.get("op"), p.get("batch"), p.get("precision"), p.get("pass"))
+
+
+def gpu_points(results):
+    return [p for p in results["points"] if str(p.get("device", "")).startswith("gpu")]
+
+
+# ---------------------------------------------------------------------------------------- measure
+
+def set_precision(torch, precision):
+    """TF32 only for tf32; FP32 accumulation for 16-bit types (no reduced-precision reduction)."""
+    tf32 = precision == "tf32"
+    matmul = torch.backends.cuda.matmul
+    if hasattr(matmul, "fp32_precision"):  # PyTorch 2.9+; mixing it with allow_tf32 is an error
+        matmul.fp32_precision = "tf32" if tf32 else "ieee"
+        torch.backends.cudnn.conv.fp32_precision = "tf32" if tf32 else "ieee"
+    else:
+        matmul.allow_tf32 = tf32
+        torch.backends.cudnn.allow_tf32 = tf32
+    for flag in ("allow_fp16_reduced_precision_reduction", "allow_bf16_reduced_precision_reduction"):
+        if hasattr(matmul, flag):
+            setattr(matmul, flag, False)
+
+
+def conv_fn(torch, shape, pass_, dtype, channels_last):
+    import torch.nn.functional as F
+    n, c, h, w, k = (shape[x] for x in ("n", "c", "h", "w", "k"))
+    groups = shape.get("groups", 1)
+    stride = (shape["stride_h"], shape["stride_w"])
+    padding = (shape["pad_h"], shape["pad_w"])
+    dilation = (shape.get("dil_h", 1), shape.get("dil_w", 1))
+    fmt = torch.channels_last if channels_last else torch.contiguous_format
+
+    def make(*dims):
+        return torch.randn(*dims, device="cuda").to(dtype).contiguous(memory_format=fmt)
+
+    x = make(n, c, h, w)
+    weight = make(k, c // groups, shape["r"], shape["s"])
+    if pass_ == "fwd":
+        return lambda: F.conv2d(x, weight, None, stride, padding, dilation, groups)
+    dy = make(n, k, shape["p"], shape["q"])
+    mask = [True, False, False] if pass_ == "bwd_data" else [False, True, False]
+    return lambda: torch.ops.aten.convolution_backward(
+        dy, x, weight, None, stride, padding, dilation, False, [0, 0], groups, mask)
+
+
+def gemm_fn(torch, shape, dtype, precision):
+    batch, m, n, k = (shape[x] for x in ("batch", "m", "n", "k"))
+    ta, tb = bool(shape.get("trans_a")), bool(shape.get("trans_b"))
+    if precision == "fp8":
+        if batch != 1:
+            raise RuntimeError("torch._scaled_mm is 2-D only: no batched FP8 product")
+        # _scaled_mm wants A row-major and B column-major: cuBLASLt's TN form, as layerbench runs it.
+        a = torch.randn(m, k, device="cuda").to(torch.float8_e4m3fn)
+        b = torch.randn(n, k, device="cuda").to(torch.float8_e4m3fn).t()
+        one = torch.tensor(1.0, device="cuda")
+        return lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+    a = torch.randn(batch, *((k, m) if ta else (m, k)), device="cuda").to(dtype)
+    b = torch.randn(batch, *((n, k) if tb else (k, n)), device="cuda").to(dtype)
+    op_a = a.transpose(-1, -2) if ta else a
+    op_b = b.transpose(-1, -2) if tb else b
+    if batch == 1:
+        out = torch.empty(m, n, device="cuda", dtype=dtype)
+        return lambda: torch.mm(op_a[0], op_b[0], out=out)
+    out = torch.empty(batch, m, n, device="cuda", dtype=dtype)
+    return lambda: torch.bmm(op_a, op_b, out=out)
+
+
+def time_fn(torch, fn, cold, warmup, max_time, min_runs=5, max_runs=1000):
+    flush = None
+    if cold:
+        l2 = torch.cuda.get_device_properties(0).L2_cache_size
+        flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    times = []
+    began = time.perf_counter()
+    while len(times) < min_runs or (time.perf_counter() - began < max_time and len(times) < max_runs):
+        if flush is not None:
+            flush.zero_()
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    return statistics.median(times), len(times)
+
+
+def measure(args):
+    results = load_json(args.results, "layerbench results file")
+    try:
+        import torch
+    except ImportError:
+        print("torch_layers.py measure: PyTorch is not installed", file=sys.stderr)
+        return 1
+    if not torch.cuda.is_available():
+        print("torch_layers.py measure: PyTorch sees no CUDA device", file=sys.stderr)
+        return 1
+    torch.backends.cudnn.benchmark = True
+    dtypes = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16,
+              "bf16": torch.bfloat16, "fp8": torch.float8_e4m3fn}
+    todo = [p for p in gpu_points(results) if p.get("status") == "ok"]
+    out = {"torch": torch.__version__, "cudnn": torch.backends.cudnn.version(),
+           "cuda": torch.version.cuda, "gpu": torch.cuda.get_device_name(0), "points": []}
+    for i, p in enumerate(todo, 1):
+        precision, pass_, shape = p["precision"], p["pass"], p["shape"]
+        record = {"model": p["model"], "op": p["op"], "batch": p["batch"], "precision": precision,
+                  "pass": pass_, "status": "ok", "median_ms": None, "samples": 0, "reason": ""}
+        try:
+            set_precision(torch, precision)
+            if p.get("kind") == "conv":
+                if precision == "fp8":
+                    raise RuntimeError("PyTorch has no FP8 convolution")
+                layout = p.get("notes", {}).get("layout", "nhwc")
+                fn = conv_fn(torch, shape, pass_, dtypes[precision], layout == "nhwc")
+            else:
+                fn = gemm_fn(torch, shape, dtypes[precision], precision)
+            cold = p.get("timing", {}).get("cache", "cold") == "cold"
+            record["median_ms"], record["samples"] = time_fn(torch, fn, cold, args.warmup,
+                                                             args.max_time_per_point)
+        except (RuntimeError, TypeError, ValueError) as e:
+            record["status"], record["reason"] = "failed", str(e).splitlines()[0][:200]
+        out["points"].append(record)
+        shown = f"{record['median_ms']:.4f} ms" if record["median_ms"] is not None else record["reason"]
+        print(f"[{i}/{len(todo)}] {p['model']}/{p['op']} {pass_} b{p['batch']} {precision}: {shown}",
+              flush=True)
+        torch.cuda.empty_cache()
+    Path(args.output).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+# ------------------------------------------------------------------------------------------ table
+
+def fmt_ms(v):
+    return "-" if v is None else f"{v:.4f}"
+
+
+def table_text(results, torch_results=None):
+    torch_by_key = {}
+    if torch_results:
+        torch_by_key = {point_key(t): t for t in torch_results["points"]}
+    header = ("layer", "pass", "batch", "precision", "status", "layerbench ms", "PyTorch ms",
+              "ratio", "rel_l2")
+    rows, ratios = [], []
+    for p in gpu_points(results):
+        lb_ms = (p.get("timing") or {}).get("median_ms")
+        t = torch_by_key.get(point_key(p))
+        pt_ms = t.get("median_ms") if t else None
+        ratio = lb_ms / pt_ms if lb_ms and pt_ms else None
+        if ratio:
+            ratios.append(ratio)
+        rel = (p.get("validation") or {}).get("rel_l2")
+        status = p.get("status", "?")
+        if status != "ok" and p.get("reason"):
+            status += ": " + p["reason"][:60]
+        elif t and t.get("status") != "ok":
+            status += " (PyTorch: " + t.get("reason", "")[:50] + ")"
+        rows.append((f"{p.get('model')}/{p.get('op')}", p.get("pass", ""), str(p.get("batch", "")),
+                     p.get("precision", ""), status, fmt_ms(lb_ms), fmt_ms(pt_ms),
+                     "-" if ratio is None else f"{ratio:.3f}", "-" if rel is None else f"{rel:.2e}"))
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
+    lines = [line(header), line(["-" * w for w in widths])] + [line(r) for r in rows]
+    lines.append("")
+    lines.append(f"{len(rows)} GPU points; ratio = layerbench time / PyTorch time (below 1: layerbench faster)")
+    if ratios:
+        geomean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        within = sum(1 for r in ratios if r <= 1.03)
+        lines.append(f"{len(ratios)} compared: geometric-mean ratio {geomean:.3f}, "
+                     f"{within} within 3% of PyTorch or faster, worst {max(ratios):.3f}")
+    elif torch_results is None:
+        lines.append("no PyTorch timings given (--torch)")
+    return "\n".join(lines) + "\n"
+
+
+def table(args):
+    results = load_json(args.results, "layerbench results file")
+    torch_results = load_json(args.torch, "PyTorch timings file") if args.torch else None
+    text = table_text(results, torch_results)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    m = sub.add_parser("measure", help="time the results file's GPU points through PyTorch")
+    m.add_argument("results", help="layerbench results file (JSON)")
+    m.add_argument("-o", "--output", required=True, help="where to write the PyTorch timings (JSON)")
+    m.add_argument("--max-time-per-point", type=float, default=0.25,
+                   help="seconds of timed runs per point after the first 5 (default 0.25)")
+    m.add_argument("--warmup", type=int, default=3, help="untimed runs first (default 3)")
+    t = sub.add_parser("table", help="print layerbench against PyTorch, one row per GPU point")
+    t.add_argument("results", help="layerbench results file (JSON)")
+    t.add_argument("--torch", help="PyTorch timings written by `measure`")
+    t.add_argument("-o", "--output", help="write the table here instead of standard output")
+    args = parser.parse_args(argv)
+    if getattr(args, "max_time_per_point", 1) <= 0:
+        parser.error("--max-time-per-point must be positive")
+    if getattr(args, "warmup", 1) < 1:
+        parser.error("--warmup must be at least 1 (the first call is cuDNN's autotuning)")
+    try:
+        return measure(args) if args.command == "measure" else table(args)
+    except BadInput as e:
+        print(f"torch_layers.py: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
