@@ -1,0 +1,70 @@
+// The FMA microbenchmark measures something real: positive, finite, and more work takes longer.
+#include "harness/cpu_peak.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+namespace lb {
+namespace {
+
+// Fastest of a few runs, so one preempted run on a shared machine does not decide the test.
+double fastest(std::int64_t iterations, bool simd) {
+  double best = 1e30;
+  for (int i = 0; i < 3; ++i) best = std::min(best, time_fma_kernel(iterations, simd).seconds);
+  return best;
+}
+
+TEST(CpuPeak, MeasuresAPositiveFiniteRate) {
+  CpuPeakOptions options;
+  options.threads = 1;
+  options.seconds_per_rep = 0.05;
+  const CpuPeak peak = measure_cpu_peak(options);
+  EXPECT_GT(peak.gflops, 0);
+  EXPECT_TRUE(std::isfinite(peak.gflops));
+  EXPECT_EQ(peak.threads, 1);
+  EXPECT_EQ(peak.repetitions, 3);
+  EXPECT_GT(peak.iterations, 0);
+  EXPECT_NE(peak.method.find("FLOPs = 2 x"), std::string::npos) << peak.method;
+}
+
+TEST(CpuPeak, DefaultUsesEveryThread) {
+  CpuPeakOptions options;
+  options.seconds_per_rep = 0.02;
+  options.repetitions = 1;
+  const CpuPeak peak = measure_cpu_peak(options);
+  EXPECT_GE(peak.threads, 1);
+  EXPECT_NE(peak.method.find(std::to_string(peak.threads) + " threads"), std::string::npos);
+}
+
+TEST(CpuPeak, FlopsAreCountedPerIteration) {
+  for (bool simd : {true, false}) {
+    const double one = time_fma_kernel(1000, simd).flops;
+    EXPECT_GT(one, 0);
+    EXPECT_DOUBLE_EQ(time_fma_kernel(4000, simd).flops, 4 * one);
+  }
+  // The portable kernel counts one lane per multiply-add: 2 FLOPs x 12 chains per iteration.
+  EXPECT_DOUBLE_EQ(time_fma_kernel(1000, false).flops, 2.0 * 12 * 1000);
+}
+
+TEST(CpuPeak, MoreWorkTakesMoreTime) {
+  for (bool simd : {true, false}) {
+    // Size the small run to about 10 ms on this machine, then compare with 4x the work.
+    std::int64_t n = 1 << 14;
+    while (time_fma_kernel(n, simd).seconds < 0.01) n *= 2;
+    EXPECT_GT(fastest(4 * n, simd), fastest(n, simd)) << (simd ? "SIMD" : "portable") << " kernel";
+  }
+}
+
+TEST(CpuPeak, PortableKernelSaysSo) {
+  CpuPeakOptions options;
+  options.threads = 1;
+  options.seconds_per_rep = 0.02;
+  options.repetitions = 1;
+  options.allow_simd = false;
+  EXPECT_NE(measure_cpu_peak(options).method.find("portable"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace lb

@@ -1,0 +1,65 @@
+// The platform layer against what the OS itself reports, where it reports it.
+#include "harness/platform.hpp"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+namespace lb::platform {
+namespace {
+
+// The kernel's CPU flags (Linux /proc/cpuinfo). The kernel lists a flag only when both the CPU
+// and the kernel support it, which is what cpu_features() checks with CPUID and XGETBV.
+std::set<std::string> proc_cpuinfo_flags() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("flags", 0) != 0) continue;
+    std::istringstream words(line.substr(line.find(':') + 1));
+    std::set<std::string> flags;
+    for (std::string w; words >> w;) flags.insert(w);
+    return flags;
+  }
+  return {};
+}
+
+TEST(Platform, CpuFeaturesAgreeWithTheKernel) {
+  const auto flags = proc_cpuinfo_flags();
+  if (flags.empty()) GTEST_SKIP() << "no /proc/cpuinfo flags line on this OS";
+  const CpuFeatures f = cpu_features();
+  EXPECT_EQ(f.avx2, flags.count("avx2") == 1);
+  EXPECT_EQ(f.fma, flags.count("fma") == 1);
+  EXPECT_EQ(f.avx512f, flags.count("avx512f") == 1);
+  EXPECT_EQ(f.avx512_bf16, flags.count("avx512_bf16") == 1);
+  EXPECT_EQ(f.avx512_fp16, flags.count("avx512_fp16") == 1);
+  EXPECT_EQ(f.amx, flags.count("amx_tile") == 1 && flags.count("amx_bf16") == 1);
+}
+
+TEST(Platform, CpuTopology) {
+  const CpuFeatures f = cpu_features();
+  EXPECT_GT(f.threads, 0);
+  EXPECT_GE(f.cores, 0);
+  EXPECT_LE(f.cores, f.threads);
+  EXPECT_FALSE(f.model.empty());
+}
+
+TEST(Platform, DriverLibraryNamesPerOs) {
+  EXPECT_STREQ(nvidia_driver_library(), is_windows() ? "nvcuda.dll" : "libcuda.so.1");
+  EXPECT_STREQ(nvml_library(), is_windows() ? "nvml.dll" : "libnvidia-ml.so.1");
+}
+
+TEST(Platform, MissingLibraryReportsTheLoaderError) {
+  std::string error;
+  EXPECT_EQ(load_library("liblayerbench_no_such_library.so.7", error), nullptr);
+  EXPECT_NE(error.find("liblayerbench_no_such_library"), std::string::npos) << error;
+}
+
+TEST(Platform, ModulePathOfCodeInThisExecutable) {
+  const std::string path = module_path_of(reinterpret_cast<const void*>(&cpu_features));
+  EXPECT_EQ(std::filesystem::path(path).filename(), executable_path().filename());
+}
+
+}  // namespace
+}  // namespace lb::platform
