@@ -70,8 +70,10 @@ OpenBlas load_openblas(const std::vector<std::string>& names, std::string& error
     }
     using lb::platform::find_symbol;
     blas.sgemm = reinterpret_cast<SgemmFn>(find_symbol(library, "cblas_sgemm"));
-    blas.set_num_threads = reinterpret_cast<SetThreadsFn>(find_symbol(library, "openblas_set_num_threads"));
-    blas.get_num_threads = reinterpret_cast<GetThreadsFn>(find_symbol(library, "openblas_get_num_threads"));
+    blas.set_num_threads =
+        reinterpret_cast<SetThreadsFn>(find_symbol(library, "openblas_set_num_threads"));
+    blas.get_num_threads =
+        reinterpret_cast<GetThreadsFn>(find_symbol(library, "openblas_get_num_threads"));
     blas.get_config = reinterpret_cast<TextFn>(find_symbol(library, "openblas_get_config"));
     blas.get_corename = reinterpret_cast<TextFn>(find_symbol(library, "openblas_get_corename"));
     if (blas.sgemm && blas.set_num_threads && blas.get_num_threads && blas.get_config &&
@@ -131,7 +133,8 @@ int main(int argc, char** argv) {
   blas.set_num_threads(blas_threads);
   std::printf("OpenBLAS %s (core %s, %s), %d threads\n", blas.get_config(), blas.get_corename(),
               blas.file.c_str(), blas.get_num_threads());
-  for (const auto& [key, value] : backend->context()) std::printf("oneDNN %s=%s\n", key.c_str(), value.c_str());
+  for (const auto& [key, value] : backend->context())
+    std::printf("oneDNN %s=%s\n", key.c_str(), value.c_str());
 
   lb::Sampler sampler;
   sampler.rule.min_time_s = 0.5;
@@ -147,11 +150,16 @@ int main(int argc, char** argv) {
     const double onednn_s = sampler.measure([&] { return onednn_case->run_timed(); }).median_s;
 
     std::vector<float> c(static_cast<std::size_t>(lb::element_count(lb::tensor_dims(p).output)));
-    const double blas_s = sampler.measure([&] {
-      const auto start = std::chrono::steady_clock::now();
-      openblas_gemm(blas, shape.gemm, inputs[0].data.data(), inputs[1].data.data(), c.data());
-      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    }).median_s;
+    const double blas_s =
+        sampler
+            .measure([&] {
+              const auto start = std::chrono::steady_clock::now();
+              openblas_gemm(blas, shape.gemm, inputs[0].data.data(), inputs[1].data.data(),
+                            c.data());
+              return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+                  .count();
+            })
+            .median_s;
 
     // Same problem on both sides: the outputs must agree to FP32 rounding.
     const auto ours = onednn_case->output();
@@ -161,11 +169,11 @@ int main(int argc, char** argv) {
     const double gflop = lb::flop_count(p) * 1e-9;
     const double slower = onednn_s / blas_s - 1;
     within = within && slower <= 0.05;
-    std::printf("%-14s %-26s oneDNN %-12s %8.3f ms %6.1f GFLOP/s | OpenBLAS %8.3f ms %6.1f GFLOP/s "
-                "| oneDNN %+6.1f%% time | outputs rel diff %.1e\n",
-                shape.label, lb::describe(p).c_str(), onednn_case->implementation().c_str(),
-                onednn_s * 1e3, gflop / onednn_s, blas_s * 1e3, gflop / blas_s, slower * 100,
-                std::sqrt(diff2 / ref2));
+    std::printf(
+        "%-14s %-26s oneDNN %-12s %8.3f ms %6.1f GFLOP/s | OpenBLAS %8.3f ms %6.1f GFLOP/s "
+        "| oneDNN %+6.1f%% time | outputs rel diff %.1e\n",
+        shape.label, lb::describe(p).c_str(), onednn_case->implementation().c_str(), onednn_s * 1e3,
+        gflop / onednn_s, blas_s * 1e3, gflop / blas_s, slower * 100, std::sqrt(diff2 / ref2));
   }
   std::printf("%s\n", within ? "oneDNN within 5% of OpenBLAS on every shape"
                              : "oneDNN more than 5% slower than OpenBLAS on some shape");

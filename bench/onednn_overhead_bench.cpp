@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
   bool within = true;
   for (const auto& point : points()) {
     lb::CaseOptions options;
-    options.cache = lb::CacheMode::warm;  // both loops run on the very same buffers
+    options.cache = lb::CacheMode::warm;      // both loops run on the very same buffers
     options.algo = lb::AlgoChoice::autotune;  // what the harness runs by default
     auto c = backend->prepare(point.problem, lb::make_inputs(point.problem, 1), options);
 
@@ -94,11 +94,11 @@ int main(int argc, char** argv) {
     const double difference = (harness - bare) / bare;
     within = within && std::fabs(difference) <= 0.02;
     const double gflops = lb::flop_count(point.problem) * 1e-9 / harness;
-    std::printf("%s (%s, %s): harness median %.4f ms, bare loop median %.4f ms (medians of %d "
-                "rounds), difference %+.2f%%; %.1f GFLOP/s = %.0f%% of the FMA peak\n",
-                point.label, lb::describe(point.problem).c_str(), c->implementation().c_str(),
-                harness * 1e3, bare * 1e3, rounds, difference * 100, gflops,
-                100 * gflops / peak.gflops);
+    std::printf(
+        "%s (%s, %s): harness median %.4f ms, bare loop median %.4f ms (medians of %d "
+        "rounds), difference %+.2f%%; %.1f GFLOP/s = %.0f%% of the FMA peak\n",
+        point.label, lb::describe(point.problem).c_str(), c->implementation().c_str(),
+        harness * 1e3, bare * 1e3, rounds, difference * 100, gflops, 100 * gflops / peak.gflops);
   }
   std::printf("%s\n", within ? "within 2%" : "NOT within 2%");
   return within ? 0 : 1;

@@ -1,17 +1,17 @@
 #include "kernels/onednn/onednn_backend.hpp"
 
+#include <oneapi/dnnl/dnnl_debug.h>
+
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <cstddef>
+#include <cstring>
 #include <new>
+#include <oneapi/dnnl/dnnl.hpp>
 #include <sstream>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
-
-#include <oneapi/dnnl/dnnl.hpp>
-#include <oneapi/dnnl/dnnl_debug.h>
 #if defined(_OPENMP)
 #include <omp.h>
 #endif
@@ -78,7 +78,8 @@ std::string isa_text() {
 // oneDNN's own message, what was being done, and for "unimplemented" the CPU's ISA.
 std::string error_text(const dnnl::error& e, const std::string& doing) {
   const std::string text = version_text() + ": " + e.what() + " (" + doing + ")";
-  if (e.status == dnnl_unimplemented) return text + ": unimplemented on this CPU (" + isa_text() + ")";
+  if (e.status == dnnl_unimplemented)
+    return text + ": unimplemented on this CPU (" + isa_text() + ")";
   return text + ": status " + dnnl_status2str(e.status);
 }
 
@@ -106,11 +107,15 @@ struct Operation {
 
 DataType data_type(Precision p) {
   switch (p) {
-    case Precision::fp32: return DataType::f32;
-    case Precision::bf16: return DataType::bf16;
-    case Precision::fp16: return DataType::f16;
+    case Precision::fp32:
+      return DataType::f32;
+    case Precision::bf16:
+      return DataType::bf16;
+    case Precision::fp16:
+      return DataType::f16;
     case Precision::tf32:
-    case Precision::fp8: break;
+    case Precision::fp8:
+      break;
   }
   throw std::logic_error("no oneDNN data type for " + std::string(name(p)));
 }
@@ -132,10 +137,14 @@ dnnl::primitive_attr make_attr() {
 
 const char* algorithm_name(dnnl::algorithm a) {
   switch (a) {
-    case dnnl::algorithm::convolution_auto: return "auto";
-    case dnnl::algorithm::convolution_direct: return "direct";
-    case dnnl::algorithm::convolution_winograd: return "winograd";
-    default: return "?";
+    case dnnl::algorithm::convolution_auto:
+      return "auto";
+    case dnnl::algorithm::convolution_direct:
+      return "direct";
+    case dnnl::algorithm::convolution_winograd:
+      return "winograd";
+    default:
+      return "?";
   }
 }
 
@@ -204,10 +213,10 @@ Operation make_conv(const ConvProblem& conv, DataType type, const dnnl::engine& 
 
 // Row-major [batch][rows][cols] storage, or its transpose [batch][cols][rows] read as
 // [batch][rows][cols] through strides: how a GEMM's canonical operands are described.
-memory::desc matrix_desc(std::int64_t batch, std::int64_t rows, std::int64_t cols,
-                         bool transposed, DataType type) {
-  const memory::dims strides = transposed ? memory::dims{rows * cols, 1, rows}
-                                          : memory::dims{rows * cols, cols, 1};
+memory::desc matrix_desc(std::int64_t batch, std::int64_t rows, std::int64_t cols, bool transposed,
+                         DataType type) {
+  const memory::dims strides =
+      transposed ? memory::dims{rows * cols, 1, rows} : memory::dims{rows * cols, cols, 1};
   return memory::desc({batch, rows, cols}, type, strides);
 }
 
@@ -258,8 +267,8 @@ std::string doing(const Problem& problem) {
 class Arena {
  public:
   explicit Arena(std::size_t bytes)
-      : data_(static_cast<std::byte*>(::operator new(bytes, std::align_val_t{alignment}))) {}
-  ~Arena() { ::operator delete(data_, std::align_val_t{alignment}); }
+      : data_(static_cast<std::byte*>(::operator new (bytes, std::align_val_t{alignment}))) {}
+  ~Arena() { ::operator delete (data_, std::align_val_t{alignment}); }
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
   std::byte* at(std::size_t offset) const { return data_ + offset; }
@@ -278,13 +287,17 @@ class Arena {
 constexpr std::uint64_t max_cold_sets = 4096;
 constexpr std::uint64_t assumed_llc_bytes = 256ull << 20;
 
-std::size_t cold_set_count(std::uint64_t set_bytes, std::uint64_t fixed_bytes,
-                           std::uint64_t memory_limit) {
+// `touched_bytes`: what one run reads and writes; `set_bytes`: what a set occupies (aligned);
+// `fixed_bytes`: memory shared by every set (the scratchpad).
+std::size_t cold_set_count(std::uint64_t touched_bytes, std::uint64_t set_bytes,
+                           std::uint64_t fixed_bytes, std::uint64_t memory_limit) {
   std::uint64_t llc = platform::last_level_cache_bytes();
   if (llc == 0) llc = assumed_llc_bytes;
-  std::uint64_t sets = std::clamp<std::uint64_t>((2 * llc + set_bytes - 1) / set_bytes, 1, max_cold_sets);
+  const std::uint64_t wanted = (2 * llc + touched_bytes - 1) / touched_bytes;
+  std::uint64_t sets = std::clamp<std::uint64_t>(wanted, 1, max_cold_sets);
   if (memory_limit > 0 && fixed_bytes + sets * set_bytes > memory_limit)
-    sets = std::max<std::uint64_t>(1, (memory_limit - std::min(memory_limit, fixed_bytes)) / set_bytes);
+    sets = std::max<std::uint64_t>(
+        1, (memory_limit - std::min(memory_limit, fixed_bytes)) / set_bytes);
   return static_cast<std::size_t>(sets);
 }
 
@@ -305,22 +318,25 @@ class OnednnCase : public Case {
     for (int arg : op.input_args) descs.push_back(op.pd.query_md(dnnl::query::exec_arg_md, arg));
     descs.push_back(op.pd.query_md(dnnl::query::exec_arg_md, op.output_arg));
     std::size_t set_bytes = 0, touched_bytes = 0;
-    for (const auto& d : descs) set_bytes += Arena::round_up(d.get_size()), touched_bytes += d.get_size();
+    for (const auto& d : descs)
+      set_bytes += Arena::round_up(d.get_size()), touched_bytes += d.get_size();
     const auto scratch_desc = op.pd.scratchpad_desc();
     scratchpad_bytes_ = scratch_desc.get_size();
 
-    const std::size_t sets = cache == CacheMode::cold
-                                 ? cold_set_count(touched_bytes, scratchpad_bytes_, memory_limit)
-                                 : 1;
-    const std::uint64_t needed = sets * set_bytes + scratchpad_bytes_;
+    const std::size_t sets =
+        cache == CacheMode::cold
+            ? cold_set_count(touched_bytes, set_bytes, scratchpad_bytes_, memory_limit)
+            : 1;
+    const std::uint64_t needed = sets * set_bytes + Arena::round_up(scratchpad_bytes_);
     if (memory_limit > 0 && needed > memory_limit)
       throw OutOfMemory("oneDNN case needs " + std::to_string(needed) + " bytes", needed,
                         memory_limit);
     try {
-      arena_ = std::make_unique<Arena>(sets * set_bytes + Arena::round_up(scratchpad_bytes_));
+      arena_ = std::make_unique<Arena>(needed);
     } catch (const std::bad_alloc&) {
-      throw OutOfMemory("oneDNN case: host allocation of " + std::to_string(needed) +
-                            " bytes failed", needed, memory_limit);
+      throw OutOfMemory(
+          "oneDNN case: host allocation of " + std::to_string(needed) + " bytes failed", needed,
+          memory_limit);
     }
     rotation_bytes_ = sets * touched_bytes;
 
@@ -389,7 +405,9 @@ class OnednnCase : public Case {
     n.emplace_back("rotation_bytes", std::to_string(rotation_bytes_));
     return n;
   }
-  void add_note(std::string key, std::string value) { notes_.emplace_back(std::move(key), std::move(value)); }
+  void add_note(std::string key, std::string value) {
+    notes_.emplace_back(std::move(key), std::move(value));
+  }
 
  private:
   Operation op_;
@@ -448,8 +466,9 @@ class OnednnBackend : public Backend {
  public:
   explicit OnednnBackend(int threads) : engine_(dnnl::engine::kind::cpu, 0), threads_(threads) {
     if (threads > 0 && !can_set_threads())
-      throw std::runtime_error(std::string("--threads: this build cannot set oneDNN's thread count (") +
-                               threading_runtime + " runtime, built without OpenMP)");
+      throw std::runtime_error(
+          std::string("--threads: this build cannot set oneDNN's thread count (") +
+          threading_runtime + " runtime, built without OpenMP)");
     effective_threads_ = apply_threads(threads);
   }
 
@@ -474,7 +493,8 @@ class OnednnBackend : public Backend {
     if (auto refusal = precision_refusal(problem.precision)) throw Unsupported(*refusal);
     const auto dims = tensor_dims(problem);
     if (inputs.size() != dims.inputs.size())
-      throw std::invalid_argument("oneDNN prepare: wrong number of inputs for " + describe(problem));
+      throw std::invalid_argument("oneDNN prepare: wrong number of inputs for " +
+                                  describe(problem));
     for (std::size_t i = 0; i < inputs.size(); ++i)
       if (static_cast<std::int64_t>(inputs[i].data.size()) != element_count(dims.inputs[i]))
         throw std::invalid_argument("oneDNN prepare: input " + std::to_string(i) +
@@ -482,9 +502,9 @@ class OnednnBackend : public Backend {
     apply_threads(threads_);
     try {
       if (options.algo == AlgoChoice::heuristic) {
-        auto c = make_case(problem,
-                           make_operation(problem, engine_, dnnl::algorithm::convolution_auto),
-                           inputs, options.cache, options.memory_limit_bytes);
+        auto c =
+            make_case(problem, make_operation(problem, engine_, dnnl::algorithm::convolution_auto),
+                      inputs, options.cache, options.memory_limit_bytes);
         c->add_note("choice", "heuristic");
         return c;
       }
@@ -525,8 +545,8 @@ class OnednnBackend : public Backend {
     for (std::size_t i = 0; i < all.size() && all.size() > 1; ++i) {
       auto trial = make_case(problem, all[i], inputs, CacheMode::warm, options.memory_limit_bytes);
       const double s = quick_time(*trial);
-      timings << (i ? "; " : "") << all[i].pd.impl_info_str() << " (" << all[i].algorithm
-              << ") " << s * 1e3 << " ms";
+      timings << (i ? "; " : "") << all[i].pd.impl_info_str() << " (" << all[i].algorithm << ") "
+              << s * 1e3 << " ms";
       if (i == 0 || s < best_s) best = i, best_s = s;
     }
     auto c = make_case(problem, all[best], inputs, options.cache, options.memory_limit_bytes);
@@ -543,7 +563,9 @@ class OnednnBackend : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_backend(int threads) { return std::make_unique<OnednnBackend>(threads); }
+std::unique_ptr<Backend> make_backend(int threads) {
+  return std::make_unique<OnednnBackend>(threads);
+}
 
 void execute_untimed(Case& onednn_case) {
   auto* c = dynamic_cast<OnednnCase*>(&onednn_case);

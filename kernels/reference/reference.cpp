@@ -37,8 +37,8 @@ double conv_fwd(const ConvShape& s, const std::vector<float>& x, const std::vect
 }
 
 // dx[n][c][h][w] = sum over the (k, r, s, p, q) whose forward window read x[n][c][h][w].
-double conv_bwd_data(const ConvShape& s, const std::vector<float>& dy,
-                     const std::vector<float>& w, std::int64_t index) {
+double conv_bwd_data(const ConvShape& s, const std::vector<float>& dy, const std::vector<float>& w,
+                     std::int64_t index) {
   const std::int64_t P = s.p(), Q = s.q(), cg = s.c / s.groups, kg = s.k / s.groups;
   const std::int64_t col = index % s.w, h = (index / s.w) % s.h, c = (index / (s.w * s.h)) % s.c,
                      n = index / (s.w * s.h * s.c);
@@ -117,9 +117,12 @@ double reference_at(const Problem& problem, const std::vector<HostTensor>& input
   if (!problem.is_conv()) return gemm(problem.gemm().shape, in0, in1, output_index);
   const auto& c = problem.conv();
   switch (c.pass) {
-    case Pass::fwd: return conv_fwd(c.shape, in0, in1, output_index);
-    case Pass::bwd_data: return conv_bwd_data(c.shape, in0, in1, output_index);
-    case Pass::bwd_weights: return conv_bwd_weights(c.shape, in0, in1, output_index);
+    case Pass::fwd:
+      return conv_fwd(c.shape, in0, in1, output_index);
+    case Pass::bwd_data:
+      return conv_bwd_data(c.shape, in0, in1, output_index);
+    case Pass::bwd_weights:
+      return conv_bwd_weights(c.shape, in0, in1, output_index);
   }
   throw std::logic_error("reference: unknown pass");
 }

@@ -1,12 +1,13 @@
 // The oneDNN CPU backend against the double-precision reference: every convolution pass and
 // several GEMM layouts, cold and warm, heuristic and autotuned; honest refusals of precisions.
+#include "kernels/onednn/onednn_backend.hpp"
+
 #include <gtest/gtest.h>
 
 #include <map>
 
 #include "harness/inputs.hpp"
 #include "harness/validate.hpp"
-#include "kernels/onednn/onednn_backend.hpp"
 
 namespace lb {
 namespace {
@@ -101,7 +102,8 @@ TEST_F(OnednnBackendTest, WarmModeUsesOneBufferSetAndReportsTheScratchpad) {
 
 TEST_F(OnednnBackendTest, SixteenBitPrecisionsAreRunOrRefusedWithOneDnnsReason) {
   for (Precision precision : {Precision::bf16, Precision::fp16}) {
-    for (const auto& p : {conv(Pass::fwd, precision), gemm({1, 33, 20, 17, false, true}, precision)}) {
+    for (const auto& p :
+         {conv(Pass::fwd, precision), gemm({1, 33, 20, 17, false, true}, precision)}) {
       const auto reason = backend->unsupported_reason(p);
       if (reason) {
         EXPECT_NE(reason->find("oneDNN"), std::string::npos) << *reason;

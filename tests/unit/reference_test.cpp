@@ -1,11 +1,12 @@
 // The double-precision reference on hand-computed cases for every pass, and the adjoint
 // identities that tie the three convolution passes (and the GEMM passes) together.
+#include "kernels/reference/reference.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "harness/inputs.hpp"
-#include "kernels/reference/reference.hpp"
 
 namespace lb {
 namespace {
@@ -76,9 +77,9 @@ TEST(Reference, DilatedGroupedConvForwardByHand) {
   //   y0 = 1+30, 2+40 = 31, 42     y1 = 10+140, 12+160 = 150, 172
   ConvShape s;
   s.n = 1, s.c = 2, s.h = 1, s.w = 4, s.k = 2, s.r = 1, s.s = 2, s.dil_w = 2, s.groups = 2;
-  const auto y = reference_all(conv_problem(s, Pass::fwd),
-                               {tensor({1, 2, 1, 4}, {1, 2, 3, 4, 5, 6, 7, 8}),
-                                tensor({2, 1, 1, 2}, {1, 10, 2, 20})});
+  const auto y = reference_all(
+      conv_problem(s, Pass::fwd),
+      {tensor({1, 2, 1, 4}, {1, 2, 3, 4, 5, 6, 7, 8}), tensor({2, 1, 1, 2}, {1, 10, 2, 20})});
   EXPECT_EQ(y, (std::vector<double>{31, 42, 150, 172}));
 }
 
@@ -127,8 +128,8 @@ TEST(Reference, ConvPassesAreAdjoint) {
   shapes.push_back(b);
   for (const auto& s : shapes) {
     const auto fwd = conv_problem(s, Pass::fwd);
-    const auto xw = make_inputs(fwd, 1);                                       // x, w
-    const auto dy = make_inputs(conv_problem(s, Pass::bwd_data), 2)[0];       // dy
+    const auto xw = make_inputs(fwd, 1);                                 // x, w
+    const auto dy = make_inputs(conv_problem(s, Pass::bwd_data), 2)[0];  // dy
     const auto y = reference_all(fwd, xw);
     const auto dx = reference_all(conv_problem(s, Pass::bwd_data), {dy, xw[1]});
     const auto dw = reference_all(conv_problem(s, Pass::bwd_weights), {xw[0], dy});
@@ -148,9 +149,9 @@ TEST(Reference, GemmPassesAreAdjoint) {
     const HostTensor dC = make_inputs(gemm_problem(GemmShape{2, 5, 1, 3}), 4)[0];
     const auto c = reference_all(gemm_problem(f), ab);
     const auto da = reference_all(gemm_problem(gemm_for_pass(f, Pass::bwd_data)), {dC, ab[1]});
-    const auto db = reference_all(gemm_problem(gemm_for_pass(f, Pass::bwd_weights)),
-                                  tb ? std::vector<HostTensor>{dC, ab[0]}
-                                     : std::vector<HostTensor>{ab[0], dC});
+    const auto db =
+        reference_all(gemm_problem(gemm_for_pass(f, Pass::bwd_weights)),
+                      tb ? std::vector<HostTensor>{dC, ab[0]} : std::vector<HostTensor>{ab[0], dC});
     const double lhs = dot(c, dC.data);
     EXPECT_NEAR(dot(da, ab[0].data), lhs, 1e-9 * std::fabs(lhs)) << "trans_b " << tb;
     EXPECT_NEAR(dot(db, ab[1].data), lhs, 1e-9 * std::fabs(lhs)) << "trans_b " << tb;

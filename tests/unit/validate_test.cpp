@@ -1,5 +1,7 @@
 // The validator accepts the right answer and catches wrong ones, for every pass: one perturbed
 // element, a transposed weight (conv: r and s swapped; GEMM: B read transposed), NaN/Inf.
+#include "harness/validate.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,7 +10,6 @@
 #include <set>
 
 #include "harness/inputs.hpp"
-#include "harness/validate.hpp"
 #include "kernels/reference/reference.hpp"
 
 namespace lb {
@@ -80,8 +81,8 @@ HostTensor transposed_weight_answer(const Problem& p, const std::vector<HostTens
 TEST(Validate, AcceptsTheRightAnswerForEveryPass) {
   for (const auto& c : every_pass()) {
     const auto inputs = make_inputs(c.problem, 11);
-    const auto v = validate(c.problem, inputs, as_output(c.problem, reference_all(c.problem, inputs)),
-                            Precision::fp32);
+    const auto v = validate(
+        c.problem, inputs, as_output(c.problem, reference_all(c.problem, inputs)), Precision::fp32);
     EXPECT_TRUE(v.passed) << c.name << " rel_l2 " << v.rel_l2;
     EXPECT_LT(v.rel_l2, 1e-6) << c.name;  // only float rounding of the stored output
     EXPECT_EQ(v.tolerance, 1e-4);
@@ -112,7 +113,8 @@ TEST(Validate, CatchesATransposedWeightForEveryPass) {
 }
 
 TEST(Validate, NanOrInfFailsEvenWhereTheRestIsRight) {
-  for (float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+  for (float bad :
+       {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
     const auto c = every_pass().front();
     const auto inputs = make_inputs(c.problem, 14);
     auto out = as_output(c.problem, reference_all(c.problem, inputs));
