@@ -28,7 +28,7 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
-from matplotlib.ticker import FuncFormatter, NullLocator  # noqa: E402
+from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator  # noqa: E402
 
 # One fixed colour per precision and per device, in every chart: precision colours where a chart
 # compares precisions, device colours where it compares devices; the two sets do not overlap.
@@ -218,14 +218,24 @@ class Charts:
                 f"<figcaption>{esc(caption)}</figcaption></figure>")
 
 
-def log_scale(ax, which="y"):
-    """A log axis without minor ticks (they dominate layout time and add little here)."""
-    if which == "y":
-        ax.set_yscale("log")
-        ax.yaxis.set_minor_locator(NullLocator())
+def plain_number(v, unit=""):
+    return (f"{v:,.0f}" if v >= 1 else f"{v:g}") + unit
+
+
+def log_scale(ax, which="y", unit=""):
+    """A log axis labelled with plain numbers; call it once the axis limits are final. Over a
+    range of many decades only the decades are marked (minor ticks dominate layout time); over a
+    narrow range the 2 and 5 ticks are labelled too, so that the axis is never left bare."""
+    (ax.set_yscale if which == "y" else ax.set_xscale)("log")
+    axis = ax.yaxis if which == "y" else ax.xaxis
+    lo, hi = ax.get_ylim() if which == "y" else ax.get_xlim()
+    label = FuncFormatter(lambda v, _: plain_number(v, unit))
+    axis.set_major_formatter(label)
+    if lo > 0 and hi / lo < 100:
+        axis.set_minor_locator(LogLocator(subs=(2, 5)))
+        axis.set_minor_formatter(label)
     else:
-        ax.set_xscale("log")
-        ax.xaxis.set_minor_locator(NullLocator())
+        axis.set_minor_locator(NullLocator())
 
 
 def batch_axis(ax, batches):
@@ -237,9 +247,32 @@ def batch_axis(ax, batches):
 
 
 def mark_not_ok(ax, batch, status, colour, slot):
-    """A non-measured batch on a line chart: a marker at the bottom of the axes, never a zero."""
-    ax.plot([batch], [0.04 + 0.07 * slot], marker=NOT_OK_MARK.get(status, "X"), color=colour,
+    """A non-measured batch on a line chart: a marker in a strip at the bottom of the axes (one
+    row per slot), never a zero. Returns the height of the strip used, as a fraction of the axes."""
+    y = 0.04 + 0.07 * slot
+    ax.plot([batch], [y], marker=NOT_OK_MARK.get(status, "X"), color=colour,
             markersize=9, linestyle="none", transform=ax.get_xaxis_transform(), clip_on=False)
+    return y + 0.05
+
+
+def not_ok_slots(data, model, device, passes, skip=None):
+    """{precision: marker row} for the precisions with model records not measured ok, so that
+    each gets its own row in the strip at the bottom of a device's panel."""
+    have = {p for pa in passes for (p, _), r in data.records_of(model, device, pa, False).items()
+            if p != skip and r["status"] != "ok"}
+    return {prec: i for i, prec in enumerate(sorted(have, key=lr.precision_order))}
+
+
+def reserve_bottom(ax, fraction):
+    """Lowers the y limit so that no data falls in the bottom `fraction` of the axes, where the
+    not-measured markers are. On a linear axis the room below zero gets no tick labels."""
+    if fraction <= 0:
+        return
+    lo, hi = ax.get_ylim()
+    if ax.get_yscale() == "log":
+        ax.set_ylim(hi / (hi / lo) ** (1 / (1 - fraction)), hi)
+    else:
+        ax.set_ylim(hi - (hi - lo) / (1 - fraction), hi)
 
 
 def status_legend_handles(statuses):
@@ -268,7 +301,7 @@ def op_label(op, count):
     return f"{op} ×{count}" if count > 1 else op
 
 
-def layer_rows(ax, ops, series, value_of, log=True):
+def layer_rows(ax, ops, series, value_of, log=True, unit=""):
     """A dot plot: one row per op, one dot per series (label, colour, {op: point}) joined by a
     grey line, so the gap between dots reads as the ratio on a log axis. Failed points keep their
     dot, hollow; points that were not measured get their status marker at the left edge.
@@ -313,8 +346,9 @@ def layer_rows(ax, ops, series, value_of, log=True):
     ax.set_yticklabels([op_label(op, c) for op, c in ops])
     ax.set_ylim(len(ops) - 0.5, -0.5)  # first op on top
     if log and values:
-        log_scale(ax, "x")
+        ax.set_xscale("log")
         ax.set_xlim(min(values) / 2.5, max(values) * 2)
+        log_scale(ax, "x", unit)
     elif values:
         ax.set_xlim(-max(values) * 0.1, max(values) * 1.08)  # room for the status markers
     ax.grid(axis="y", linestyle=":")
@@ -523,12 +557,12 @@ def section_devices(data, model, charts) -> str:
                     elif b and b["status"] != "ok":
                         ratios[op] = b
                 ratio_series.append((label, colour, ratios))
-            all_handles += layer_rows(ax2, ops, ratio_series, lambda p: p.get("ratio"))
+            all_handles += layer_rows(ax2, ops, ratio_series, lambda p: p.get("ratio"),
+                                      unit="×")
             ax2.axvline(1, color="black", linewidth=1)
             ax2.set_yticklabels([])
             ax2.set_xlabel(f"speed-up over {ref_dev.label} (× , log scale) — higher is better")
             ax2.set_title(f"Speed-up per layer vs {ref_dev.label}")
-            ax2.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}×"))
         legend_below(fig, all_handles)
         parts.append(charts.embed(
             fig, f"{model}: per-layer time and speed-up",
@@ -543,7 +577,7 @@ def throughput_by_device(data, model, devices, charts) -> str:
     """Images/s against batch, one colour per device: FP32 solid, the device's fastest other
     precision dashed."""
     fig, ax = plt.subplots(figsize=(11, 4.6))
-    batches, statuses, drawn = set(), set(), False
+    batches, statuses, drawn, strip = set(), set(), False, 0
     for d in devices:
         recs = data.records_of(model, d, "fwd")
         lead = best({k: v for k, v in recs.items() if k[0] != "fp32"})
@@ -558,12 +592,14 @@ def throughput_by_device(data, model, devices, charts) -> str:
                 ax.plot(xs, ys, style, marker="o", color=d.colour, label=f"{d.label} — {P(prec)}")
         for (prec, b), r in data.records_of(model, d, "fwd", ok_only=False).items():
             if r["status"] != "ok" and prec in ("fp32", lead["precision"] if lead else "fp32"):
-                mark_not_ok(ax, b, r["status"], d.colour, 0)
+                strip = mark_not_ok(ax, b, r["status"], d.colour, 0)
                 statuses.add(r["status"])
                 batches.add(b)
     if not drawn:
         plt.close(fig)
         return note("No forward model-level record was measured ok: no throughput chart.")
+    ax.set_yscale("log")
+    reserve_bottom(ax, strip)
     log_scale(ax)
     batch_axis(ax, batches)
     ax.set_ylabel("images/s (layer sum, log scale)")
@@ -642,7 +678,8 @@ def speedup_over_fp32(data, model, devices, charts) -> str:
     fig, axes = panel_grid(len(comparable))
     handles = []
     for ax, d in zip(axes, comparable):
-        batches, statuses = set(), set()
+        batches, statuses, strip = set(), set(), 0
+        slots = not_ok_slots(data, model, d, passes, skip="fp32")
         for pass_ in passes:
             for prec, pts in speedups(data, model, d, pass_).items():
                 xs, ys = zip(*pts)
@@ -651,16 +688,17 @@ def speedup_over_fp32(data, model, devices, charts) -> str:
                         label=f"{P(prec)} ({lr.pass_name(pass_)})")
             for (prec, b), r in data.records_of(model, d, pass_, ok_only=False).items():
                 if prec != "fp32" and r["status"] != "ok":
-                    mark_not_ok(ax, b, r["status"], PRECISION_COLOURS[prec],
-                                lr.precision_order(prec) - 1)
+                    strip = max(strip, mark_not_ok(ax, b, r["status"], PRECISION_COLOURS[prec],
+                                                   slots[prec]))
                     statuses.add(r["status"])
                     batches.add(b)
         ax.axhline(1, color=PRECISION_COLOURS["fp32"], linewidth=1.5, label="FP32 (= 1×)")
         batch_axis(ax, batches)
         ax.set_ylim(bottom=0)
+        reserve_bottom(ax, strip)
         ax.set_title(f"{d.label}\nspeed-up over FP32 at the same batch")
         ax.set_ylabel("× FP32 throughput (images/s ratio)")
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}×"))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}×" if v >= 0 else ""))
         handles += ax.get_legend_handles_labels()[0] + status_legend_handles(statuses)
     legend_below(fig, sorted(handles, key=legend_order))
     return charts.embed(fig, f"{model}: speed-up over FP32 against batch",
@@ -682,10 +720,11 @@ def section_memory(data, model, charts) -> str:
     fig, axes = panel_grid(len(devices))
     statuses, handles = set(), []
     for ax, d in zip(axes, devices):
-        batches, drawn = set(), False
+        batches, drawn, strip = set(), False, 0
+        slots = not_ok_slots(data, model, d, passes)
         for pass_ in passes:
             recs = data.records_of(model, d, pass_, ok_only=False)
-            for slot, prec in enumerate(lr.PRECISIONS):
+            for prec in lr.PRECISIONS:
                 ok = sorted((b, r["images_per_s"]) for (p, b), r in recs.items()
                             if p == prec and r["status"] == "ok" and r.get("images_per_s"))
                 colour = PRECISION_COLOURS[prec]
@@ -700,7 +739,7 @@ def section_memory(data, model, charts) -> str:
                         continue
                     batches.add(b)
                     statuses.add(r["status"])
-                    mark_not_ok(ax, b, r["status"], colour, slot)
+                    strip = max(strip, mark_not_ok(ax, b, r["status"], colour, slots[prec]))
                     acc = r.get("accumulation")
                     if acc and acc.get("images_per_s"):
                         ax.plot([b], [acc["images_per_s"]], marker=ACCUMULATION_MARK, markersize=11,
@@ -720,6 +759,8 @@ def section_memory(data, model, charts) -> str:
         if batches:
             batch_axis(ax, batches)
         if drawn:
+            ax.set_yscale("log")
+            reserve_bottom(ax, strip)
             log_scale(ax)
         else:
             ax.text(0.5, 0.5, "nothing measured ok", ha="center", transform=ax.transAxes,
@@ -827,9 +868,11 @@ def section_roofline(data, model, charts) -> str:
                     linewidth=1.2)
             ax.text(lo, bw[0] * lo / 1e3, f" memory {bw[0]:g} GB/s", fontsize=8, rotation=0,
                     va="bottom")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlim(lo, hi)
         log_scale(ax, "x")
         log_scale(ax)
-        ax.set_xlim(lo, hi)
         ax.set_xlabel("arithmetic intensity (FLOP/byte, minimum traffic)")
         ax.set_ylabel("achieved TFLOP/s")
         ax.set_title(f"{d.label}\nroofline: every measured point")
