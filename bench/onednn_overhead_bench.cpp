@@ -2,8 +2,9 @@
 // (Case::run_timed under lb::Sampler: virtual call, buffer-set step, thread setting, the
 // sampler's bookkeeping) against a bare loop timing the same oneDNN execute() call on the same
 // prepared case (warm, one buffer set) with the steady clock. Both take the median of single
-// runs, and they alternate in rounds so that drifting machine load hits both alike. They
-// should agree within 2%.
+// runs; bare and harness runs alternate one by one, so that drifting machine load hits both
+// alike, in several rounds (the medians of the round medians are compared). They should agree
+// within 2%.
 // It also puts each point's GFLOP/s against the CPU's measured FP32 FMA peak (harness/cpu_peak)
 // with the same thread count: ResNet-50's 3x3 convolution should reach at least 70% of it.
 //
@@ -78,15 +79,18 @@ int main(int argc, char** argv) {
 
     std::vector<double> harness_medians, bare_medians;
     for (int round = 0; round < rounds; ++round) {
-      const auto stats = sampler.measure([&] { return c->run_timed(); });
-      harness_medians.push_back(stats.median_s);
+      // Each harness sample follows a bare one: the pairs see the same machine load.
       std::vector<double> bare_samples;
-      for (std::int64_t i = 0; i < stats.samples; ++i) {
+      const auto stats = sampler.measure([&] {
         const auto start = std::chrono::steady_clock::now();
         lb::onednn::execute_untimed(*c);
         bare_samples.push_back(
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-      }
+        return c->run_timed();
+      });
+      harness_medians.push_back(stats.median_s);
+      // The sampler's warm-up calls came first; keep the bare runs paired with its samples.
+      bare_samples.erase(bare_samples.begin(), bare_samples.end() - stats.samples);
       bare_medians.push_back(median(bare_samples));
     }
     const double harness = median(harness_medians);
