@@ -149,24 +149,21 @@ ConvShape read_conv(const FieldReader& f) {
   s.pad_h = f.non_negative("pad_h", 0), s.pad_w = f.non_negative("pad_w", 0);
   s.dil_h = f.positive("dil_h", 1), s.dil_w = f.positive("dil_w", 1);
   s.groups = f.positive("groups", 1);
-  if (s.c % s.groups != 0)
-    f.fail("groups", "c (" + std::to_string(s.c) + ") is not divisible by groups (" +
-                         std::to_string(s.groups) + ")");
-  if (s.k % s.groups != 0)
-    f.fail("groups", "k (" + std::to_string(s.k) + ") is not divisible by groups (" +
-                         std::to_string(s.groups) + ")");
-  const auto window_fits = [&](std::int64_t out, const char* what, const char* in_name,
-                               std::int64_t in, const char* pad_name, std::int64_t pad,
-                               const char* win_name, std::int64_t win, std::int64_t dil) {
-    if (out > 0) return;
-    f.fail("", std::string("output ") + what + " is not positive: the window (" + win_name + " " +
-                   std::to_string(win) + ", dilation " + std::to_string(dil) + ", spanning " +
-                   std::to_string(dil * (win - 1) + 1) + ") is larger than the padded input (" +
-                   in_name + " " + std::to_string(in) + " + 2 x " + pad_name + " " +
-                   std::to_string(pad) + ")");
-  };
-  window_fits(s.p(), "height", "h", s.h, "pad_h", s.pad_h, "r", s.r, s.dil_h);
-  window_fits(s.q(), "width", "w", s.w, "pad_w", s.pad_w, "s", s.s, s.dil_w);
+  for (const auto& [field, channels] : {std::pair{"c", s.c}, std::pair{"k", s.k}})
+    if (channels % s.groups != 0)
+      f.fail("groups", std::string(field) + " (" + std::to_string(channels) +
+                           ") is not divisible by groups (" + std::to_string(s.groups) + ")");
+  for (const bool height : {true, false}) {
+    if ((height ? s.p() : s.q()) > 0) continue;
+    const auto in = height ? s.h : s.w, pad = height ? s.pad_h : s.pad_w;
+    const auto window = height ? s.r : s.s, dil = height ? s.dil_h : s.dil_w;
+    f.fail("", std::string("output ") + (height ? "height" : "width") +
+                   " is not positive: the window (" + (height ? "r " : "s ") +
+                   std::to_string(window) + ", dilation " + std::to_string(dil) + ", spanning " +
+                   std::to_string(dil * (window - 1) + 1) + ") is larger than the padded input (" +
+                   (height ? "h " : "w ") + std::to_string(in) + " + 2 x " +
+                   (height ? "pad_h " : "pad_w ") + std::to_string(pad) + ")");
+  }
   return s;
 }
 

@@ -337,22 +337,44 @@ INSTANTIATE_TEST_SUITE_P(
       return name;
     });
 
-TEST(Loader, GroupsMustAlsoDivideTheOutputChannels) {
-  // Written at run time: the c-not-divisible case is a fixture; this one varies k only.
-  const auto path = std::filesystem::temp_directory_path() / "layerbench_groups_k.json";
-  {
-    std::ofstream out(path);
-    out << R"({"schema": "layerbench-model/1", "name": "g", "title": "t", "source": "test data",
+// A one-conv model written at run time, for variants of a fixture case.
+std::filesystem::path write_conv_model(const std::string& conv_fields) {
+  const auto path = std::filesystem::temp_directory_path() / "layerbench_inline_model.json";
+  std::ofstream out(path);
+  out << R"({"schema": "layerbench-model/1", "name": "g", "title": "t", "source": "test data",
   "input": {"channels": 6, "height": 8, "width": 8},
-  "ops": [{"id": "a", "kind": "conv", "layers": ["a"], "c": 6, "h": 8, "w": 8, "k": 8, "r": 1,
-           "s": 1, "stride_h": 1, "stride_w": 1, "groups": 3}]})";
-  }
+  "ops": [{"id": "a", "kind": "conv", "layers": ["a"], )"
+      << conv_fields << "}]}";
+  return path;
+}
+
+void expect_conv_rejected(const std::string& conv_fields, const std::string& message) {
+  const auto path = write_conv_model(conv_fields);
   try {
     load_model_file(path);
-    FAIL() << "loaded";
+    ADD_FAILURE() << "loaded " << conv_fields;
   } catch (const WorkloadError& e) {
-    EXPECT_EQ(std::string(e.what()), path.string() + ": ops[0].groups: k (8) is not divisible by groups (3)");
+    EXPECT_EQ(std::string(e.what()), path.string() + ": " + message);
   }
+  std::filesystem::remove(path);
+}
+
+TEST(Loader, GroupsMustAlsoDivideTheOutputChannels) {
+  expect_conv_rejected(
+      R"("c": 6, "h": 8, "w": 8, "k": 8, "r": 1, "s": 1, "stride_h": 1, "stride_w": 1, "groups": 3)",
+      "ops[0].groups: k (8) is not divisible by groups (3)");
+}
+
+TEST(Loader, WindowMustFitThePaddedWidth) {
+  expect_conv_rejected(
+      R"("c": 6, "h": 8, "w": 3, "k": 8, "r": 1, "s": 3, "stride_h": 1, "stride_w": 1, "dil_w": 2)",
+      "ops[0]: output width is not positive: the window (s 3, dilation 2, spanning 5) is larger "
+      "than the padded input (w 3 + 2 x pad_w 0)");
+  // Padding makes it fit.
+  const auto path = write_conv_model(
+      R"("c": 6, "h": 8, "w": 3, "k": 8, "r": 1, "s": 3, "stride_h": 1, "stride_w": 1, "dil_w": 2,
+         "pad_w": 1)");
+  EXPECT_EQ(load_model_file(path).ops.at(0).conv.q(), 1);
   std::filesystem::remove(path);
 }
 
