@@ -15,7 +15,6 @@ namespace lb::cuda {
 namespace {
 
 constexpr int requested_algorithms = 8;
-constexpr int autotune_runs = 3;
 
 // An owned cuBLASLt object, destroyed with its library function.
 template <typename Handle, cublasStatus_t (*Destroy)(Handle)>
@@ -184,22 +183,10 @@ CublasLtGemmCase::CublasLtGemmCase(std::shared_ptr<DeviceContext> context, const
   notes_.emplace_back("cublas_compute_type", compute_name_);
   notes_.emplace_back("cublaslt_heuristic_choice", describe_algo(algos_.front().algo));
   if (options.algo == AlgoChoice::autotune && algos_.size() > 1) {
-    double best = std::numeric_limits<double>::infinity();
     std::string timings;
-    for (std::size_t i = 0; i < algos_.size(); ++i) {
-      chosen_ = i;
-      std::string result;
-      double t = std::numeric_limits<double>::infinity();
-      try {
-        t = median_time(autotune_runs);
-        result = std::to_string(t * 1e3) + " ms";
-      } catch (const LibraryError& e) {
-        result = std::string("failed: ") + e.what();
-      }
-      timings += (timings.empty() ? "" : "; ") + describe_algo(algos_[i].algo) + " " + result;
-      if (t < best) best = t, chosen_ = i;
-    }
-    if (std::isinf(best)) throw LibraryError("every cuBLASLt algorithm failed to run");
+    autotune(
+        algos_.size(), [this](std::size_t i) { chosen_ = i; },
+        [this](std::size_t i) { return describe_algo(algos_[i].algo); }, timings);
     notes_.emplace_back("cublaslt_autotune", timings);
   }
   notes_.emplace_back("cublaslt_algo", describe_algo(algos_[chosen_].algo));

@@ -14,7 +14,6 @@ namespace lb::cuda {
 namespace {
 
 constexpr int autotune_candidates = 8;
-constexpr int autotune_runs = 3;
 
 // An owned cuDNN backend descriptor.
 class Descriptor {
@@ -328,7 +327,13 @@ void CudnnConvCase::find_candidates(Precision precision, const CaseOptions& opti
   for (const auto mode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
     for (Descriptor& config : heuristic_configs(graph_.get(), mode)) {
       if (candidates_.size() == wanted) break;
-      EngineFacts facts = engine_facts(config.get());
+      EngineFacts facts;
+      try {
+        facts = engine_facts(config.get());
+      } catch (const LibraryError& e) {
+        reject("an engine config", std::string("not inspectable: ") + e.what());
+        continue;
+      }
       if (const auto why = logic::engine_rejection(precision, facts.notes)) {
         reject(facts.tag, *why);
         continue;
@@ -369,24 +374,12 @@ void CudnnConvCase::find_candidates(Precision precision, const CaseOptions& opti
 
 void CudnnConvCase::choose(const CaseOptions& options) {
   if (options.algo == AlgoChoice::autotune && candidates_.size() > 1) {
-    double best = std::numeric_limits<double>::infinity();
     std::string timings;
-    for (std::size_t i = 0; i < candidates_.size(); ++i) {
-      chosen_ = i;
-      double t = std::numeric_limits<double>::infinity();
-      std::string result;
-      try {
-        t = median_time(autotune_runs);
-        result = std::to_string(t * 1e3) + " ms";
-      } catch (const LibraryError& e) {
-        result = std::string("failed: ") + e.what();
-      }
-      timings += (timings.empty() ? "" : "; ") + candidates_[i].facts.tag + " " + result;
-      if (t < best) best = t, chosen_ = i;
-    }
-    if (std::isinf(best)) throw LibraryError("every cuDNN engine candidate failed to run");
+    const std::size_t best = autotune(
+        candidates_.size(), [this](std::size_t i) { chosen_ = i; },
+        [this](std::size_t i) { return candidates_[i].facts.tag; }, timings);
     // Keep only the chosen plan; the others hold host memory only, but nothing should linger.
-    Candidate keep = std::move(candidates_[chosen_]);
+    Candidate keep = std::move(candidates_[best]);
     candidates_.clear();
     candidates_.push_back(std::move(keep));
     chosen_ = 0;

@@ -43,12 +43,29 @@ double GpuCase::run_timed() {
   return seconds;
 }
 
-double GpuCase::median_time(int runs) {
-  launch();
-  std::vector<double> times;
-  for (int i = 0; i < runs; ++i) times.push_back(time_once());
-  std::nth_element(times.begin(), times.begin() + runs / 2, times.end());
-  return times[runs / 2];
+std::size_t GpuCase::autotune(std::size_t count, const std::function<void(std::size_t)>& select,
+                              const std::function<std::string(std::size_t)>& label, std::string& summary) {
+  constexpr int runs = 3;
+  std::vector<double> medians;
+  for (std::size_t i = 0; i < count; ++i) {
+    select(i);
+    std::string result;
+    try {
+      launch();
+      std::vector<double> times;
+      for (int r = 0; r < runs; ++r) times.push_back(time_once());
+      medians.push_back(logic::median(times));
+      result = std::to_string(medians.back() * 1e3) + " ms";
+    } catch (const LibraryError& e) {
+      medians.push_back(logic::failed_time);
+      result = std::string("failed: ") + e.what();
+    }
+    summary += (summary.empty() ? "" : "; ") + label(i) + " " + result;
+  }
+  const auto best = logic::fastest(medians);
+  if (!best) throw LibraryError("every candidate failed to run: " + summary);
+  select(*best);
+  return *best;
 }
 
 std::vector<std::pair<std::string, std::string>> GpuCase::notes() const {

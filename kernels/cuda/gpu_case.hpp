@@ -1,6 +1,7 @@
 #pragma once
 // What every GPU case shares: timing one launch with CUDA events on the context's stream, the L2
 // flush for cold-cache runs, and the SM clock readings around a point.
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,8 +29,12 @@ class GpuCase : public Case {
   // Enqueue the operation once on context().stream(); no synchronisation, no allocation.
   virtual void launch() = 0;
   virtual std::vector<std::pair<std::string, std::string>> case_notes() const = 0;
-  // The median of `runs` timed launches after one untimed launch, for choosing an algorithm.
-  double median_time(int runs);
+  // Times each of `count` candidates (select(i) makes candidate i the one launch() runs): the
+  // median of 3 timed launches after an untimed one, in the case's cache mode. Leaves the fastest
+  // selected and returns its index; `summary` gets "label time; ..." with failures named. Throws
+  // LibraryError when every candidate failed to run.
+  std::size_t autotune(std::size_t count, const std::function<void(std::size_t)>& select,
+                       const std::function<std::string(std::size_t)>& label, std::string& summary);
 
   DeviceContext& context() const { return *context_; }
   const std::shared_ptr<DeviceContext>& shared_context() const { return context_; }

@@ -256,5 +256,14 @@ TEST(DeviceRules, ClockNotes) {
   EXPECT_NE(notes[0].second.find("NVML not available"), std::string::npos);
 }
 
+TEST(DeviceRules, FastestSkipsFailedCandidates) {
+  EXPECT_EQ(fastest({3e-3, 1e-3, 2e-3}), std::optional<std::size_t>(1));
+  EXPECT_EQ(fastest({failed_time, 5e-3, failed_time, 4e-3}), std::optional<std::size_t>(3));
+  EXPECT_EQ(fastest({failed_time, failed_time}), std::nullopt);
+  EXPECT_EQ(fastest({}), std::nullopt);
+  EXPECT_DOUBLE_EQ(median({3, 1, 2}), 2);
+  EXPECT_DOUBLE_EQ(median({4, 1, 3, 2}), 2.5);
+}
+
 }  // namespace
 }  // namespace lb::cuda::logic

@@ -82,4 +82,19 @@ std::vector<std::pair<std::string, std::string>> clock_notes(
   return notes;
 }
 
+double median(std::vector<double> values) {
+  if (values.empty()) return failed_time;
+  const auto mid = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), mid, values.end());
+  if (values.size() % 2) return *mid;
+  return (*mid + *std::max_element(values.begin(), mid)) / 2;
+}
+
+std::optional<std::size_t> fastest(const std::vector<double>& seconds) {
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < seconds.size(); ++i)
+    if (seconds[i] < failed_time && (!best || seconds[i] < seconds[*best])) best = i;
+  return best;
+}
+
 }  // namespace lb::cuda::logic

@@ -3,6 +3,8 @@
 // runs, the element types each precision stores, the memory a point needs and may use, and what
 // the SM clock readings say. Pure logic, unit-tested everywhere.
 #include <cstdint>
+#include <algorithm>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -41,5 +43,11 @@ std::vector<std::pair<std::string, std::string>> clock_notes(
 
 // A point is throttled when the SM clock read after its timed runs is below 75% of the default.
 bool throttled(unsigned clock_mhz, unsigned default_mhz);
+
+// Choosing among timed candidates: a candidate that failed to run has time failed_time.
+inline constexpr double failed_time = std::numeric_limits<double>::infinity();
+double median(std::vector<double> values);
+// Index of the fastest candidate that ran, or nothing when none did.
+std::optional<std::size_t> fastest(const std::vector<double>& seconds);
 
 }  // namespace lb::cuda::logic
