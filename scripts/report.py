@@ -845,7 +845,7 @@ def section_roofline(data, model, charts) -> str:
         for peak, shared in ceilings.items():
             colour = PRECISION_COLOURS[shared[0]]
             ax.axhline(peak, color=colour, linestyle="--", linewidth=1)
-            ax.text(hi, peak, f"{'/'.join(map(P, shared))} peak {peak:g}", color=colour,
+            ax.text(hi, peak, f"{'/'.join(map(P, shared))} peak {peak:.3g}", color=colour,
                     fontsize=8, ha="right", va="bottom")
         for prec in precs:
             colour = PRECISION_COLOURS[prec]
@@ -866,7 +866,7 @@ def section_roofline(data, model, charts) -> str:
             x_top = min(hi, top * 1e3 / bw[0])
             ax.plot([lo, x_top], [bw[0] * lo / 1e3, bw[0] * x_top / 1e3], color="black",
                     linewidth=1.2)
-            ax.text(lo, bw[0] * lo / 1e3, f" memory {bw[0]:g} GB/s", fontsize=8, rotation=0,
+            ax.text(lo, bw[0] * lo / 1e3, f" memory {bw[0]:.3g} GB/s", fontsize=8, rotation=0,
                     va="bottom")
         ax.set_xscale("log")
         ax.set_yscale("log")
@@ -1171,8 +1171,9 @@ def banners(data) -> str:
         if f.status != "complete":
             why = {"incomplete": "the run was still going or was killed",
                    "interrupted": "the run was stopped (Ctrl-C)"}[f.status]
-            extra = f"; {f.recovered_from_journal} points recovered from its journal" \
-                if f.recovered_from_journal else ""
+            n = f.recovered_from_journal
+            extra = f"; {n} point{'' if n == 1 else 's'} recovered from its journal" \
+                if n else ""
             out.append(f'<div class="banner">{esc(f.name)} is {esc(f.status.upper())}: {esc(why)}'
                        f"{esc(extra)}. Its results are partial: points and model totals that "
                        "were not reached are missing, not zero.</div>")
@@ -1204,9 +1205,11 @@ def render_html(data, heads, skipped) -> tuple:
     body.append("".join(glance))
     for m in data.models:
         headers, rows = best_table(data, m)
+        best_html = table(headers, rows) if rows else note(
+            "No model-level records in these files: the sections below use the points.")
         body.append(
             f'<section class="model" id="{anchor(m)}"><h2>{esc(data.title(m))}</h2>'
-            f"<h3>Best throughput per device and precision</h3>{table(headers, rows)}"
+            f"<h3>Best throughput per device and precision</h3>{best_html}"
             f"<h3>2. CPU vs GPU</h3>{section_devices(data, m, charts)}"
             f"<h3>3. Precision</h3>{section_precision(data, m, charts)}"
             f"<h3>4. Batch scaling and memory</h3>{section_memory(data, m, charts)}"
