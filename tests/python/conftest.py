@@ -65,7 +65,6 @@ def screenshot(html, png, profile_dir, size=(1400, 4000)):
     SCREENSHOT_DIR.mkdir(exist_ok=True)
     copy_path = SCREENSHOT_DIR / Path(png).name
     shutil.copyfile(png, copy_path)
-    print(f"screenshot: {png} (copy: {copy_path})")
     return copy_path
 
 

@@ -28,7 +28,7 @@ def open_page(html, profile_dir):
     return int(rendered.group(1)), int(total.group(1)), console
 
 
-def test_every_chart_renders_without_console_errors(fixture_report, tmp_path):
+def test_every_chart_renders_without_console_errors(fixture_report, tmp_path, capsys):
     html = fixture_report / "index.html"
     images = html.read_text().count("<img ")
     rendered, total, console = open_page(html, tmp_path / "profile")
@@ -37,6 +37,8 @@ def test_every_chart_renders_without_console_errors(fixture_report, tmp_path):
     assert console == []
     shot = screenshot(html, tmp_path / "report-fixtures.png", tmp_path / "profile")
     assert png_size(shot) == (1400, 4000)
+    with capsys.disabled():
+        print(f"\nscreenshot of the fixture report: {shot}")
 
 
 def test_the_render_check_catches_a_chart_that_does_not_decode(fixture_report, tmp_path):

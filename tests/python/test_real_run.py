@@ -39,7 +39,7 @@ def cpu_results(tmp_path_factory):
     return out
 
 
-def test_report_of_a_real_cpu_run(cpu_results, tmp_path):
+def test_report_of_a_real_cpu_run(cpu_results, tmp_path, capsys):
     doc = json.loads(cpu_results.read_text())
     assert doc["status"] == "complete"
     ok = [p for p in doc["points"] if p["status"] == "ok"]
@@ -67,6 +67,8 @@ def test_report_of_a_real_cpu_run(cpu_results, tmp_path):
         shot = screenshot(tmp_path / "index.html", tmp_path / "report-cpu-run.png",
                           tmp_path / "profile")
         assert png_size(shot) == (1400, 4000)
+        with capsys.disabled():
+            print(f"\nscreenshot of the CPU run's report: {shot}")
 
 
 def test_compare_a_real_run_with_itself(cpu_results):
