@@ -1,9 +1,377 @@
-// Placeholder: the run subcommand is being written.
+// `layerbench run`: plan the points, measure and validate each, write the results file as it
+// goes (crash-safe, resumable), then add the model-level sums and print a summary.
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <set>
+
 #include "bench/commands.hpp"
+#include "bench/run_context.hpp"
+#include "harness/aggregate.hpp"
+#include "harness/plan.hpp"
+#include "harness/progress.hpp"
+#include "harness/results_file.hpp"
+#include "harness/runner.hpp"
+#include "harness/summary.hpp"
+#include "harness/platform.hpp"
+#include "harness/workload.hpp"
+#include "kernels/registry.hpp"
 
 namespace lb::cli {
-void add_run(CLI::App& app, Action& action) {
-  auto* sub = app.add_subcommand("run", "run (not written yet)");
-  sub->callback([&action] { action = [] { return exit_failed; }; });
+namespace {
+
+namespace fs = std::filesystem;
+
+// What the command line asked for. Everything that changes what a point measures is part of
+// the settings a resumed run must share.
+struct RunOptions {
+  std::string suite = "quick";
+  std::vector<std::string> models, workloads;
+  std::string batches, precisions, pass, device = "auto";
+  int threads = 0;
+  double max_time_per_point = 1.0, min_time_per_point = 0.1, noise_target = 0.01;
+  bool warm = false;
+  std::string algo = "autotune", layout = "nhwc";
+  double workspace_mb = 32, memory_limit_gb = 0;
+  std::uint64_t seed = 42;
+  std::string output, resume;
+  bool force = false, quiet = false;
+  std::vector<std::string> benchmark_args;
+};
+
+nlohmann::json settings_json(const RunOptions& o) {
+  return {{"suite", o.suite},
+          {"models", o.models},
+          {"workloads", o.workloads},
+          {"batches", o.batches},
+          {"precisions", o.precisions},
+          {"pass", o.pass},
+          {"device", o.device},
+          {"threads", o.threads},
+          {"max_time_per_point_s", o.max_time_per_point},
+          {"min_time_per_point_s", o.min_time_per_point},
+          {"noise_target", o.noise_target},
+          {"cache", o.warm ? "warm" : "cold"},
+          {"algo", o.algo},
+          {"layout", o.layout},
+          {"workspace_mb", o.workspace_mb},
+          {"memory_limit_gb", o.memory_limit_gb},
+          {"seed", o.seed}};
 }
+
+void apply_settings(const nlohmann::json& s, RunOptions& o) {
+  o.suite = s.at("suite");
+  o.models = s.at("models").get<std::vector<std::string>>();
+  o.workloads = s.at("workloads").get<std::vector<std::string>>();
+  o.batches = s.at("batches");
+  o.precisions = s.at("precisions");
+  o.pass = s.at("pass");
+  o.device = s.at("device");
+  o.threads = s.at("threads");
+  o.max_time_per_point = s.at("max_time_per_point_s");
+  o.min_time_per_point = s.at("min_time_per_point_s");
+  o.noise_target = s.at("noise_target");
+  o.warm = s.at("cache") == "warm";
+  o.algo = s.at("algo");
+  o.layout = s.at("layout");
+  o.workspace_mb = s.at("workspace_mb");
+  o.memory_limit_gb = s.at("memory_limit_gb");
+  o.seed = s.at("seed");
+}
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::atomic<bool> interrupted{false};
+extern "C" void on_signal(int sig) {
+  interrupted.store(true);
+  std::signal(sig, SIG_DFL);
+}
+
+// --device: auto (the CPU and every usable GPU), cpu, gpu (= gpu:0), gpu:N, all.
+struct DeviceChoice {
+  bool cpu = false;
+  std::vector<int> gpus;
+  bool all_gpus = false;
+  bool gpu_required = false;  // a GPU was asked for by name: its absence is an error (exit 1)
+};
+
+DeviceChoice parse_device(const std::string& text) {
+  DeviceChoice d;
+  if (text == "auto") {
+    d.cpu = d.all_gpus = true;
+  } else if (text == "all") {
+    d.cpu = d.all_gpus = d.gpu_required = true;
+  } else if (text == "cpu") {
+    d.cpu = true;
+  } else if (text == "gpu" || text.rfind("gpu:", 0) == 0) {
+    int index = 0;
+    if (text != "gpu") {
+      const std::string n = text.substr(4);
+      if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos)
+        throw UsageError("--device: '" + text + "' is not cpu, gpu, gpu:N, all or auto");
+      index = std::stoi(n);
+    }
+    d.gpus = {index};
+    d.gpu_required = true;
+  } else {
+    throw UsageError("--device: '" + text + "' is not cpu, gpu, gpu:N, all or auto");
+  }
+  return d;
+}
+
+// With --resume, the file's settings are the run's; flags given again must agree with them.
+void adopt_resumed_settings(const LoadedResults& previous, const CLI::App& sub, RunOptions& o) {
+  const auto& file_settings = previous.document.at("settings");
+  const nlohmann::json asked = settings_json(o);
+  static const std::map<std::string, std::string> flag_of = {
+      {"suite", "--suite"},       {"models", "--model"},     {"workloads", "--workload"},
+      {"batches", "--batch"},     {"precisions", "--precision"}, {"pass", "--pass"},
+      {"device", "--device"},     {"threads", "--threads"},
+      {"max_time_per_point_s", "--max-time-per-point"}, {"noise_target", "--noise-target"},
+      {"cache", "--warm"},        {"algo", "--algo"},        {"layout", "--layout"},
+      {"workspace_mb", "--workspace-mb"}, {"memory_limit_gb", "--memory-limit"},
+      {"seed", "--seed"}};
+  for (const auto& [key, flag] : flag_of) {
+    if (sub.count(flag) > 0 && asked.at(key) != file_settings.at(key))
+      throw UsageError("--resume: " + flag + " " + asked.at(key).dump() + " differs from the " +
+                       "run being resumed (" + file_settings.at(key).dump() + ")");
+  }
+  apply_settings(file_settings, o);
+}
+
+// Peaks and memory per device, from the context's device records.
+std::map<std::string, DeviceLimits> device_limits(const nlohmann::json& context) {
+  std::map<std::string, DeviceLimits> limits;
+  for (const auto& d : context.value("devices", nlohmann::json::array())) {
+    DeviceLimits& l = limits[d.at("id").get<std::string>()];
+    const nlohmann::json peaks = d.value("peaks", nlohmann::json::object());
+    for (const auto& [precision, peak] : peaks.items())
+      if (auto p = parse_precision(precision)) l.peak_tflops[*p] = peak.at("tflops").get<double>();
+  }
+  return limits;
+}
+
+int run_main(RunOptions o, const CLI::App& sub) {
+  std::optional<LoadedResults> previous;
+  if (!o.resume.empty()) {
+    previous = load_results(o.resume);
+    const std::string status = previous->document.value("status", "");
+    if (status == "complete")
+      throw UsageError("--resume: " + o.resume + " is already complete; nothing to resume");
+    adopt_resumed_settings(*previous, sub, o);
+  }
+
+  // Models: the shipped ones plus --workload files (a name defined twice is an error).
+  std::vector<fs::path> model_files = builtin_model_files();
+  model_files.insert(model_files.end(), o.workloads.begin(), o.workloads.end());
+  const std::vector<Model> models = load_models(model_files);
+
+  RunRequest request;
+  request.suite = o.suite;
+  request.models = o.models;
+  if (!o.batches.empty()) request.batches = parse_batch_list(o.batches);
+  if (!o.precisions.empty()) request.precisions = parse_precision_list(o.precisions);
+  if (!o.pass.empty()) request.pass = parse_pass_set(o.pass);
+
+  // Devices: ask the doctor before touching a GPU, so an unusable one is explained.
+  const DeviceChoice choice = parse_device(o.device);
+  const RunContext machine = probe_run_context();
+  const auto& diagnosis = machine.diagnosis;
+  bool gpu_unusable = false;
+  std::vector<int> gpu_indices;
+  if (!choice.gpus.empty() || choice.all_gpus) {
+    if (!diagnosis.gpu_usable) {
+      if (choice.gpu_required) {
+        std::cerr << diagnosis.verdict << "\n";
+        for (const auto& fix : diagnosis.fixes) std::cerr << "  How to fix: " << fix << "\n";
+        gpu_unusable = true;
+      } else if (!o.quiet) {
+        std::cerr << "layerbench: " << diagnosis.verdict << " (running the CPU points)\n";
+      }
+    } else if (choice.all_gpus) {
+      gpu_indices = diagnosis.usable_gpus;
+    } else {
+      for (int i : choice.gpus) {
+        if (std::find(diagnosis.usable_gpus.begin(), diagnosis.usable_gpus.end(), i) ==
+            diagnosis.usable_gpus.end())
+          throw UsageError("--device: gpu:" + std::to_string(i) + " is not a usable GPU here (" +
+                           diagnosis.verdict + ")");
+        gpu_indices.push_back(i);
+      }
+    }
+  }
+
+  std::vector<DeviceTarget> targets;
+  std::map<std::string, std::unique_ptr<Backend>> backends;
+  if (choice.cpu) {
+    backends["cpu"] = make_cpu_backend(o.threads);
+    targets.push_back({"cpu", false});
+  }
+  for (auto& gpu : make_gpu_backends(gpu_indices)) {
+    targets.push_back({gpu->device(), true});
+    backends[gpu->device()] = std::move(gpu);
+  }
+  const Plan plan = expand_plan(request, models, targets);
+
+  // The results file: new, or the resumed one.
+  if (o.output.empty() && o.resume.empty()) o.output = default_output_path();
+  std::unique_ptr<ResultsWriter> writer;
+  if (previous) {
+    writer = std::make_unique<ResultsWriter>(o.resume, std::move(*previous));
+  } else {
+    nlohmann::json context = context_json(machine, backends, o.seed, o.warm, o.threads);
+    context["noise_target"] = o.noise_target;
+    context["max_time_per_point_s"] = o.max_time_per_point;
+    writer = std::make_unique<ResultsWriter>(o.output, std::move(context), settings_json(o),
+                                             o.force);
+  }
+  std::map<std::string, Point> already;
+  for (const auto& p : writer->points()) already.emplace(p.key(), p);
+  OomSweep sweep;
+  for (const auto& [key, p] : already)
+    if (p.status == Status::oom) sweep.record_oom(p);
+
+  RunLoop loop;
+  loop.config.seed = o.seed;
+  loop.config.sampler.rule.noise_target = o.noise_target;
+  loop.config.sampler.rule.min_time_s = o.min_time_per_point;
+  loop.config.sampler.rule.max_time_s = o.max_time_per_point;
+  loop.config.case_options.cache = o.warm ? CacheMode::warm : CacheMode::cold;
+  loop.config.case_options.algo = o.algo == "heuristic" ? AlgoChoice::heuristic : AlgoChoice::autotune;
+  loop.config.case_options.layout = o.layout == "nchw" ? Layout::nchw : Layout::nhwc;
+  loop.config.case_options.workspace_limit_bytes =
+      static_cast<std::uint64_t>(o.workspace_mb * (1 << 20));
+  loop.config.case_options.memory_limit_bytes =
+      static_cast<std::uint64_t>(o.memory_limit_gb * (1ull << 30));
+  loop.backend_for = [&](const PlannedPoint& pp) -> Backend& { return *backends.at(pp.device); };
+  loop.stop = &interrupted;
+
+  double total_gflop = 0;
+  int to_run = 0;
+  for (const auto& pp : plan.points) {
+    if (already.count(point_name(pp))) continue;
+    total_gflop += pp.gflop;
+    ++to_run;
+  }
+  const Progress::Mode mode = o.quiet ? Progress::Mode::quiet
+                              : platform::stderr_is_terminal() ? Progress::Mode::terminal
+                                                               : Progress::Mode::lines;
+  Progress progress(mode, to_run, total_gflop);
+  if (!o.quiet && !already.empty())
+    std::cerr << "resuming " << writer->file().string() << ": " << already.size()
+              << " points already measured, " << to_run << " to go\n";
+
+  loop.pre_empt = [&](const PlannedPoint& pp) -> std::optional<Point> {
+    if (auto it = already.find(point_name(pp)); it != already.end()) return it->second;
+    if (plan.sweep_until_oom) {
+      if (auto first = sweep.smaller_oom_batch(pp)) {
+        const Problem problem = problem_for(*pp.op, pp.batch, pp.pass, pp.precision);
+        Point p = describe_point(pp, problem);
+        p.status = Status::oom;
+        p.reason = oom_skip_reason(*first);
+        return p;
+      }
+    }
+    return std::nullopt;
+  };
+  loop.on_point = [&](const PlannedPoint& pp, const Point& p) {
+    if (already.count(p.key())) return;  // resumed: already in the file
+    if (p.status == Status::oom) sweep.record_oom(pp);
+    writer->append(p);
+    progress.point_done(p.key(), std::string(name(p.status)), pp.gflop);
+  };
+
+  std::signal(SIGINT, on_signal);  // a second Ctrl-C ends the process at once (on_signal)
+  std::signal(SIGTERM, on_signal);
+  loop.run(plan.points, o.benchmark_args);
+  progress.finish();
+
+  const Aggregation results = aggregate(writer->points(), models, device_limits(writer->context()));
+  nlohmann::json model_records = nlohmann::json::array(), boundary_records = nlohmann::json::array();
+  for (const auto& r : results.models) model_records.push_back(to_json(r));
+  for (const auto& b : results.boundaries) boundary_records.push_back(to_json(b));
+  writer->finish(interrupted ? "interrupted" : "complete", model_records, boundary_records);
+
+  int failed = 0;
+  for (const auto& p : writer->points())
+    if (p.status == Status::failed) ++failed;
+  if (!o.quiet) {
+    std::cout << summary_table(results.models);
+    std::cout << "results: " << writer->file().string() << " (" << writer->points().size()
+              << " points, " << failed << " failed)\n";
+  }
+  if (interrupted) return exit_interrupted;
+  return failed > 0 || gpu_unusable ? exit_failed : exit_ok;
+}
+
+}  // namespace
+
+void add_run(CLI::App& app, Action& action) {
+  auto opts = std::make_shared<RunOptions>();
+  auto* sub = app.add_subcommand(
+      "run", "Measure and validate the layers of the chosen models; write a results file");
+  sub->add_option("--suite", opts->suite, "quick (default), standard or full")
+      ->check(CLI::IsMember({"quick", "standard", "full"}));
+  sub->add_option("--model", opts->models, "Model names (see `layerbench list`); repeatable");
+  sub->add_option("--workload", opts->workloads, "Extra model files (bench/models/SCHEMA.md)");
+  sub->add_option("--batch", opts->batches, "Batch sizes, e.g. 1,8,32");
+  sub->add_option("--precision", opts->precisions, "Precisions, e.g. fp32,tf32,fp16,bf16,fp8");
+  sub->add_option("--pass", opts->pass, "fwd (inference) or train (fwd + both gradients)")
+      ->check(CLI::IsMember({"fwd", "train"}));
+  sub->add_option("--device", opts->device, "auto (default), cpu, gpu, gpu:N or all");
+  sub->add_option("--threads", opts->threads, "CPU threads (default: all cores)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--max-time-per-point", opts->max_time_per_point,
+                  "Seconds of sampling after which a noisy point stops (default 1)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--noise-target", opts->noise_target,
+                  "Relative noise at which sampling stops early (default 0.01)")
+      ->check(CLI::PositiveNumber);
+  sub->add_flag("--warm", opts->warm, "Measure with warm caches (default: cold)");
+  sub->add_option("--algo", opts->algo, "GPU algorithm choice: autotune (default) or heuristic")
+      ->check(CLI::IsMember({"autotune", "heuristic"}));
+  sub->add_option("--layout", opts->layout, "GPU convolution layout: nhwc (default) or nchw")
+      ->check(CLI::IsMember({"nhwc", "nchw"}));
+  sub->add_option("--workspace-mb", opts->workspace_mb, "GPU workspace limit in MiB (default 32)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--memory-limit", opts->memory_limit_gb,
+                  "Behave as if the GPU had this many GiB")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--seed", opts->seed, "Seed of the random inputs (default 42)");
+  sub->add_option("-o,--output", opts->output, "Results file (default results/<host>-<time>.json)");
+  sub->add_option("--resume", opts->resume, "Continue an incomplete results file");
+  sub->add_flag("--force", opts->force, "Overwrite an existing results file");
+  sub->add_flag("--quiet", opts->quiet, "No progress and no summary");
+  sub->allow_extras();  // --benchmark_* flags go on to Google Benchmark
+  sub->callback([&action, opts, sub] {
+    for (const auto& extra : sub->remaining()) {
+      if (extra.rfind("--benchmark_", 0) != 0)
+        throw CLI::ExtrasError({extra});
+      opts->benchmark_args.push_back(extra);
+    }
+    action = [opts, sub] {
+      try {
+        return run_main(*opts, *sub);
+      } catch (const UsageError& e) {
+        std::cerr << "layerbench run: " << e.what() << "\n";
+        return exit_usage;
+      } catch (const WorkloadError& e) {
+        std::cerr << "layerbench run: " << e.what() << "\n";
+        return exit_usage;
+      } catch (const ResultsError& e) {
+        std::cerr << "layerbench run: " << e.what() << "\n";
+        return exit_usage;
+      } catch (const std::invalid_argument& e) {  // plan and flag parsers name the flag
+        std::cerr << "layerbench run: " << e.what() << "\n";
+        return exit_usage;
+      }
+    };
+  });
+}
+
 }  // namespace lb::cli

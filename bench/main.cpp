@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "bench/commands.hpp"
+#include "bench/run_context.hpp"
 #include "bench/version.hpp"
 
 int main(int argc, char** argv) {
@@ -10,6 +11,7 @@ int main(int argc, char** argv) {
   bool show_version = false;
   app.add_flag("--version", show_version, "Print layerbench's version and every library's");
 
+  lb::cli::set_command_line(argc, argv);
   lb::cli::Action action;
   lb::cli::add_doctor(app, action);
   lb::cli::add_list(app, action);

@@ -57,6 +57,11 @@ Point measure_point(const PlannedPoint& pp, Backend& backend, const RunnerConfig
   Point p = describe_point(pp, problem);
   p.backend = backend.name();
   p.cache = config.case_options.cache == CacheMode::cold ? "cold" : "warm";
+  if (auto why = indexing_overflow(*pp.op, pp.batch)) {
+    p.status = Status::unsupported;
+    p.reason = *why;
+    return p;
+  }
   if (auto why = backend.unsupported_reason(problem)) {
     p.status = Status::unsupported;
     p.reason = *why;
@@ -132,10 +137,11 @@ void RunLoop::run(const std::vector<PlannedPoint>& points, std::vector<std::stri
         // Set-up (allocation, inputs, algorithm choice) happens inside measure_point before
         // the loop; the only time Google Benchmark sees is the median we hand it.
         bool measured = false;
+        const MeasureFn sample = sampler_measure(config.sampler);
         point = measure_point(pp, backend_for(pp), config, [&](Case& c) {
           SampleStats stats;
           for (auto _ : state) {
-            stats = config.sampler.measure([&c] { return c.run_timed(); });
+            stats = sample(c);
             state.SetIterationTime(stats.median_s);
           }
           measured = true;

@@ -1,10 +1,35 @@
 #include "kernels/registry.hpp"
 
-#include <stdexcept>
+#include "kernels/onednn/onednn_backend.hpp"
+#include "kernels/onednn/onednn_probe.hpp"
+#if LAYERBENCH_HAVE_CUDA
+#include "kernels/cuda/cuda_backend.hpp"
+#endif
+#if LAYERBENCH_HAVE_CUDA && __has_include("kernels/cuda/cuda_probe.hpp")  // TEMP until it lands
+#include "kernels/cuda/cuda_probe.hpp"
+#define LB_CUDA_PROBE 1
+#endif
 
 namespace lb {
-// Placeholder until the backends land.
-std::unique_ptr<Backend> make_cpu_backend(int) { throw std::runtime_error("no CPU backend yet"); }
-std::vector<std::unique_ptr<Backend>> make_gpu_backends(const std::vector<int>&) { return {}; }
-void probe_backends(doctor::Snapshot&) {}
+
+std::unique_ptr<Backend> make_cpu_backend(int threads) { return onednn::make_backend(threads); }
+
+std::vector<std::unique_ptr<Backend>> make_gpu_backends(const std::vector<int>& gpu_indices) {
+  std::vector<std::unique_ptr<Backend>> backends;
+#if LAYERBENCH_HAVE_CUDA
+  for (int index : gpu_indices) backends.push_back(cuda::make_backend(index));
+#else
+  if (!gpu_indices.empty())
+    throw std::runtime_error("this layerbench was built without CUDA: no GPU backend");
+#endif
+  return backends;
+}
+
+void probe_backends(doctor::Snapshot& snapshot) {
+  onednn::probe(snapshot.cpu);
+#ifdef LB_CUDA_PROBE
+  cuda::probe(snapshot);
+#endif
+}
+
 }  // namespace lb

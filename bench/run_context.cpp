@@ -1,0 +1,121 @@
+#include "bench/run_context.hpp"
+
+#include <chrono>
+#include <ctime>
+
+#include "build_info.hpp"
+#include "harness/cpu_peak.hpp"
+#include "harness/doctor/facts.hpp"
+#include "harness/doctor/probe.hpp"
+#include "harness/peaks.hpp"
+#include "harness/platform.hpp"
+
+namespace lb::cli {
+
+namespace {
+std::string& command_line_storage() {
+  static std::string text;
+  return text;
+}
+
+std::string utc_stamp(const char* format) {
+  const auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char buf[40];
+  std::strftime(buf, sizeof buf, format, std::gmtime(&t));
+  return buf;
+}
+
+nlohmann::json facts_json(const Backend& backend) {
+  nlohmann::json facts = nlohmann::json::object();
+  for (const auto& [k, v] : backend.context()) facts[k] = v;
+  return facts;
+}
+
+nlohmann::json cpu_device(const RunContext& machine, const Backend& backend, int threads) {
+  CpuPeakOptions options;
+  options.threads = threads;
+  const CpuPeak peak = measure_cpu_peak(options);
+  return {{"id", backend.device()},
+          {"kind", "cpu"},
+          {"name", machine.snapshot.cpu.model},
+          {"backend", backend.name()},
+          {"facts", facts_json(backend)},
+          {"peaks", {{"fp32", {{"tflops", peak.gflops / 1e3}, {"source", "measured: " + peak.method}}}}},
+          // No memory-bandwidth measurement exists for the CPU yet: the roofline says so.
+          {"memory_bandwidth_gbps", nullptr}};
+}
+
+nlohmann::json gpu_device(const RunContext& machine, const Backend& backend) {
+  nlohmann::json d = {{"id", backend.device()},
+                      {"kind", "gpu"},
+                      {"name", ""},
+                      {"backend", backend.name()},
+                      {"facts", facts_json(backend)},
+                      {"peaks", nlohmann::json::object()},
+                      {"memory_bandwidth_gbps", nullptr}};
+  const int index = std::stoi(backend.device().substr(4));  // "gpu:N"
+  for (const auto& gpu : machine.snapshot.gpus) {
+    if (gpu.index != index) continue;
+    d["name"] = gpu.name;
+    if (auto peaks = lookup_gpu_peaks(gpu.name, gpu.cc_major, gpu.cc_minor, gpu.sm_count)) {
+      for (const auto& [precision, tflops] : peaks->tflops)
+        d["peaks"][std::string(name(precision))] = {{"tflops", tflops}, {"source", peaks->source}};
+      d["memory_bandwidth_gbps"] = {{"value", peaks->memory_gbps}, {"source", peaks->source}};
+    }
+  }
+  return d;
+}
+
+std::string version_text(int v) {  // CUDA-style 12040 -> "12.4"
+  return v ? std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10) : "";
+}
+}  // namespace
+
+void set_command_line(int argc, char** argv) {
+  std::string& text = command_line_storage();
+  for (int i = 0; i < argc; ++i) text += (i ? " " : "") + std::string(argv[i]);
+}
+const std::string& command_line() { return command_line_storage(); }
+
+RunContext probe_run_context() {
+  RunContext c;
+  c.snapshot = doctor::probe_machine();
+  c.diagnosis = doctor::diagnose(c.snapshot, doctor::load_facts());
+  return c;
+}
+
+nlohmann::json context_json(const RunContext& machine,
+                            const std::map<std::string, std::unique_ptr<Backend>>& backends,
+                            std::uint64_t seed, bool warm, int threads) {
+  const auto& s = machine.snapshot;
+  nlohmann::json libraries = {{"onednn", s.cpu.onednn_version}};
+  if (s.cuda_build) {
+    libraries["cuda_runtime"] = version_text(s.runtime_version);
+    libraries["driver"] = s.driver.version;
+    libraries["cudnn"] = std::to_string(s.cudnn.loaded_version);
+    libraries["cublas"] = std::to_string(s.cublas.loaded_version);
+  }
+  nlohmann::json devices = nlohmann::json::array();
+  for (const auto& [id, backend] : backends)
+    devices.push_back(id == "cpu" ? cpu_device(machine, *backend, threads)
+                                  : gpu_device(machine, *backend));
+  return {{"layerbench_version", build::version},
+          {"git_revision", build::git_revision},
+          {"build_type", build::build_type},
+          {"compiler", build::compiler},
+          {"host", platform::hostname()},
+          {"os", s.os},
+          {"command_line", command_line()},
+          {"seed", seed},
+          {"cache", warm ? "warm" : "cold"},
+          {"libraries", libraries},
+          {"devices", devices},
+          {"doctor", {{"gpu_usable", machine.diagnosis.gpu_usable},
+                      {"verdict", machine.diagnosis.verdict}}}};
+}
+
+std::string default_output_path() {
+  return "results/" + platform::hostname() + "-" + utc_stamp("%Y%m%dT%H%M%SZ") + ".json";
+}
+
+}  // namespace lb::cli
