@@ -216,6 +216,7 @@ int run_main(RunOptions o, const CLI::App& sub) {
     targets.push_back({gpu->device(), true});
     backends[gpu->device()] = std::move(gpu);
   }
+  if (targets.empty() && gpu_unusable) return exit_failed;  // nothing else was asked for
   const Plan plan = expand_plan(request, models, targets);
 
   // The results file: new, or the resumed one.

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# `layerbench run` as a user meets it: exit codes, the results file, kill -9 and --resume,
+# Ctrl-C, and refusals. Uses the tiny test model (tests/cli/data/tiny.json) to stay fast.
+set -euo pipefail
+bin="$1"
+tiny="$LAYERBENCH_SOURCE_DIR/tests/cli/data/tiny.json"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+fast=(--device cpu --workload "$tiny" --model tiny --max-time-per-point 0.05 --quiet)
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+expect_rc() {  # expected-code description command...
+  local want="$1" what="$2"; shift 2
+  local rc=0
+  "$@" >"$work/out" 2>"$work/err" || rc=$?
+  [ "$rc" -eq "$want" ] || { cat "$work/out" "$work/err" >&2; fail "$what: exit $rc, wanted $want"; }
+}
+json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+# Usage and input errors: exit 2 with the flag, value or file named.
+expect_rc 2 "unknown flag" "$bin" run --bogus
+expect_rc 2 "unknown model" "$bin" run "${fast[@]}" --model nosuchmodel -o "$work/x.json"
+grep -q "nosuchmodel" "$work/err" || fail "unknown model not named"
+expect_rc 2 "bad batch" "$bin" run "${fast[@]}" --batch 0 -o "$work/x.json"
+grep -q -- "--batch" "$work/err" || fail "bad batch: flag not named"
+echo '{"schema": "layerbench-model/1", "name": "bad", "ops": [' > "$work/bad.json"
+expect_rc 2 "malformed workload" "$bin" run "${fast[@]}" --workload "$work/bad.json" -o "$work/x.json"
+grep -q "bad.json" "$work/err" || fail "malformed workload: file not named"
+[ ! -e "$work/x.json" ] || fail "a refused run wrote a results file"
+
+# A forward run: every fp32 point measured and validated, fp16 recorded unsupported (no CPU
+# here runs oneDNN fp16), the file complete.
+expect_rc 0 "tiny forward run" "$bin" run "${fast[@]}" --batch 1 --precision fp32 --pass fwd -o "$work/fwd.json"
+[ "$(json "$work/fwd.json" "d['status']")" = complete ] || fail "fwd run not complete"
+[ "$(json "$work/fwd.json" "sum(p['status']=='ok' and p['validation']['passed'] for p in d['points'])")" = 4 ] \
+  || fail "fwd run: not 4 validated ok points"
+[ "$(json "$work/fwd.json" "len(d['models'])")" -ge 1 ] || fail "no model sums"
+[ ! -e "$work/fwd.json.journal" ] || fail "journal left after a complete run"
+
+# Never overwrite a results file without --force.
+expect_rc 2 "overwrite refused" "$bin" run "${fast[@]}" --batch 1 --precision fp32 --pass fwd -o "$work/fwd.json"
+grep -q -- "--force" "$work/err" || fail "overwrite refusal does not mention --force"
+
+# A requested GPU that is unusable: the doctor's reason, exit 1 (only where no GPU is usable).
+if ! "$bin" doctor >/dev/null 2>&1; then
+  expect_rc 1 "unusable GPU" "$bin" run --device gpu --workload "$tiny" --model tiny --quiet -o "$work/gpu.json"
+  grep -q "No usable GPU" "$work/err" || fail "unusable GPU: no doctor verdict"
+fi
+
+# kill -9 in the middle leaves a loadable incomplete file; --resume completes it.
+train=(--device cpu --workload "$tiny" --model tiny --batch 1,2,4 --precision fp32 --pass train
+       --max-time-per-point 0.3 --quiet)
+"$bin" run "${train[@]}" -o "$work/killed.json" &
+pid=$!
+for _ in $(seq 100); do
+  [ -e "$work/killed.json.journal" ] && [ "$(wc -l < "$work/killed.json.journal")" -ge 4 ] && break
+  sleep 0.1
+done
+kill -9 "$pid"; wait "$pid" 2>/dev/null || true
+[ "$(json "$work/killed.json" "d['status']")" = incomplete ] || fail "killed run not marked incomplete"
+expect_rc 2 "resume with other settings" "$bin" run --resume "$work/killed.json" --batch 8
+grep -q -- "--batch" "$work/err" || fail "resume refusal does not name the differing flag"
+expect_rc 0 "resume" "$bin" run --resume "$work/killed.json" --quiet
+[ "$(json "$work/killed.json" "d['status']")" = complete ] || fail "resumed run not complete"
+# 3 batches x (4 fwd + 3 bwd_data + 4 bwd_weights): the input layer has no bwd_data.
+[ "$(json "$work/killed.json" "len(d['points'])")" = 33 ] || fail "resumed run does not hold every point once"
+expect_rc 2 "resume a complete file" "$bin" run --resume "$work/killed.json"
+
+# Ctrl-C: the current point finishes or is abandoned, the file is written, exit 130.
+"$bin" run "${train[@]}" -o "$work/int.json" &
+pid=$!
+for _ in $(seq 100); do [ -e "$work/int.json.journal" ] && break; sleep 0.1; done
+kill -INT "$pid"
+rc=0; wait "$pid" || rc=$?
+[ "$rc" -eq 130 ] || fail "SIGINT: exit $rc, wanted 130"
+[ "$(json "$work/int.json" "d['status']")" = interrupted ] || fail "interrupted run not marked"
+echo "run.sh: all checks passed"
