@@ -4,10 +4,7 @@
 #include "kernels/onednn/onednn_probe.hpp"
 #if LAYERBENCH_HAVE_CUDA
 #include "kernels/cuda/cuda_backend.hpp"
-#endif
-#if LAYERBENCH_HAVE_CUDA && __has_include("kernels/cuda/cuda_probe.hpp")  // TEMP until it lands
 #include "kernels/cuda/cuda_probe.hpp"
-#define LB_CUDA_PROBE 1
 #endif
 
 namespace lb {
@@ -27,7 +24,7 @@ std::vector<std::unique_ptr<Backend>> make_gpu_backends(const std::vector<int>& 
 
 void probe_backends(doctor::Snapshot& snapshot) {
   onednn::probe(snapshot.cpu);
-#ifdef LB_CUDA_PROBE
+#if LAYERBENCH_HAVE_CUDA
   cuda::probe(snapshot);
 #endif
 }
