@@ -95,8 +95,8 @@ BIN="$BUILD/layerbench"
 if ldd "$BIN" | grep -q 'libcuda\.so'; then soft "layerbench must not link libcuda" false; fi
 "$BIN" --version
 
-step "GPU tests (ctest -R cuda)"
-soft "GPU tests" ctest --test-dir "$BUILD" -R cuda --output-on-failure --timeout 300
+step "GPU tests (ctest -R '[Cc]uda')"
+soft "GPU tests" ctest --test-dir "$BUILD" -R '[Cc]uda' --output-on-failure --timeout 300
 
 step "GPU suite: resnet50 + vit_b_16, batch 1 and 32, five precisions, forward ($MAX_TIME s per point)"
 soft "layerbench run" "$BIN" run --device gpu --model resnet50 --model vit_b_16 --batch 1,32 \

@@ -4,6 +4,7 @@ The PyTorch timings written here are TEST DATA invented for the ratio arithmetic
 """
 import importlib.util
 import json
+import sys
 
 import pytest
 
@@ -79,3 +80,60 @@ def test_measure_without_torch_says_so(tmp_path):
     assert r.returncode == 1
     assert "PyTorch is not installed" in r.stderr
     assert not (tmp_path / "t.json").exists()
+
+
+@pytest.fixture
+def fake_torch(monkeypatch):
+    """A stand-in for PyTorch (TEST DATA: every timed run "takes" 0.5 ms) that records calls."""
+    from unittest import mock
+    torch = mock.MagicMock(name="torch")
+    torch.__version__ = "0.0-fake"
+    torch.version.cuda = "0.0"
+    torch.cuda.is_available.return_value = True
+    torch.cuda.get_device_name.return_value = "Fake GPU (test data)"
+    torch.cuda.get_device_properties.return_value.L2_cache_size = 1024
+    torch.cuda.Event.return_value.elapsed_time.return_value = 0.5
+    torch.backends.cudnn.version.return_value = 0
+    functional = mock.MagicMock(name="torch.nn.functional")
+    torch.nn.functional = functional
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    monkeypatch.setitem(sys.modules, "torch.nn", torch.nn)
+    monkeypatch.setitem(sys.modules, "torch.nn.functional", functional)
+    return torch
+
+
+def test_measure_drives_every_ok_gpu_point(fake_torch, tmp_path):
+    import torch_layers
+    out = tmp_path / "torch.json"
+    assert torch_layers.main(["measure", str(GPU_A), "-o", str(out), "--max-time-per-point", "0.001"]) == 0
+    written = json.loads(out.read_text())
+    ok = gpu_ok_points()
+    assert len(written["points"]) == len(ok)
+    for record, point in zip(written["points"], ok):
+        assert record["precision"] == point["precision"]
+        if point["kind"] == "conv" and point["precision"] == "fp8":
+            assert record["status"] == "failed" and "FP8 convolution" in record["reason"]
+        elif point["precision"] == "fp8" and point["shape"]["batch"] != 1:
+            assert record["status"] == "failed" and "2-D only" in record["reason"]
+        else:
+            assert record["status"] == "ok", record
+            assert record["median_ms"] == 0.5 and record["samples"] >= 5
+    assert fake_torch.backends.cudnn.benchmark is True
+    # The GEMMs went through mm/bmm/_scaled_mm, the convolutions through conv2d or the backward op.
+    kinds = {p["kind"] for p in ok}
+    if "conv" in kinds:
+        assert fake_torch.nn.functional.conv2d.called or fake_torch.ops.aten.convolution_backward.called
+    if kinds & {"linear", "bmm"}:
+        assert fake_torch.mm.called or fake_torch.bmm.called
+
+
+def test_precision_flags(fake_torch):
+    import torch_layers
+    torch_layers.set_precision(fake_torch, "tf32")
+    assert fake_torch.backends.cuda.matmul.fp32_precision == "tf32"
+    assert fake_torch.backends.cudnn.conv.fp32_precision == "tf32"
+    torch_layers.set_precision(fake_torch, "fp32")
+    assert fake_torch.backends.cuda.matmul.fp32_precision == "ieee"
+    assert fake_torch.backends.cudnn.conv.fp32_precision == "ieee"
+    assert fake_torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction is False
+    assert fake_torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction is False

@@ -20,7 +20,7 @@ namespace {
 TEST(CudaBackend, NotBuilt) { GTEST_SKIP() << "layerbench was built without CUDA"; }
 #else
 
-TEST(DeviceTypes, RoundedValuesConvertExactly) {
+TEST(CudaDeviceTypes, RoundedValuesConvertExactly) {
   const std::vector<float> raw{0.0f, 1.0f, -0.3f, 3.14159f, 1e-3f, -250.0f, 0.0625f, 448.0f};
   for (Precision p : all_precisions) {
     std::vector<float> rounded;

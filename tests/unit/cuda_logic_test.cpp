@@ -55,9 +55,9 @@ std::vector<float> ramp(std::int64_t n, float scale) {
   return v;
 }
 
-class GemmLayoutAllTransposes : public ::testing::TestWithParam<std::pair<bool, bool>> {};
+class CudaGemmLayoutAllTransposes : public ::testing::TestWithParam<std::pair<bool, bool>> {};
 
-TEST_P(GemmLayoutAllTransposes, ColumnMajorProductEqualsRowMajorProduct) {
+TEST_P(CudaGemmLayoutAllTransposes, ColumnMajorProductEqualsRowMajorProduct) {
   GemmShape s;
   s.batch = 2, s.m = 3, s.n = 5, s.k = 4;
   std::tie(s.trans_a, s.trans_b) = GetParam();
@@ -75,11 +75,11 @@ TEST_P(GemmLayoutAllTransposes, ColumnMajorProductEqualsRowMajorProduct) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Trans, GemmLayoutAllTransposes,
+INSTANTIATE_TEST_SUITE_P(Trans, CudaGemmLayoutAllTransposes,
                          ::testing::Values(std::pair{false, false}, std::pair{false, true},
                                            std::pair{true, false}, std::pair{true, true}));
 
-TEST(GemmLayout, LinearLayerIsTnForCublasLt) {
+TEST(CudaGemmLayout, LinearLayerIsTnForCublasLt) {
   // y = x . W^T (trans_b) is cuBLASLt's TN form: its A (our W) transposed, its B (x) not.
   GemmShape linear{1, 394, 3072, 768, false, true};
   const LtGemm g = to_column_major(linear);
@@ -90,7 +90,7 @@ TEST(GemmLayout, LinearLayerIsTnForCublasLt) {
   EXPECT_EQ(g.c.ld, 3072);
 }
 
-TEST(GemmLayout, TnPlanTransposesOnlyWhatIsNeeded) {
+TEST(CudaGemmLayout, TnPlanTransposesOnlyWhatIsNeeded) {
   auto plan = tn_plan({1, 8, 16, 32, false, true});
   EXPECT_FALSE(plan.transpose_a);
   EXPECT_FALSE(plan.transpose_b);
@@ -104,7 +104,7 @@ TEST(GemmLayout, TnPlanTransposesOnlyWhatIsNeeded) {
   EXPECT_EQ(g.trans_b, Transpose::n);
 }
 
-TEST(GemmLayout, TnPlanWithHostTransposesComputesTheSameProduct) {
+TEST(CudaGemmLayout, TnPlanWithHostTransposesComputesTheSameProduct) {
   for (bool ta : {false, true})
     for (bool tb : {false, true}) {
       GemmShape s{2, 3, 5, 4, ta, tb};
@@ -118,7 +118,7 @@ TEST(GemmLayout, TnPlanWithHostTransposesComputesTheSameProduct) {
     }
 }
 
-TEST(GemmLayout, Fp8AlignmentNamesTheBadDimension) {
+TEST(CudaGemmLayout, Fp8AlignmentNamesTheBadDimension) {
   EXPECT_FALSE(fp8_alignment_problem({1, 197, 768, 768, false, true}));  // M may be anything
   const auto qk = fp8_alignment_problem({12, 197, 197, 64, false, true});
   ASSERT_TRUE(qk);
@@ -129,13 +129,13 @@ TEST(GemmLayout, Fp8AlignmentNamesTheBadDimension) {
   EXPECT_NE(av->find("K = 197"), std::string::npos);
 }
 
-TEST(ConvGraph, NhwcAndNchwStrides) {
+TEST(CudaConvGraph, NhwcAndNchwStrides) {
   const std::array<std::int64_t, 4> d{2, 3, 4, 5};
   EXPECT_EQ(packed_strides(d, Layout::nchw), (std::array<std::int64_t, 4>{60, 20, 5, 1}));
   EXPECT_EQ(packed_strides(d, Layout::nhwc), (std::array<std::int64_t, 4>{60, 1, 15, 3}));
 }
 
-TEST(ConvGraph, SpecForAGroupedStridedConvolution) {
+TEST(CudaConvGraph, SpecForAGroupedStridedConvolution) {
   ConvShape s;
   s.n = 2, s.c = 8, s.h = 9, s.w = 7, s.k = 4, s.r = 3, s.s = 3;
   s.stride_h = 2, s.stride_w = 1, s.pad_h = 1, s.pad_w = 0, s.dil_h = 1, s.dil_w = 2, s.groups = 2;
@@ -155,7 +155,7 @@ TEST(ConvGraph, SpecForAGroupedStridedConvolution) {
   EXPECT_NE(g.x.uid, g.y.uid);
 }
 
-TEST(ConvGraph, PassTensorsFollowTensorDims) {
+TEST(CudaConvGraph, PassTensorsFollowTensorDims) {
   ConvShape s;
   s.n = 1, s.c = 2, s.h = 4, s.w = 4, s.k = 3, s.r = 3, s.s = 3;
   const auto g = conv_graph_spec(s, Layout::nchw);
@@ -171,7 +171,7 @@ TEST(ConvGraph, PassTensorsFollowTensorDims) {
   }
 }
 
-TEST(ConvGraph, ChannelsLastScatterAndGather) {
+TEST(CudaConvGraph, ChannelsLastScatterAndGather) {
   TensorSpec t;
   t.dims = {2, 3, 2, 2};
   t.strides = packed_strides(t.dims, Layout::nhwc);
@@ -184,7 +184,7 @@ TEST(ConvGraph, ChannelsLastScatterAndGather) {
   EXPECT_THROW(to_strided(std::vector<float>(5), t), std::invalid_argument);
 }
 
-TEST(EngineFilter, Fp32RefusesTensorCoresOthersAllowThem) {
+TEST(CudaEngineFilter, Fp32RefusesTensorCoresOthersAllowThem) {
   EngineNotes tc;
   tc.tensor_core = true;
   EXPECT_TRUE(engine_rejection(Precision::fp32, tc));
@@ -200,7 +200,7 @@ TEST(EngineFilter, Fp32RefusesTensorCoresOthersAllowThem) {
   EXPECT_TRUE(engine_rejection(Precision::bf16, reduced));
 }
 
-TEST(DeviceRules, PrecisionsByComputeCapability) {
+TEST(CudaDeviceRules, PrecisionsByComputeCapability) {
   EXPECT_FALSE(precision_unsupported(Precision::fp32, true, 7, 5));
   EXPECT_FALSE(precision_unsupported(Precision::fp16, true, 7, 0));
   EXPECT_TRUE(precision_unsupported(Precision::fp16, false, 6, 1));
@@ -217,7 +217,7 @@ TEST(DeviceRules, PrecisionsByComputeCapability) {
   EXPECT_NE(precision_unsupported(Precision::tf32, false, 7, 5)->find("7.5"), std::string::npos);
 }
 
-TEST(DeviceRules, StorageTypesMatchPrecisionSizes) {
+TEST(CudaDeviceRules, StorageTypesMatchPrecisionSizes) {
   for (Precision p : all_precisions) {
     EXPECT_EQ(element_bytes(input_type(p)), std::size_t(input_bytes(p))) << name(p);
     EXPECT_EQ(element_bytes(output_type(p)), std::size_t(output_bytes(p))) << name(p);
@@ -225,7 +225,7 @@ TEST(DeviceRules, StorageTypesMatchPrecisionSizes) {
   EXPECT_EQ(output_type(Precision::fp8), ElementType::bf16);
 }
 
-TEST(DeviceRules, AvailableMemoryHonoursTheLimit) {
+TEST(CudaDeviceRules, AvailableMemoryHonoursTheLimit) {
   const std::uint64_t gib = 1ull << 30;
   EXPECT_EQ(available_bytes(10 * gib, 0, 0), 10 * gib);
   EXPECT_EQ(available_bytes(10 * gib, 1 * gib, 4 * gib), 3 * gib);
@@ -234,7 +234,7 @@ TEST(DeviceRules, AvailableMemoryHonoursTheLimit) {
   EXPECT_EQ(flush_bytes(50ull << 20), 100ull << 20);
 }
 
-TEST(DeviceRules, ClockNotes) {
+TEST(CudaDeviceRules, ClockNotes) {
   EXPECT_TRUE(throttled(1000, 1400));
   EXPECT_FALSE(throttled(1050, 1400));
   auto notes = clock_notes("", 1980u, 1400u, 1980u);
@@ -256,7 +256,7 @@ TEST(DeviceRules, ClockNotes) {
   EXPECT_NE(notes[0].second.find("NVML not available"), std::string::npos);
 }
 
-TEST(DeviceRules, FastestSkipsFailedCandidates) {
+TEST(CudaDeviceRules, FastestSkipsFailedCandidates) {
   EXPECT_EQ(fastest({3e-3, 1e-3, 2e-3}), std::optional<std::size_t>(1));
   EXPECT_EQ(fastest({failed_time, 5e-3, failed_time, 4e-3}), std::optional<std::size_t>(3));
   EXPECT_EQ(fastest({failed_time, failed_time}), std::nullopt);
