@@ -180,18 +180,19 @@ EngineFacts engine_facts(cudnnBackendDescriptor_t config) {
   LB_CUDNN(cudnnBackendGetAttribute(engine_raw, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE,
                                     CUDNN_TYPE_NUMERICAL_NOTE, CUDNN_NUMERICAL_NOTE_TYPE_COUNT, &n,
                                     numerical));
-  for (std::int64_t i = 0; i < n; ++i) {
+  for (std::int64_t i = 0; i < std::min<std::int64_t>(n, CUDNN_NUMERICAL_NOTE_TYPE_COUNT); ++i) {
     facts.notes.tensor_core |= numerical[i] == CUDNN_NUMERICAL_NOTE_TENSOR_CORE;
     facts.notes.down_convert_inputs |= numerical[i] == CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS;
     facts.notes.reduced_precision_reduction |=
         numerical[i] == CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION;
   }
+  // Behaviour notes and knobs only describe the engine: a library that cannot report them does
+  // not make the engine unusable, so their failures are not errors.
   cudnnBackendBehaviorNote_t behavior[CUDNN_BEHAVIOR_NOTE_TYPE_COUNT];
-  LB_CUDNN(cudnnBackendGetAttribute(engine_raw, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE,
-                                    CUDNN_TYPE_BEHAVIOR_NOTE, CUDNN_BEHAVIOR_NOTE_TYPE_COUNT, &n,
-                                    behavior));
-  for (std::int64_t i = 0; i < n; ++i)
-    facts.runtime_compiled |= behavior[i] == CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION;
+  if (cudnnBackendGetAttribute(engine_raw, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE, CUDNN_TYPE_BEHAVIOR_NOTE,
+                               CUDNN_BEHAVIOR_NOTE_TYPE_COUNT, &n, behavior) == CUDNN_STATUS_SUCCESS)
+    for (std::int64_t i = 0; i < std::min<std::int64_t>(n, CUDNN_BEHAVIOR_NOTE_TYPE_COUNT); ++i)
+      facts.runtime_compiled |= behavior[i] == CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION;
 
   std::vector<Descriptor> knobs;
   std::vector<cudnnBackendDescriptor_t> knobs_raw;
@@ -199,17 +200,19 @@ EngineFacts engine_facts(cudnnBackendDescriptor_t config) {
     knobs.emplace_back(CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR);
     knobs_raw.push_back(knobs.back().get());
   }
-  LB_CUDNN(cudnnBackendGetAttribute(config, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES,
-                                    CUDNN_TYPE_BACKEND_DESCRIPTOR, CUDNN_KNOB_TYPE_COUNTS, &n,
-                                    knobs_raw.data()));
-  for (std::int64_t i = 0; i < n; ++i) {
+  if (cudnnBackendGetAttribute(config, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                               CUDNN_KNOB_TYPE_COUNTS, &n, knobs_raw.data()) != CUDNN_STATUS_SUCCESS) {
+    facts.tag += " (knobs not reported)";
+    n = 0;
+  }
+  for (std::int64_t i = 0; i < std::min<std::int64_t>(n, CUDNN_KNOB_TYPE_COUNTS); ++i) {
     cudnnBackendKnobType_t type;
     std::int64_t value = 0, count = 0;
-    LB_CUDNN(cudnnBackendGetAttribute(knobs_raw[i], CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE,
-                                      CUDNN_TYPE_KNOB_TYPE, 1, &count, &type));
-    LB_CUDNN(cudnnBackendGetAttribute(knobs_raw[i], CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE,
-                                      CUDNN_TYPE_INT64, 1, &count, &value));
-    facts.tag += " k" + std::to_string(static_cast<int>(type)) + "=" + std::to_string(value);
+    if (cudnnBackendGetAttribute(knobs_raw[i], CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE, CUDNN_TYPE_KNOB_TYPE, 1,
+                                 &count, &type) == CUDNN_STATUS_SUCCESS &&
+        cudnnBackendGetAttribute(knobs_raw[i], CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE, CUDNN_TYPE_INT64, 1,
+                                 &count, &value) == CUDNN_STATUS_SUCCESS)
+      facts.tag += " k" + std::to_string(static_cast<int>(type)) + "=" + std::to_string(value);
   }
   // CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE exists from cuDNN 9.2; an older library answers with an
   // error and the plan's own workspace size is used instead.
