@@ -24,7 +24,7 @@ int run_doctor(const DoctorOptions& options) {
   if (!options.for_spec.empty()) {
     try {
       target = doctor::parse_framework_target(options.for_spec);
-      doctor::check_framework(doctor::Snapshot{}, facts, *target);  // rejects unknown versions
+      doctor::tested_build(facts, *target);  // an unknown version is a usage error, before probing
     } catch (const std::invalid_argument& e) {
       std::cerr << "layerbench doctor: --for: " << e.what() << "\n";
       return exit_usage;

@@ -315,6 +315,7 @@ Diagnosis diagnose(const Snapshot& s, const Facts& facts) {
   }
   if (d.reason.empty() && d.usable_gpus.empty()) d.reason = "no GPU found";
   d.gpu_usable = d.reason.empty();
+  if (s.cuda_build && s.runtime_version > 0) d.driver_needed = c.driver_requirement(s.runtime_version);
   d.verdict = d.gpu_usable ? ready_verdict(s, d) : "No usable GPU: " + d.reason;
   return d;
 }
@@ -334,7 +335,7 @@ FrameworkTarget parse_framework_target(const std::string& spec) {
   return t;
 }
 
-FrameworkCheck check_framework(const Snapshot& s, const Facts& facts, const FrameworkTarget& target) {
+const TensorflowBuild& tested_build(const Facts& facts, const FrameworkTarget& target) {
   const TensorflowBuild* build = tensorflow_build(facts, target.version);
   if (!build) {
     std::string known = facts.tensorflow.empty() ? "none"
@@ -342,6 +343,11 @@ FrameworkCheck check_framework(const Snapshot& s, const Facts& facts, const Fram
     throw std::invalid_argument("TensorFlow " + target.version +
                                 " is not in layerbench's table of tested builds (known: " + known + ")");
   }
+  return *build;
+}
+
+FrameworkCheck check_framework(const Snapshot& s, const Facts& facts, const FrameworkTarget& target) {
+  const TensorflowBuild* build = &tested_build(facts, target);
   const Context c{s, facts};
   FrameworkCheck check{target, "CUDA " + cuda_version_text(build->cuda_version) + ", cuDNN " +
                                    std::to_string(build->cudnn_major) + "." + std::to_string(build->cudnn_minor) +

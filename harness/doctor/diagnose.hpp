@@ -27,6 +27,7 @@ struct Diagnosis {
   std::vector<std::string> fixes;  // how to fix, in the order the problems block
   std::vector<Finding> findings;   // everything noticed, in the order checked
   std::vector<int> usable_gpus;    // indices of GPUs this build can run on
+  std::string driver_needed;       // the driver this build's CUDA runtime needs; empty in CPU builds
   std::map<int, std::vector<std::string>> tensor_cores;  // GPU index -> "FP16", "TF32", ...
 };
 
@@ -61,7 +62,11 @@ struct FrameworkCheck {
   bool all_ok = false;
 };
 
-// Throws std::invalid_argument when the version is not in the facts, listing the known range.
+// The tested build of the target's version; throws std::invalid_argument when the facts do
+// not list it, naming the known range.
+const TensorflowBuild& tested_build(const Facts& facts, const FrameworkTarget& target);
+
+// Throws like tested_build for an unknown version.
 FrameworkCheck check_framework(const Snapshot& snapshot, const Facts& facts,
                                const FrameworkTarget& target);
 

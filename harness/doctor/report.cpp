@@ -106,6 +106,7 @@ json to_json(const Snapshot& s, const Diagnosis& d, const std::optional<Framewor
                     {"reason", optional_text(d.reason)},
                     {"fixes", d.fixes},
                     {"usable_gpus", d.usable_gpus},
+                    {"driver_needed", optional_text(d.driver_needed)},
                     {"findings", findings}};
   if (framework) {
     json checks = json::array();
@@ -153,6 +154,7 @@ void print_text(std::ostream& out, const Snapshot& s, const Diagnosis& d,
     row(out, "this build", "CPU only (built without CUDA)");
   } else {
     row(out, "runtime (built in)", cuda_version_text(s.runtime_version));
+    if (!d.driver_needed.empty()) row(out, "runtime needs", d.driver_needed);
     row(out, "architectures built", s.build_architectures);
     row(out, "devices", std::to_string(s.device_count) + (s.device_error.empty() ? "" : " (" + s.device_error + ")"));
     row(out, "cuDNN", library_text(s.cudnn, decode_cudnn_version));

@@ -170,6 +170,7 @@ TEST(DoctorDiagnosis, HealthyMachineIsReady) {
   EXPECT_TRUE(contains(d.verdict, "CUDA runtime 12.4")) << d.verdict;
   EXPECT_EQ(d.usable_gpus, std::vector<int>{0});
   EXPECT_EQ(d.tensor_cores.at(0), (std::vector<std::string>{"FP16", "TF32", "BF16", "FP8"}));
+  EXPECT_EQ(d.driver_needed, "driver >= 525.60.13, the Linux minimum for CUDA 12.x");
 }
 
 TEST(DoctorDiagnosis, NoDriverOnLinux) {
@@ -209,6 +210,15 @@ TEST(DoctorDiagnosis, DriverTooOldForRuntime) {
   EXPECT_TRUE(any_contains(d.fixes, "no newer than 11.4"));
   s.os = "windows";
   EXPECT_TRUE(any_contains(diagnose(s, facts()).fixes, "driver >= 527.41"));
+}
+
+TEST(DoctorDiagnosis, UnrecordedWindowsMinimumIsSaidSo) {
+  Snapshot s = no_driver(healthy());
+  s.os = "windows";
+  s.runtime_version = 13000;
+  const Diagnosis d = diagnose(s, facts());
+  EXPECT_TRUE(contains(d.driver_needed, "at least 13.0")) << d.driver_needed;
+  EXPECT_TRUE(contains(d.driver_needed, "do not record the Windows minimum for CUDA 13.x")) << d.driver_needed;
 }
 
 TEST(DoctorDiagnosis, DriverOneMinorBehindRunsWithWarning) {
@@ -333,6 +343,7 @@ TEST(DoctorDiagnosis, CpuOnlyBuild) {
   const Diagnosis d = diagnose(s, facts());
   EXPECT_FALSE(d.gpu_usable);
   EXPECT_EQ(d.reason, "this layerbench was built without CUDA");
+  EXPECT_EQ(d.driver_needed, "");
   EXPECT_TRUE(any_contains(d.fixes, "-DLAYERBENCH_CUDA=ON"));
   EXPECT_EQ(errors(d), 1);
   // Without a driver as well, the driver comes first: no build of layerbench could use the GPU.
@@ -400,6 +411,8 @@ TEST(DoctorFramework, NativeWindowsEndsAt210) {
 }
 
 TEST(DoctorFramework, UnknownVersionThrowsWithKnownRange) {
+  EXPECT_THROW(tested_build(facts(), {"tensorflow", "2.22"}), std::invalid_argument);
+  EXPECT_EQ(tested_build(facts(), {"tensorflow", "2.21"}).cudnn_major, 9);
   try {
     check_framework(healthy(), facts(), {"tensorflow", "9.9"});
     FAIL();
