@@ -151,7 +151,16 @@ TEST(CudaBackend, GemmsInEveryPrecisionAndTranspose) {
         EXPECT_EQ(out.dims, (std::vector<std::int64_t>{3, 48, 32}));
         EXPECT_LT(rel_l2(out.data, gemm_reference(problem.gemm().shape, in)), tolerance(p));
         EXPECT_NE(note(*c, "cublaslt_heuristic_choice"), "<absent>");
-        if (p == Precision::fp32) EXPECT_NE(note(*c, "cublas_compute_type").find("32F"), std::string::npos);
+        const std::string compute = note(*c, "cublas_compute_type");
+        if (p == Precision::fp32) {
+          // PEDANTIC, or plain 32F only where cuBLASLt offered no PEDANTIC algorithm (and says so).
+          if (compute != "CUBLAS_COMPUTE_32F_PEDANTIC") {
+            EXPECT_EQ(compute, "CUBLAS_COMPUTE_32F");
+            EXPECT_NE(note(*c, "cublas_compute_fallback"), "<absent>");
+          }
+        } else {
+          EXPECT_EQ(compute, p == Precision::tf32 ? "CUBLAS_COMPUTE_32F_FAST_TF32" : "CUBLAS_COMPUTE_32F");
+        }
       }
 }
 
@@ -199,7 +208,9 @@ TEST(CudaBackend, ConvolutionPassesLayoutsAndPrecisions) {
           const HostTensor out = c->output();
           EXPECT_EQ(out.dims, tensor_dims(problem).output);
           EXPECT_LT(rel_l2(out.data, conv_reference(problem.conv(), in)), tolerance(p));
-          if (p == Precision::fp32) EXPECT_EQ(note(*c, "tensor_cores"), "no");
+          if (p == Precision::fp32) {
+            EXPECT_EQ(note(*c, "tensor_cores"), "no");
+          }
           EXPECT_NE(note(*c, "cudnn_heuristic_choice"), "<absent>");
         }
 }
