@@ -195,7 +195,15 @@ CublasLtGemmCase::CublasLtGemmCase(std::shared_ptr<DeviceContext> context, const
 
 // Creates the matmul descriptor and asks the heuristic; false when it has no algorithm.
 bool CublasLtGemmCase::find_algorithms(const CaseOptions& options, cublasComputeType_t compute) {
-  LB_CUBLAS(cublasLtMatmulDescCreate(desc_.out(), compute, CUDA_R_32F));
+  // A library that does not take PEDANTIC may say so as "invalid value" rather than "not
+  // supported"; for that compute type both mean "not offered" and plain 32F is tried next.
+  auto not_offered = [compute](cublasStatus_t status) {
+    return status == CUBLAS_STATUS_NOT_SUPPORTED ||
+           (compute == CUBLAS_COMPUTE_32F_PEDANTIC && status == CUBLAS_STATUS_INVALID_VALUE);
+  };
+  const cublasStatus_t created = cublasLtMatmulDescCreate(desc_.out(), compute, CUDA_R_32F);
+  if (not_offered(created)) return false;
+  LB_CUBLAS(created);
   // Recorded once the type is final: the caller may retry with another one.
   compute_name_ = compute_type_name(compute);
   const cublasOperation_t trans_a = lt_.trans_a == logic::Transpose::t ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -226,7 +234,7 @@ bool CublasLtGemmCase::find_algorithms(const CaseOptions& options, cublasCompute
   const cublasStatus_t status =
       cublasLtMatmulAlgoGetHeuristic(handle_, desc_.get(), a_layout_.get(), b_layout_.get(), c_layout_.get(),
                                      c_layout_.get(), preference.get(), wanted, results.data(), &returned);
-  if (status == CUBLAS_STATUS_NOT_SUPPORTED) return false;
+  if (not_offered(status)) return false;
   LB_CUBLAS(status);
   for (int i = 0; i < returned; ++i)
     if (results[i].state == CUBLAS_STATUS_SUCCESS) algos_.push_back(results[i]);
