@@ -2,11 +2,11 @@
 // against and as loaded at run time (they differ when the loader finds another copy).
 #include "bench/version.hpp"
 
-#include <string>
+#include <oneapi/dnnl/dnnl_version.h>
 
 #include <CLI/Version.hpp>
 #include <nlohmann/json.hpp>
-#include <oneapi/dnnl/dnnl_version.h>
+#include <string>
 
 #include "build_info.hpp"
 #include "harness/doctor/snapshot.hpp"
@@ -34,14 +34,15 @@ std::string compiled_and_loaded(const std::string& compiled, const std::string& 
 }  // namespace
 
 void print_version(std::ostream& out) {
-  out << "layerbench " << build::version << " (git " << build::git_revision << "), " << build::build_type
-      << " build, " << build::compiler << "\n";
+  out << "layerbench " << build::version << " (git " << build::git_revision << "), "
+      << build::build_type << " build, " << build::compiler << "\n";
   out << "libraries:\n";
 
   doctor::Snapshot s;
   onednn::probe(s.cpu);
   row(out, "oneDNN",
-      compiled_and_loaded(joined(DNNL_VERSION_MAJOR, DNNL_VERSION_MINOR, DNNL_VERSION_PATCH), s.cpu.onednn_version) +
+      compiled_and_loaded(joined(DNNL_VERSION_MAJOR, DNNL_VERSION_MINOR, DNNL_VERSION_PATCH),
+                          s.cpu.onednn_version) +
           " (dispatches to " + s.cpu.onednn_isa + ")");
 #ifdef LAYERBENCH_BENCHMARK_VERSION
   row(out, "Google Benchmark", std::string(LAYERBENCH_BENCHMARK_VERSION) + " (as found by CMake)");
@@ -49,19 +50,23 @@ void print_version(std::ostream& out) {
   row(out, "Google Benchmark", "version not recorded (the library has no version API)");
 #endif
   row(out, "nlohmann_json",
-      joined(NLOHMANN_JSON_VERSION_MAJOR, NLOHMANN_JSON_VERSION_MINOR, NLOHMANN_JSON_VERSION_PATCH) +
+      joined(NLOHMANN_JSON_VERSION_MAJOR, NLOHMANN_JSON_VERSION_MINOR,
+             NLOHMANN_JSON_VERSION_PATCH) +
           " (header-only)");
   row(out, "CLI11", std::string(CLI11_VERSION) + " (header-only)");
 
 #if LAYERBENCH_HAVE_CUDA
   cuda::probe_libraries(s);
-  row(out, "CUDA runtime", doctor::cuda_version_text(s.runtime_version) + " (linked statically), architectures " +
-                               build::cuda_architectures);
-  row(out, "cuDNN", compiled_and_loaded(doctor::text(doctor::decode_cudnn_version(s.cudnn.compiled_version)),
-                                        doctor::text(doctor::decode_cudnn_version(s.cudnn.loaded_version))) +
-                        " (built for CUDA " + doctor::cuda_version_text(s.cudnn.cuda_version) + ")");
-  row(out, "cuBLAS", compiled_and_loaded(doctor::text(doctor::decode_cublas_version(s.cublas.compiled_version)),
-                                         doctor::text(doctor::decode_cublas_version(s.cublas.loaded_version))));
+  row(out, "CUDA runtime",
+      doctor::cuda_version_text(s.runtime_version) + " (linked statically), architectures " +
+          build::cuda_architectures);
+  row(out, "cuDNN",
+      compiled_and_loaded(doctor::text(doctor::decode_cudnn_version(s.cudnn.compiled_version)),
+                          doctor::text(doctor::decode_cudnn_version(s.cudnn.loaded_version))) +
+          " (built for CUDA " + doctor::cuda_version_text(s.cudnn.cuda_version) + ")");
+  row(out, "cuBLAS",
+      compiled_and_loaded(doctor::text(doctor::decode_cublas_version(s.cublas.compiled_version)),
+                          doctor::text(doctor::decode_cublas_version(s.cublas.loaded_version))));
 #else
   row(out, "CUDA", "not used: CPU-only build");
 #endif

@@ -149,7 +149,8 @@ CpuPeak measure_cpu_peak(const CpuPeakOptions& options) {
   peak.iterations = calibrate(options.seconds_per_rep, simd);
   time_threads(peak.threads, peak.iterations / 10 + 1, simd);  // warm-up: wake cores, clocks up
 
-  const double flops = peak.threads * flops_per_iteration(simd) * static_cast<double>(peak.iterations);
+  const double flops =
+      peak.threads * flops_per_iteration(simd) * static_cast<double>(peak.iterations);
   std::vector<double> gflops;
   for (int r = 0; r < peak.repetitions; ++r)
     gflops.push_back(flops / time_threads(peak.threads, peak.iterations, simd) / 1e9);
@@ -157,12 +158,14 @@ CpuPeak measure_cpu_peak(const CpuPeakOptions& options) {
   const std::size_t n = gflops.size();
   peak.gflops = n % 2 ? gflops[n / 2] : 0.5 * (gflops[n / 2 - 1] + gflops[n / 2]);
 
-  peak.method = std::string(simd ? "AVX2+FMA, " + std::to_string(kChains) +
-                                       " independent ymm FMA chains per thread, FLOPs = 2 x FMAs x 8 lanes"
-                                 : "portable C++, " + std::to_string(kChains) +
-                                       " independent multiply-add chains per thread, FLOPs = 2 x multiply-adds") +
-                ", " + std::to_string(peak.threads) + " threads, median of " +
-                std::to_string(peak.repetitions) + " runs";
+  peak.method =
+      std::string(
+          simd ? "AVX2+FMA, " + std::to_string(kChains) +
+                     " independent ymm FMA chains per thread, FLOPs = 2 x FMAs x 8 lanes"
+               : "portable C++, " + std::to_string(kChains) +
+                     " independent multiply-add chains per thread, FLOPs = 2 x multiply-adds") +
+      ", " + std::to_string(peak.threads) + " threads, median of " +
+      std::to_string(peak.repetitions) + " runs";
   return peak;
 }
 

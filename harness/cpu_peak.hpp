@@ -14,18 +14,18 @@
 namespace lb {
 
 struct CpuPeak {
-  double gflops = 0;       // median over repetitions
+  double gflops = 0;  // median over repetitions
   int threads = 0;
   int repetitions = 0;
   std::int64_t iterations = 0;  // loop iterations per thread in each repetition
-  std::string method;      // how it was measured, with the FLOP formula
+  std::string method;           // how it was measured, with the FLOP formula
 };
 
 struct CpuPeakOptions {
-  int threads = 0;              // 0 = every logical processor
-  double seconds_per_rep = 0.2; // target duration of one repetition, per thread
+  int threads = 0;               // 0 = every logical processor
+  double seconds_per_rep = 0.2;  // target duration of one repetition, per thread
   int repetitions = 3;
-  bool allow_simd = true;       // false forces the portable kernel (tests, comparisons)
+  bool allow_simd = true;  // false forces the portable kernel (tests, comparisons)
 };
 
 CpuPeak measure_cpu_peak(const CpuPeakOptions& options = {});

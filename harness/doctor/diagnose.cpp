@@ -11,9 +11,12 @@ namespace lb::doctor {
 
 const char* name(Severity s) {
   switch (s) {
-    case Severity::info: return "info";
-    case Severity::warning: return "warning";
-    case Severity::error: return "error";
+    case Severity::info:
+      return "info";
+    case Severity::warning:
+      return "warning";
+    case Severity::error:
+      return "error";
   }
   return "?";
 }
@@ -31,14 +34,16 @@ std::string cc_text(const GpuInfo& g) {
 }
 
 std::string gpu_label(const GpuInfo& g) {
-  return "GPU " + std::to_string(g.index) + " (" + g.name + ", compute capability " + cc_text(g) + ")";
+  return "GPU " + std::to_string(g.index) + " (" + g.name + ", compute capability " + cc_text(g) +
+         ")";
 }
 
 // "75;80-real;90-virtual" -> {75, 80, 90}; CMake's CUDA_ARCHITECTURES syntax.
 std::vector<int> architectures(const std::string& list) {
   std::vector<int> archs;
   static const std::regex number(R"(\d+)");
-  for (auto it = std::sregex_iterator(list.begin(), list.end(), number); it != std::sregex_iterator(); ++it)
+  for (auto it = std::sregex_iterator(list.begin(), list.end(), number);
+       it != std::sregex_iterator(); ++it)
     archs.push_back(std::stoi(it->str()));
   return archs;
 }
@@ -74,7 +79,9 @@ std::string windows_dll_note() {
 
 void check_build(const Context& c, std::vector<Finding>& out) {
   if (c.s.cuda_build) return;
-  out.push_back({Severity::error, "build", "this layerbench was built without CUDA",
+  out.push_back({Severity::error,
+                 "build",
+                 "this layerbench was built without CUDA",
                  {"Install the CUDA toolkit and cuDNN, then rebuild layerbench with the GPU "
                   "backends: cmake -S . -B build -DLAYERBENCH_CUDA=ON (set CUDNN_ROOT when cuDNN "
                   "is not inside the toolkit)"}});
@@ -86,17 +93,23 @@ bool check_driver(const Context& c, std::vector<Finding>& out) {
   const int runtime = c.s.runtime_version;
   if (!d.loaded) {
     // The loader's own message is in the snapshot; the reason stays one short line.
-    Finding f{Severity::error, "driver", "NVIDIA driver not found (" + d.library + " cannot be loaded)", {}};
-    const std::string need = runtime > 0 ? " (this build's CUDA " + cuda_version_text(runtime) +
-                                               " runtime needs " + c.driver_requirement(runtime) + ")"
-                                         : "";
+    Finding f{Severity::error,
+              "driver",
+              "NVIDIA driver not found (" + d.library + " cannot be loaded)",
+              {}};
+    const std::string need = runtime > 0
+                                 ? " (this build's CUDA " + cuda_version_text(runtime) +
+                                       " runtime needs " + c.driver_requirement(runtime) + ")"
+                                 : "";
     if (c.windows()) {
-      f.fixes = {"Install the NVIDIA driver for your GPU" + need + "; it puts nvcuda.dll in "
-                 "C:\\Windows\\System32.",
+      f.fixes = {"Install the NVIDIA driver for your GPU" + need +
+                     "; it puts nvcuda.dll in "
+                     "C:\\Windows\\System32.",
                  windows_dll_note()};
     } else {
-      f.fixes = {"Install the NVIDIA driver for your GPU" + need + "; afterwards `nvidia-smi` "
-                 "must list the GPU.",
+      f.fixes = {"Install the NVIDIA driver for your GPU" + need +
+                     "; afterwards `nvidia-smi` "
+                     "must list the GPU.",
                  "In a container: start it with the GPU passed through, e.g. `docker run --gpus "
                  "all` (needs the NVIDIA Container Toolkit on the host).",
                  "Under WSL2: install the NVIDIA driver on the Windows side; it provides "
@@ -106,18 +119,24 @@ bool check_driver(const Context& c, std::vector<Finding>& out) {
     return false;
   }
   if (runtime <= 0) return true;
-  const std::string name = d.version.empty() ? "the installed NVIDIA driver" : "NVIDIA driver " + d.version;
+  const std::string name =
+      d.version.empty() ? "the installed NVIDIA driver" : "NVIDIA driver " + d.version;
   const std::string min = c.minimum_driver_for(runtime);
   bool too_old = false;
-  if (d.max_cuda_version > 0) too_old = cuda_major(d.max_cuda_version) < cuda_major(runtime);
-  else if (!d.version.empty() && !min.empty()) too_old = !version_at_least(d.version, min);
+  if (d.max_cuda_version > 0)
+    too_old = cuda_major(d.max_cuda_version) < cuda_major(runtime);
+  else if (!d.version.empty() && !min.empty())
+    too_old = !version_at_least(d.version, min);
   if (too_old) {
     std::string message = name;
-    if (d.max_cuda_version > 0) message += " supports CUDA up to " + cuda_version_text(d.max_cuda_version);
-    else message += " is older than " + min;
+    if (d.max_cuda_version > 0)
+      message += " supports CUDA up to " + cuda_version_text(d.max_cuda_version);
+    else
+      message += " is older than " + min;
     message += ", too old for this build's CUDA " + cuda_version_text(runtime) + " runtime";
-    std::vector<std::string> fixes = {"Update the NVIDIA driver: CUDA " + cuda_version_text(runtime) +
-                                      " needs " + c.driver_requirement(runtime) + "."};
+    std::vector<std::string> fixes = {"Update the NVIDIA driver: CUDA " +
+                                      cuda_version_text(runtime) + " needs " +
+                                      c.driver_requirement(runtime) + "."};
     if (d.max_cuda_version > 0)
       fixes.push_back("Or rebuild layerbench with a CUDA toolkit no newer than " +
                       cuda_version_text(d.max_cuda_version) + ".");
@@ -125,12 +144,14 @@ bool check_driver(const Context& c, std::vector<Finding>& out) {
     return false;
   }
   if (d.max_cuda_version > 0 && d.max_cuda_version < runtime)
-    out.push_back({Severity::warning, "driver",
+    out.push_back({Severity::warning,
+                   "driver",
                    name + " supports CUDA " + cuda_version_text(d.max_cuda_version) +
                        ", older than the CUDA " + cuda_version_text(runtime) +
                        " runtime: it runs under minor-version compatibility, but features that "
                        "need a newer driver fail",
-                   {"Update the NVIDIA driver to one that supports CUDA " + cuda_version_text(runtime) + "."}});
+                   {"Update the NVIDIA driver to one that supports CUDA " +
+                    cuda_version_text(runtime) + "."}});
   return true;
 }
 
@@ -149,30 +170,42 @@ std::optional<std::string> env(const Snapshot& s, const std::string& key) {
 void check_environment(const Context& c, std::vector<Finding>& out) {
   if (const auto v = env(c.s, "CUDA_VISIBLE_DEVICES")) {
     if (visible_devices_hide_all(*v))
-      out.push_back({Severity::error, "env", "CUDA_VISIBLE_DEVICES=\"" + *v + "\" hides every GPU",
-                     {c.windows() ? "Clear it (`set CUDA_VISIBLE_DEVICES=`) or list the GPUs to use, e.g. 0."
-                                  : "Unset it (`unset CUDA_VISIBLE_DEVICES`) or list the GPUs to use, e.g. 0."}});
+      out.push_back(
+          {Severity::error,
+           "env",
+           "CUDA_VISIBLE_DEVICES=\"" + *v + "\" hides every GPU",
+           {c.windows()
+                ? "Clear it (`set CUDA_VISIBLE_DEVICES=`) or list the GPUs to use, e.g. 0."
+                : "Unset it (`unset CUDA_VISIBLE_DEVICES`) or list the GPUs to use, e.g. 0."}});
     else
-      out.push_back({Severity::info, "env",
-                     "CUDA_VISIBLE_DEVICES=" + *v + ": only these GPUs are visible, numbered from 0 in this order",
+      out.push_back({Severity::info,
+                     "env",
+                     "CUDA_VISIBLE_DEVICES=" + *v +
+                         ": only these GPUs are visible, numbered from 0 in this order",
                      {}});
   }
   if (const auto v = env(c.s, "NVIDIA_TF32_OVERRIDE"); v && *v == "0")
-    out.push_back({Severity::warning, "env",
-                   "NVIDIA_TF32_OVERRIDE=0 turns TF32 Tensor Core math off in cuBLAS and cuDNN: TF32 "
-                   "points run as plain FP32",
-                   {"Unset NVIDIA_TF32_OVERRIDE to measure TF32."}});
+    out.push_back(
+        {Severity::warning,
+         "env",
+         "NVIDIA_TF32_OVERRIDE=0 turns TF32 Tensor Core math off in cuBLAS and cuDNN: TF32 "
+         "points run as plain FP32",
+         {"Unset NVIDIA_TF32_OVERRIDE to measure TF32."}});
   if (const auto v = env(c.s, "CUBLAS_WORKSPACE_CONFIG"))
-    out.push_back({Severity::info, "env",
-                   "CUBLAS_WORKSPACE_CONFIG=" + *v + " fixes cuBLAS's workspace (set for deterministic "
-                   "results); it can change which GEMM algorithms cuBLAS may use",
+    out.push_back({Severity::info,
+                   "env",
+                   "CUBLAS_WORKSPACE_CONFIG=" + *v +
+                       " fixes cuBLAS's workspace (set for deterministic "
+                       "results); it can change which GEMM algorithms cuBLAS may use",
                    {}});
   if (const auto v = env(c.s, c.library_path_variable()); v && !v->empty())
-    out.push_back({Severity::info, "env",
-                   std::string(c.library_path_variable()) + " is set: libraries found there " +
-                       (c.windows() ? "are found before others; " + windows_dll_note()
-                                    : "take precedence over the run path layerbench was built with"),
-                   {}});
+    out.push_back(
+        {Severity::info,
+         "env",
+         std::string(c.library_path_variable()) + " is set: libraries found there " +
+             (c.windows() ? "are found before others; " + windows_dll_note()
+                          : "take precedence over the run path layerbench was built with"),
+         {}});
 }
 
 void check_devices(const Context& c, bool hidden_by_env, std::vector<Finding>& out) {
@@ -197,24 +230,30 @@ void check_gpus(const Context& c, Diagnosis& d, std::vector<Finding>& out) {
     } else {
       const int cc = g.cc_major * 10 + g.cc_minor;
       const std::string sm = std::to_string(cc);
-      Finding f{Severity::error, "gpu " + std::to_string(g.index),
+      Finding f{Severity::error,
+                "gpu " + std::to_string(g.index),
                 gpu_label(g) + ": this build carries no code for it (built for " +
-                    (c.s.build_architectures.empty() ? "unknown architectures" : c.s.build_architectures) + ")",
+                    (c.s.build_architectures.empty() ? "unknown architectures"
+                                                     : c.s.build_architectures) +
+                    ")",
                 {}};
       if (!archs.empty() && cc < *std::min_element(archs.begin(), archs.end())) {
         const int oldest = *std::min_element(archs.begin(), archs.end());
         f.message += "; compute capability " + cc_text(g) + " is older than the oldest built, " +
                      std::to_string(oldest / 10) + "." + std::to_string(oldest % 10);
-        f.fixes = {"Rebuild with -DCMAKE_CUDA_ARCHITECTURES=\"" + sm + ";" + c.s.build_architectures +
+        f.fixes = {"Rebuild with -DCMAKE_CUDA_ARCHITECTURES=\"" + sm + ";" +
+                   c.s.build_architectures +
                    "\" using a CUDA toolkit whose nvcc still supports sm_" + sm +
                    " (check with `nvcc --list-gpu-arch`)."};
       } else {
-        f.fixes = {"Rebuild with " + sm + " added to -DCMAKE_CUDA_ARCHITECTURES (or \"native\" on this machine)."};
+        f.fixes = {"Rebuild with " + sm +
+                   " added to -DCMAKE_CUDA_ARCHITECTURES (or \"native\" on this machine)."};
       }
       no_code.push_back(f);
     }
     if (static_cast<double>(g.memory_total) < kSmallGpuMemoryBytes)
-      out.push_back({Severity::warning, "gpu " + std::to_string(g.index),
+      out.push_back({Severity::warning,
+                     "gpu " + std::to_string(g.index),
                      gpu_label(g) + " has " + gib(g.memory_total) +
                          ", less than 6 GB: the larger layers at large batch sizes may not fit",
                      {"Use smaller batch sizes on this GPU."}});
@@ -226,42 +265,49 @@ void check_gpus(const Context& c, Diagnosis& d, std::vector<Finding>& out) {
   }
 }
 
-void check_library(const Context& c, const char* subject, const char* display, const LibraryInfo& lib,
-                   LibraryVersion (*decode)(int), const std::string& windows_dll,
-                   std::vector<Finding>& out) {
+void check_library(const Context& c, const char* subject, const char* display,
+                   const LibraryInfo& lib, LibraryVersion (*decode)(int),
+                   const std::string& windows_dll, std::vector<Finding>& out) {
   const LibraryVersion built = decode(lib.compiled_version);
   const std::string where = lib.path.empty() ? "" : " from " + lib.path;
   if (!lib.loaded) {
     std::string message = std::string(display) + " could not be loaded";
     if (!lib.error.empty()) message += " (" + lib.error + ")";
-    const std::string install = "Install " + std::string(display) + " " + std::to_string(built.major) +
-                                " for CUDA " + std::to_string(cuda_major(c.s.runtime_version)) + ".x";
-    out.push_back({Severity::error, subject, message,
-                   {c.windows() ? install + " and put the folder holding " + windows_dll + " on PATH."
-                                : install + " where layerbench was built against it, or add its "
+    const std::string install = "Install " + std::string(display) + " " +
+                                std::to_string(built.major) + " for CUDA " +
+                                std::to_string(cuda_major(c.s.runtime_version)) + ".x";
+    out.push_back(
+        {Severity::error,
+         subject,
+         message,
+         {c.windows() ? install + " and put the folder holding " + windows_dll + " on PATH."
+                      : install + " where layerbench was built against it, or add its "
                                   "folder to LD_LIBRARY_PATH."}});
     return;
   }
   const LibraryVersion loaded = decode(lib.loaded_version);
   if (loaded.major != built.major) {
-    out.push_back({Severity::error, subject,
+    out.push_back({Severity::error,
+                   subject,
                    std::string(display) + ": built against " + text(built) + " but loaded " +
                        text(loaded) + where + " (a different major version)",
-                   {"Make layerbench load " + std::string(display) + " " + std::to_string(built.major) +
-                        ": remove the folder holding " + text(loaded) + " from " +
-                        c.library_path_variable() + ", or rebuild layerbench against " +
-                        std::string(display) + " " + std::to_string(loaded.major) + "."}});
+                   {"Make layerbench load " + std::string(display) + " " +
+                    std::to_string(built.major) + ": remove the folder holding " + text(loaded) +
+                    " from " + c.library_path_variable() + ", or rebuild layerbench against " +
+                    std::string(display) + " " + std::to_string(loaded.major) + "."}});
     return;
   }
   if (lib.loaded_version < lib.compiled_version)
-    out.push_back({Severity::warning, subject,
+    out.push_back({Severity::warning,
+                   subject,
                    std::string(display) + ": loaded " + text(loaded) + where +
                        " is older than the " + text(built) + " layerbench was built against",
                    {"Install " + std::string(display) + " " + text(built) + " or newer " +
                     std::to_string(built.major) + ".x."}});
   if (lib.cuda_version > 0 && c.s.runtime_version > 0 &&
       cuda_major(lib.cuda_version) != cuda_major(c.s.runtime_version))
-    out.push_back({Severity::warning, subject,
+    out.push_back({Severity::warning,
+                   subject,
                    std::string(display) + " " + text(loaded) + " was built for CUDA " +
                        cuda_version_text(lib.cuda_version) + ", layerbench's runtime is CUDA " +
                        cuda_version_text(c.s.runtime_version),
@@ -272,14 +318,18 @@ void check_library(const Context& c, const char* subject, const char* display, c
 std::string ready_verdict(const Snapshot& s, const Diagnosis& d) {
   std::string gpus;
   for (int index : d.usable_gpus) {
-    const auto& g = *std::find_if(s.gpus.begin(), s.gpus.end(), [&](const GpuInfo& x) { return x.index == index; });
-    gpus += (gpus.empty() ? "" : "; ") + ("GPU " + std::to_string(g.index) + " " + g.name +
-                                           " (compute capability " + cc_text(g) + ", " +
-                                           std::to_string(g.sm_count) + " SMs, " + gib(g.memory_total) + ")");
+    const auto& g = *std::find_if(s.gpus.begin(), s.gpus.end(),
+                                  [&](const GpuInfo& x) { return x.index == index; });
+    gpus += (gpus.empty() ? "" : "; ") +
+            ("GPU " + std::to_string(g.index) + " " + g.name + " (compute capability " +
+             cc_text(g) + ", " + std::to_string(g.sm_count) + " SMs, " + gib(g.memory_total) + ")");
   }
-  std::string driver = s.driver.version.empty() ? "NVIDIA driver" : "NVIDIA driver " + s.driver.version;
-  if (s.driver.max_cuda_version > 0) driver += " (supports CUDA " + cuda_version_text(s.driver.max_cuda_version) + ")";
-  return "GPU ready: " + gpus + "; CUDA runtime " + cuda_version_text(s.runtime_version) + ", " + driver;
+  std::string driver =
+      s.driver.version.empty() ? "NVIDIA driver" : "NVIDIA driver " + s.driver.version;
+  if (s.driver.max_cuda_version > 0)
+    driver += " (supports CUDA " + cuda_version_text(s.driver.max_cuda_version) + ")";
+  return "GPU ready: " + gpus + "; CUDA runtime " + cuda_version_text(s.runtime_version) + ", " +
+         driver;
 }
 
 }  // namespace
@@ -301,12 +351,15 @@ Diagnosis diagnose(const Snapshot& s, const Facts& facts) {
   if (s.cuda_build && driver_ok) check_devices(c, hidden, out);
   check_gpus(c, d, out);
   if (s.cuda_build) {
-    check_library(c, "cudnn", "cuDNN", s.cudnn, decode_cudnn_version,
-                  "cudnn64_" + std::to_string(decode_cudnn_version(s.cudnn.compiled_version).major) + ".dll", out);
+    check_library(
+        c, "cudnn", "cuDNN", s.cudnn, decode_cudnn_version,
+        "cudnn64_" + std::to_string(decode_cudnn_version(s.cudnn.compiled_version).major) + ".dll",
+        out);
     check_library(c, "cublas", "cuBLAS", s.cublas, decode_cublas_version, "cublas64_*.dll", out);
   }
   // Blocking problems first, in the order checked: the first is the reason.
-  std::stable_partition(out.begin(), out.end(), [](const Finding& f) { return f.severity == Severity::error; });
+  std::stable_partition(out.begin(), out.end(),
+                        [](const Finding& f) { return f.severity == Severity::error; });
   for (const auto& f : out) {
     if (f.severity != Severity::error) continue;
     if (d.reason.empty()) d.reason = f.message;
@@ -315,7 +368,8 @@ Diagnosis diagnose(const Snapshot& s, const Facts& facts) {
   }
   if (d.reason.empty() && d.usable_gpus.empty()) d.reason = "no GPU found";
   d.gpu_usable = d.reason.empty();
-  if (s.cuda_build && s.runtime_version > 0) d.driver_needed = c.driver_requirement(s.runtime_version);
+  if (s.cuda_build && s.runtime_version > 0)
+    d.driver_needed = c.driver_requirement(s.runtime_version);
   d.verdict = d.gpu_usable ? ready_verdict(s, d) : "No usable GPU: " + d.reason;
   return d;
 }
@@ -325,13 +379,15 @@ Diagnosis diagnose(const Snapshot& s, const Facts& facts) {
 FrameworkTarget parse_framework_target(const std::string& spec) {
   const auto eq = spec.find("==");
   if (eq == std::string::npos)
-    throw std::invalid_argument("expected FRAMEWORK==VERSION, e.g. tensorflow==2.15, got \"" + spec + "\"");
+    throw std::invalid_argument("expected FRAMEWORK==VERSION, e.g. tensorflow==2.15, got \"" +
+                                spec + "\"");
   FrameworkTarget t{spec.substr(0, eq), spec.substr(eq + 2)};
   if (t.framework != "tensorflow")
     throw std::invalid_argument("unknown framework \"" + t.framework + "\" (known: tensorflow)");
   static const std::regex version(R"(\d+\.\d+(\.\d+)?)");
   if (!std::regex_match(t.version, version))
-    throw std::invalid_argument("\"" + t.version + "\" is not a TensorFlow version such as 2.15 or 2.15.1");
+    throw std::invalid_argument("\"" + t.version +
+                                "\" is not a TensorFlow version such as 2.15 or 2.15.1");
   return t;
 }
 
@@ -339,28 +395,37 @@ const TensorflowBuild& tested_build(const Facts& facts, const FrameworkTarget& t
   const TensorflowBuild* build = tensorflow_build(facts, target.version);
   if (!build) {
     std::string known = facts.tensorflow.empty() ? "none"
-                                                 : facts.tensorflow.front().first + " to " + facts.tensorflow.back().last;
+                                                 : facts.tensorflow.front().first + " to " +
+                                                       facts.tensorflow.back().last;
     throw std::invalid_argument("TensorFlow " + target.version +
-                                " is not in layerbench's table of tested builds (known: " + known + ")");
+                                " is not in layerbench's table of tested builds (known: " + known +
+                                ")");
   }
   return *build;
 }
 
-FrameworkCheck check_framework(const Snapshot& s, const Facts& facts, const FrameworkTarget& target) {
+FrameworkCheck check_framework(const Snapshot& s, const Facts& facts,
+                               const FrameworkTarget& target) {
   const TensorflowBuild* build = &tested_build(facts, target);
   const Context c{s, facts};
-  FrameworkCheck check{target, "CUDA " + cuda_version_text(build->cuda_version) + ", cuDNN " +
-                                   std::to_string(build->cudnn_major) + "." + std::to_string(build->cudnn_minor) +
-                                   " (Linux)", {}, false};
+  FrameworkCheck check{target,
+                       "CUDA " + cuda_version_text(build->cuda_version) + ", cuDNN " +
+                           std::to_string(build->cudnn_major) + "." +
+                           std::to_string(build->cudnn_minor) + " (Linux)",
+                       {},
+                       false};
   const int need_cuda = build->cuda_version;
   const std::string need_major = std::to_string(cuda_major(need_cuda));
 
-  RequirementCheck cuda{"CUDA", cuda_version_text(need_cuda) + " or a newer " + need_major + ".x", "", false, ""};
+  RequirementCheck cuda{"CUDA", cuda_version_text(need_cuda) + " or a newer " + need_major + ".x",
+                        "", false, ""};
   if (!s.cuda_build) {
     cuda.found = "unknown (this layerbench was built without CUDA)";
   } else {
-    cuda.found = cuda_version_text(s.runtime_version) + " (the CUDA toolkit layerbench was built with)";
-    cuda.ok = cuda_major(s.runtime_version) == cuda_major(need_cuda) && s.runtime_version >= need_cuda;
+    cuda.found =
+        cuda_version_text(s.runtime_version) + " (the CUDA toolkit layerbench was built with)";
+    cuda.ok =
+        cuda_major(s.runtime_version) == cuda_major(need_cuda) && s.runtime_version >= need_cuda;
     if (cuda_major(s.runtime_version) != cuda_major(need_cuda))
       cuda.note = "TensorFlow " + target.version + " loads CUDA " + need_major +
                   " libraries; install CUDA " + need_major + ".x next to CUDA " +
@@ -371,8 +436,9 @@ FrameworkCheck check_framework(const Snapshot& s, const Facts& facts, const Fram
   check.checks.push_back(cuda);
 
   RequirementCheck cudnn{"cuDNN",
-                         std::to_string(build->cudnn_major) + "." + std::to_string(build->cudnn_minor) +
-                             " or a newer " + std::to_string(build->cudnn_major) + ".x",
+                         std::to_string(build->cudnn_major) + "." +
+                             std::to_string(build->cudnn_minor) + " or a newer " +
+                             std::to_string(build->cudnn_major) + ".x",
                          "", false, ""};
   if (!s.cuda_build || !s.cudnn.loaded) {
     cudnn.found = s.cuda_build ? "not loaded" : "unknown (this layerbench was built without CUDA)";
@@ -386,18 +452,23 @@ FrameworkCheck check_framework(const Snapshot& s, const Facts& facts, const Fram
   }
   check.checks.push_back(cudnn);
 
-  RequirementCheck driver{"NVIDIA driver", "support for CUDA " + cuda_version_text(need_cuda) + ", " +
-                                                c.driver_requirement(need_cuda), "", false, ""};
+  RequirementCheck driver{
+      "NVIDIA driver",
+      "support for CUDA " + cuda_version_text(need_cuda) + ", " + c.driver_requirement(need_cuda),
+      "", false, ""};
   if (!s.driver.loaded) {
     driver.found = "not found";
   } else {
     driver.found = (s.driver.version.empty() ? std::string("version unknown") : s.driver.version) +
-                   (s.driver.max_cuda_version > 0 ? ", supports CUDA " + cuda_version_text(s.driver.max_cuda_version) : "");
+                   (s.driver.max_cuda_version > 0
+                        ? ", supports CUDA " + cuda_version_text(s.driver.max_cuda_version)
+                        : "");
     const std::string min = c.minimum_driver_for(need_cuda);
     if (s.driver.max_cuda_version > 0)
       driver.ok = cuda_major(s.driver.max_cuda_version) >= cuda_major(need_cuda);
     else
-      driver.ok = !s.driver.version.empty() && !min.empty() && version_at_least(s.driver.version, min);
+      driver.ok =
+          !s.driver.version.empty() && !min.empty() && version_at_least(s.driver.version, min);
     if (driver.ok && s.driver.max_cuda_version > 0 && s.driver.max_cuda_version < need_cuda)
       driver.note = "older minor version: runs under minor-version compatibility";
   }
@@ -411,17 +482,20 @@ FrameworkCheck check_framework(const Snapshot& s, const Facts& facts, const Fram
     platform.required = "Linux or WSL2 (native Windows GPU support ends at TensorFlow " +
                         facts.tensorflow_windows_native_last + ")";
     platform.ok = !c.windows();
-    if (c.windows()) platform.note = "run TensorFlow " + target.version + " inside WSL2 to use the GPU";
+    if (c.windows())
+      platform.note = "run TensorFlow " + target.version + " inside WSL2 to use the GPU";
   } else {
     platform.required = "Linux, or native Windows (GPU support there ends at TensorFlow " +
                         facts.tensorflow_windows_native_last + ")";
     if (c.windows())
-      platform.note = "TensorFlow looks for DLLs named by version, e.g. cudart64_110.dll (all CUDA "
-                      "11.x) and cudnn64_8.dll; a DLL of another version is not found";
+      platform.note =
+          "TensorFlow looks for DLLs named by version, e.g. cudart64_110.dll (all CUDA "
+          "11.x) and cudnn64_8.dll; a DLL of another version is not found";
   }
   check.checks.push_back(platform);
 
-  check.all_ok = std::all_of(check.checks.begin(), check.checks.end(), [](const RequirementCheck& r) { return r.ok; });
+  check.all_ok = std::all_of(check.checks.begin(), check.checks.end(),
+                             [](const RequirementCheck& r) { return r.ok; });
   return check;
 }
 

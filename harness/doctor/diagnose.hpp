@@ -27,7 +27,7 @@ struct Diagnosis {
   std::vector<std::string> fixes;  // how to fix, in the order the problems block
   std::vector<Finding> findings;   // everything noticed, in the order checked
   std::vector<int> usable_gpus;    // indices of GPUs this build can run on
-  std::string driver_needed;       // the driver this build's CUDA runtime needs; empty in CPU builds
+  std::string driver_needed;  // the driver this build's CUDA runtime needs; empty in CPU builds
   std::map<int, std::vector<std::string>> tensor_cores;  // GPU index -> "FP16", "TF32", ...
 };
 
@@ -48,7 +48,7 @@ struct FrameworkTarget {
 FrameworkTarget parse_framework_target(const std::string& spec);
 
 struct RequirementCheck {
-  std::string item;      // "CUDA", "cuDNN", "NVIDIA driver", "platform"
+  std::string item;  // "CUDA", "cuDNN", "NVIDIA driver", "platform"
   std::string required;
   std::string found;
   bool ok = false;

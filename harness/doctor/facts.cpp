@@ -1,9 +1,8 @@
 #include "harness/doctor/facts.hpp"
 
 #include <fstream>
-#include <stdexcept>
-
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "harness/data_paths.hpp"
 #include "harness/doctor/versions.hpp"
@@ -77,14 +76,17 @@ void load_drivers(const FactsFile& f, Facts& facts) {
     try {
       d.cuda_major = dotted(cuda.substr(0, dot)).at(0);
       const std::string minor = dot == std::string::npos ? "" : cuda.substr(dot + 1);
-      if (minor == "x") d.cuda_minor = -1;
-      else d.cuda_minor = dotted(minor).at(0);
+      if (minor == "x")
+        d.cuda_minor = -1;
+      else
+        d.cuda_minor = dotted(minor).at(0);
     } catch (const std::invalid_argument&) {
       f.fail(at + "cuda", "must be MAJOR.x or MAJOR.MINOR, not \"" + cuda + "\"");
     }
     d.linux_driver = f.optional_string(rows[i], "linux", at + "linux");
     d.windows_driver = f.optional_string(rows[i], "windows", at + "windows");
-    for (const auto& [driver, field] : {std::pair{d.linux_driver, "linux"}, {d.windows_driver, "windows"}}) {
+    for (const auto& [driver, field] :
+         {std::pair{d.linux_driver, "linux"}, {d.windows_driver, "windows"}}) {
       if (driver.empty()) continue;
       try {
         dotted(driver);

@@ -41,7 +41,8 @@ std::string nvml_driver_version() {
   void* nvml = platform::load_library(platform::nvml_library(), error);
   if (!nvml) return "";
   auto init = reinterpret_cast<NvmlInit>(platform::find_symbol(nvml, "nvmlInit_v2"));
-  auto get = reinterpret_cast<NvmlSystemGetDriverVersion>(platform::find_symbol(nvml, "nvmlSystemGetDriverVersion"));
+  auto get = reinterpret_cast<NvmlSystemGetDriverVersion>(
+      platform::find_symbol(nvml, "nvmlSystemGetDriverVersion"));
   auto shutdown = reinterpret_cast<NvmlShutdown>(platform::find_symbol(nvml, "nvmlShutdown"));
   if (!init || !get || !shutdown || init() != 0) return "";
   char buffer[96] = {};  // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE is 80
@@ -58,7 +59,8 @@ DriverInfo probe_driver() {
   d.loaded = true;
   if (const std::string path = platform::library_path(driver, "cuDriverGetVersion"); !path.empty())
     d.library = path;
-  if (auto get = reinterpret_cast<CuDriverGetVersion>(platform::find_symbol(driver, "cuDriverGetVersion"))) {
+  if (auto get = reinterpret_cast<CuDriverGetVersion>(
+          platform::find_symbol(driver, "cuDriverGetVersion"))) {
     int version = 0;
     if (get(&version) == 0) d.max_cuda_version = version;
   }
@@ -78,8 +80,8 @@ Snapshot probe_host(const ProbeOptions& options) {
   s.build_architectures = s.cuda_build ? build::cuda_architectures : "";
   s.driver = probe_driver();
   const char* library_path_variable = platform::is_windows() ? "PATH" : "LD_LIBRARY_PATH";
-  for (const char* name : {"CUDA_VISIBLE_DEVICES", "NVIDIA_TF32_OVERRIDE", "CUBLAS_WORKSPACE_CONFIG",
-                           library_path_variable})
+  for (const char* name : {"CUDA_VISIBLE_DEVICES", "NVIDIA_TF32_OVERRIDE",
+                           "CUBLAS_WORKSPACE_CONFIG", library_path_variable})
     s.env[name] = platform::getenv_opt(name);
   return s;
 }

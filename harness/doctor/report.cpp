@@ -17,8 +17,11 @@ std::string cuda_text_or_null(int v) { return v > 0 ? cuda_version_text(v) : "";
 
 json library_json(const LibraryInfo& lib, LibraryVersion (*decode)(int)) {
   return {{"loaded", lib.loaded},
-          {"compiled_version", lib.compiled_version > 0 ? json(text(decode(lib.compiled_version))) : json(nullptr)},
-          {"loaded_version", lib.loaded && lib.loaded_version > 0 ? json(text(decode(lib.loaded_version))) : json(nullptr)},
+          {"compiled_version",
+           lib.compiled_version > 0 ? json(text(decode(lib.compiled_version))) : json(nullptr)},
+          {"loaded_version", lib.loaded && lib.loaded_version > 0
+                                 ? json(text(decode(lib.loaded_version)))
+                                 : json(nullptr)},
           {"built_for_cuda", optional_text(cuda_text_or_null(lib.cuda_version))},
           {"path", optional_text(lib.path)},
           {"error", optional_text(lib.error)}};
@@ -30,12 +33,15 @@ std::string fixed(double v, int decimals) {
   return buffer;
 }
 
-std::string gib(std::uint64_t bytes) { return fixed(static_cast<double>(bytes) / (1ull << 30), 1) + " GiB"; }
+std::string gib(std::uint64_t bytes) {
+  return fixed(static_cast<double>(bytes) / (1ull << 30), 1) + " GiB";
+}
 
 const char* yes_no(bool b) { return b ? "yes" : "no"; }
 
 void row(std::ostream& out, const std::string& label, const std::string& value) {
-  out << "  " << label << std::string(label.size() < 26 ? 26 - label.size() : 1, ' ') << value << "\n";
+  out << "  " << label << std::string(label.size() < 26 ? 26 - label.size() : 1, ' ') << value
+      << "\n";
 }
 
 std::string library_text(const LibraryInfo& lib, LibraryVersion (*decode)(int)) {
@@ -51,19 +57,25 @@ std::string library_text(const LibraryInfo& lib, LibraryVersion (*decode)(int)) 
 
 }  // namespace
 
-json to_json(const Snapshot& s, const Diagnosis& d, const std::optional<FrameworkCheck>& framework) {
+json to_json(const Snapshot& s, const Diagnosis& d,
+             const std::optional<FrameworkCheck>& framework) {
   json j;
   j["layerbench"] = {{"version", build::version}, {"git_revision", build::git_revision}};
   j["os"] = s.os;
-  j["cpu"] = {{"model", s.cpu.model},
-              {"cores", s.cpu.cores},
-              {"threads", s.cpu.threads},
-              {"isa", {{"avx2", s.cpu.avx2}, {"avx512f", s.cpu.avx512f}, {"avx512_bf16", s.cpu.avx512_bf16},
-                       {"avx512_fp16", s.cpu.avx512_fp16}, {"amx", s.cpu.amx}}},
-              {"onednn_version", optional_text(s.cpu.onednn_version)},
-              {"onednn_isa", optional_text(s.cpu.onednn_isa)},
-              {"fma_peak_gflops", s.cpu.fma_peak_gflops > 0 ? json(s.cpu.fma_peak_gflops) : json(nullptr)},
-              {"fma_peak_method", optional_text(s.cpu.fma_peak_method)}};
+  j["cpu"] = {
+      {"model", s.cpu.model},
+      {"cores", s.cpu.cores},
+      {"threads", s.cpu.threads},
+      {"isa",
+       {{"avx2", s.cpu.avx2},
+        {"avx512f", s.cpu.avx512f},
+        {"avx512_bf16", s.cpu.avx512_bf16},
+        {"avx512_fp16", s.cpu.avx512_fp16},
+        {"amx", s.cpu.amx}}},
+      {"onednn_version", optional_text(s.cpu.onednn_version)},
+      {"onednn_isa", optional_text(s.cpu.onednn_isa)},
+      {"fma_peak_gflops", s.cpu.fma_peak_gflops > 0 ? json(s.cpu.fma_peak_gflops) : json(nullptr)},
+      {"fma_peak_method", optional_text(s.cpu.fma_peak_method)}};
   j["cuda_build"] = s.cuda_build;
   j["build_architectures"] = optional_text(s.build_architectures);
   j["cuda_runtime"] = optional_text(cuda_text_or_null(s.runtime_version));
@@ -77,18 +89,20 @@ json to_json(const Snapshot& s, const Diagnosis& d, const std::optional<Framewor
   j["gpus"] = json::array();
   for (const auto& g : s.gpus) {
     const auto tc = d.tensor_cores.find(g.index);
-    j["gpus"].push_back({{"index", g.index},
-                         {"name", g.name},
-                         {"compute_capability", std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor)},
-                         {"sm_count", g.sm_count},
-                         {"memory_total_bytes", g.memory_total},
-                         {"memory_free_bytes", g.memory_free},
-                         {"sm_clock_mhz", g.sm_clock_mhz},
-                         {"memory_clock_mhz", g.memory_clock_mhz},
-                         {"memory_bus_bits", g.memory_bus_bits},
-                         {"l2_bytes", g.l2_bytes},
-                         {"build_has_code", g.build_has_code},
-                         {"tensor_core_precisions", tc == d.tensor_cores.end() ? json::array() : json(tc->second)}});
+    j["gpus"].push_back(
+        {{"index", g.index},
+         {"name", g.name},
+         {"compute_capability", std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor)},
+         {"sm_count", g.sm_count},
+         {"memory_total_bytes", g.memory_total},
+         {"memory_free_bytes", g.memory_free},
+         {"sm_clock_mhz", g.sm_clock_mhz},
+         {"memory_clock_mhz", g.memory_clock_mhz},
+         {"memory_bus_bits", g.memory_bus_bits},
+         {"l2_bytes", g.l2_bytes},
+         {"build_has_code", g.build_has_code},
+         {"tensor_core_precisions",
+          tc == d.tensor_cores.end() ? json::array() : json(tc->second)}});
   }
   if (s.cuda_build) {
     j["cudnn"] = library_json(s.cudnn, decode_cudnn_version);
@@ -100,7 +114,10 @@ json to_json(const Snapshot& s, const Diagnosis& d, const std::optional<Framewor
   for (const auto& [name, value] : s.env) j["env"][name] = value ? json(*value) : json(nullptr);
   json findings = json::array();
   for (const auto& f : d.findings)
-    findings.push_back({{"severity", name(f.severity)}, {"subject", f.subject}, {"message", f.message}, {"fixes", f.fixes}});
+    findings.push_back({{"severity", name(f.severity)},
+                        {"subject", f.subject},
+                        {"message", f.message},
+                        {"fixes", f.fixes}});
   j["diagnosis"] = {{"gpu_usable", d.gpu_usable},
                     {"verdict", d.verdict},
                     {"reason", optional_text(d.reason)},
@@ -111,7 +128,10 @@ json to_json(const Snapshot& s, const Diagnosis& d, const std::optional<Framewor
   if (framework) {
     json checks = json::array();
     for (const auto& c : framework->checks)
-      checks.push_back({{"item", c.item}, {"required", c.required}, {"found", c.found}, {"ok", c.ok},
+      checks.push_back({{"item", c.item},
+                        {"required", c.required},
+                        {"found", c.found},
+                        {"ok", c.ok},
                         {"note", optional_text(c.note)}});
     j["framework_check"] = {{"framework", framework->target.framework},
                             {"version", framework->target.version},
@@ -124,26 +144,31 @@ json to_json(const Snapshot& s, const Diagnosis& d, const std::optional<Framewor
 
 void print_text(std::ostream& out, const Snapshot& s, const Diagnosis& d,
                 const std::optional<FrameworkCheck>& framework) {
-  out << "layerbench doctor (layerbench " << build::version << ", " << build::git_revision << ")\n\n";
+  out << "layerbench doctor (layerbench " << build::version << ", " << build::git_revision
+      << ")\n\n";
 
   out << "CPU\n";
   row(out, "model", s.cpu.model.empty() ? "unknown" : s.cpu.model);
-  row(out, "cores / threads", (s.cpu.cores > 0 ? std::to_string(s.cpu.cores) : "unknown") + " / " +
-                                  std::to_string(s.cpu.threads));
-  row(out, "ISA", std::string("AVX2 ") + yes_no(s.cpu.avx2) + ", AVX-512 " + yes_no(s.cpu.avx512f) +
-                      ", AVX512-BF16 " + yes_no(s.cpu.avx512_bf16) + ", AVX512-FP16 " +
-                      yes_no(s.cpu.avx512_fp16) + ", AMX " + yes_no(s.cpu.amx));
-  row(out, "oneDNN", s.cpu.onednn_version.empty()
-                         ? "not probed"
-                         : s.cpu.onednn_version + ", dispatches to " + s.cpu.onednn_isa);
+  row(out, "cores / threads",
+      (s.cpu.cores > 0 ? std::to_string(s.cpu.cores) : "unknown") + " / " +
+          std::to_string(s.cpu.threads));
+  row(out, "ISA",
+      std::string("AVX2 ") + yes_no(s.cpu.avx2) + ", AVX-512 " + yes_no(s.cpu.avx512f) +
+          ", AVX512-BF16 " + yes_no(s.cpu.avx512_bf16) + ", AVX512-FP16 " +
+          yes_no(s.cpu.avx512_fp16) + ", AMX " + yes_no(s.cpu.amx));
+  row(out, "oneDNN",
+      s.cpu.onednn_version.empty() ? "not probed"
+                                   : s.cpu.onednn_version + ", dispatches to " + s.cpu.onednn_isa);
   if (s.cpu.fma_peak_gflops > 0)
-    row(out, "FP32 FMA peak", fixed(s.cpu.fma_peak_gflops, 1) + " GFLOP/s measured (" + s.cpu.fma_peak_method + ")");
+    row(out, "FP32 FMA peak",
+        fixed(s.cpu.fma_peak_gflops, 1) + " GFLOP/s measured (" + s.cpu.fma_peak_method + ")");
 
   out << "\nNVIDIA driver\n";
   if (s.driver.loaded) {
     row(out, "library", s.driver.library);
     row(out, "version", s.driver.version.empty() ? "unknown" : s.driver.version);
-    row(out, "supports CUDA up to", s.driver.max_cuda_version > 0 ? cuda_version_text(s.driver.max_cuda_version) : "unknown");
+    row(out, "supports CUDA up to",
+        s.driver.max_cuda_version > 0 ? cuda_version_text(s.driver.max_cuda_version) : "unknown");
   } else {
     row(out, "library", s.driver.library + ": not found");
     if (!s.driver.load_error.empty()) row(out, "loader says", s.driver.load_error);
@@ -156,7 +181,9 @@ void print_text(std::ostream& out, const Snapshot& s, const Diagnosis& d,
     row(out, "runtime (built in)", cuda_version_text(s.runtime_version));
     if (!d.driver_needed.empty()) row(out, "runtime needs", d.driver_needed);
     row(out, "architectures built", s.build_architectures);
-    row(out, "devices", std::to_string(s.device_count) + (s.device_error.empty() ? "" : " (" + s.device_error + ")"));
+    row(out, "devices",
+        std::to_string(s.device_count) +
+            (s.device_error.empty() ? "" : " (" + s.device_error + ")"));
     row(out, "cuDNN", library_text(s.cudnn, decode_cudnn_version));
     row(out, "cuBLAS", library_text(s.cublas, decode_cublas_version));
   }
@@ -166,9 +193,12 @@ void print_text(std::ostream& out, const Snapshot& s, const Diagnosis& d,
     row(out, "compute capability", std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor));
     row(out, "SMs", std::to_string(g.sm_count));
     row(out, "memory", gib(g.memory_total) + " total, " + gib(g.memory_free) + " free");
-    row(out, "clocks", std::to_string(g.sm_clock_mhz) + " MHz SM, " + std::to_string(g.memory_clock_mhz) + " MHz memory");
-    row(out, "memory bus / L2", std::to_string(g.memory_bus_bits) + " bits / " +
-                                    fixed(static_cast<double>(g.l2_bytes) / (1 << 20), 1) + " MiB");
+    row(out, "clocks",
+        std::to_string(g.sm_clock_mhz) + " MHz SM, " + std::to_string(g.memory_clock_mhz) +
+            " MHz memory");
+    row(out, "memory bus / L2",
+        std::to_string(g.memory_bus_bits) + " bits / " +
+            fixed(static_cast<double>(g.l2_bytes) / (1 << 20), 1) + " MiB");
     row(out, "code in this build", yes_no(g.build_has_code));
     std::string tc;
     if (const auto it = d.tensor_cores.find(g.index); it != d.tensor_cores.end())
@@ -185,18 +215,24 @@ void print_text(std::ostream& out, const Snapshot& s, const Diagnosis& d,
   }
 
   if (framework) {
-    out << "\nTensorFlow " << framework->target.version << " was tested with " << framework->tested_with << "\n";
+    out << "\nTensorFlow " << framework->target.version << " was tested with "
+        << framework->tested_with << "\n";
     for (const auto& c : framework->checks) {
-      out << "  " << (c.ok ? "match    " : "MISMATCH ") << c.item << ": needs " << c.required << "; found " << c.found << "\n";
+      out << "  " << (c.ok ? "match    " : "MISMATCH ") << c.item << ": needs " << c.required
+          << "; found " << c.found << "\n";
       if (!c.note.empty()) out << "           " << c.note << "\n";
     }
-    out << "  " << (framework->all_ok ? "Everything matches." : "Not everything matches (see MISMATCH above).") << "\n";
+    out << "  "
+        << (framework->all_ok ? "Everything matches."
+                              : "Not everything matches (see MISMATCH above).")
+        << "\n";
   }
 
   out << "\n" << d.verdict << "\n";
   if (!d.gpu_usable && !d.fixes.empty()) {
     out << "How to fix:\n";
-    for (std::size_t i = 0; i < d.fixes.size(); ++i) out << "  " << i + 1 << ". " << d.fixes[i] << "\n";
+    for (std::size_t i = 0; i < d.fixes.size(); ++i)
+      out << "  " << i + 1 << ". " << d.fixes[i] << "\n";
   }
 }
 

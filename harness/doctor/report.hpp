@@ -1,9 +1,8 @@
 #pragma once
 // The doctor's output: the same content as text for people and as one JSON object.
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/doctor/diagnose.hpp"
 #include "harness/doctor/snapshot.hpp"

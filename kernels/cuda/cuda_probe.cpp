@@ -1,10 +1,10 @@
 #include "kernels/cuda/cuda_probe.hpp"
 
-#include <string>
-
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
+
+#include <string>
 
 #include "harness/platform.hpp"
 #include "kernels/cuda/arch_probe.hpp"

@@ -1,10 +1,10 @@
 #include "kernels/onednn/onednn_probe.hpp"
 
-#include <cctype>
-#include <string>
-
 #include <oneapi/dnnl/dnnl.h>
 #include <oneapi/dnnl/dnnl_debug.h>
+
+#include <cctype>
+#include <string>
 
 namespace lb::onednn {
 

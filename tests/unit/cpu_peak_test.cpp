@@ -1,10 +1,10 @@
 // The FMA microbenchmark measures something real: positive, finite, and more work takes longer.
 #include "harness/cpu_peak.hpp"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <gtest/gtest.h>
 
 namespace lb {
 namespace {

@@ -3,13 +3,13 @@
 //
 // Every GPU, driver and library in the fabricated snapshots below is TEST DATA standing in for
 // a machine this test does not have; names and capabilities follow the reference facts table.
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "harness/data_paths.hpp"
 #include "harness/doctor/diagnose.hpp"
@@ -73,8 +73,10 @@ Snapshot healthy() {
   s.gpus = {h100()};
   s.cudnn = {true, 8907, 8907, 12020, "", "/usr/lib/libcudnn.so.8"};
   s.cublas = {true, 120405, 120405, 12040, "", "/usr/lib/libcublasLt.so.12"};
-  s.env = {{"CUDA_VISIBLE_DEVICES", std::nullopt}, {"NVIDIA_TF32_OVERRIDE", std::nullopt},
-           {"CUBLAS_WORKSPACE_CONFIG", std::nullopt}, {"LD_LIBRARY_PATH", std::nullopt}};
+  s.env = {{"CUDA_VISIBLE_DEVICES", std::nullopt},
+           {"NVIDIA_TF32_OVERRIDE", std::nullopt},
+           {"CUBLAS_WORKSPACE_CONFIG", std::nullopt},
+           {"LD_LIBRARY_PATH", std::nullopt}};
   return s;
 }
 
@@ -82,7 +84,8 @@ Snapshot no_driver(Snapshot s) {
   s.driver = {false, "libcuda.so.1", "libcuda.so.1: cannot open shared object file", "", 0};
   s.device_count = 0;
   s.gpus.clear();
-  s.device_error = "cudaErrorInsufficientDriver: CUDA driver version is insufficient for CUDA runtime version";
+  s.device_error =
+      "cudaErrorInsufficientDriver: CUDA driver version is insufficient for CUDA runtime version";
   return s;
 }
 
@@ -90,7 +93,8 @@ Snapshot no_driver(Snapshot s) {
 
 TEST(DoctorFacts, ShippedFilesLoadWithSources) {
   EXPECT_EQ(facts().sources.size(), 3u);
-  for (const auto& source : facts().sources) EXPECT_TRUE(contains(source, "hardware-and-versions.md")) << source;
+  for (const auto& source : facts().sources)
+    EXPECT_TRUE(contains(source, "hardware-and-versions.md")) << source;
   ASSERT_NE(minimum_driver(facts(), 12040), nullptr);
   EXPECT_EQ(minimum_driver(facts(), 12040)->linux_driver, "525.60.13");
   EXPECT_EQ(minimum_driver(facts(), 12040)->windows_driver, "527.41");
@@ -152,10 +156,11 @@ TEST(DoctorVersions, DecodeAndCompare) {
   EXPECT_FALSE(version_at_least("472.12", "527.41"));
   EXPECT_FALSE(version_at_least("525.60.11", "525.60.13"));
   EXPECT_THROW(dotted("5x.1"), std::invalid_argument);
-  EXPECT_EQ(driver_version_from_module_text(
-                "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024\n"
-                "GCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n"),
-            "550.54.15");
+  EXPECT_EQ(
+      driver_version_from_module_text("NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  "
+                                      "Tue Mar  5 22:23:56 UTC 2024\n"
+                                      "GCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n"),
+      "550.54.15");
   EXPECT_EQ(driver_version_from_module_text("garbage\n1.2.3"), "");
 }
 
@@ -179,7 +184,8 @@ TEST(DoctorDiagnosis, NoDriverOnLinux) {
   EXPECT_EQ(d.reason.rfind("NVIDIA driver not found", 0), 0u) << d.reason;
   EXPECT_EQ(d.verdict, "No usable GPU: " + d.reason);
   EXPECT_TRUE(any_contains(d.fixes, "nvidia-smi"));
-  EXPECT_TRUE(any_contains(d.fixes, "driver >= 525.60.13")) << "the minimum for the CUDA 12 runtime";
+  EXPECT_TRUE(any_contains(d.fixes, "driver >= 525.60.13"))
+      << "the minimum for the CUDA 12 runtime";
   // No driver explains the missing devices: no second "no GPU" error piled on top.
   EXPECT_EQ(errors(d), 1);
 }
@@ -201,7 +207,8 @@ TEST(DoctorDiagnosis, DriverTooOldForRuntime) {
   s.driver.version = "472.12";
   s.driver.max_cuda_version = 11040;
   s.device_count = 0, s.gpus.clear();
-  s.device_error = "cudaErrorInsufficientDriver: CUDA driver version is insufficient for CUDA runtime version";
+  s.device_error =
+      "cudaErrorInsufficientDriver: CUDA driver version is insufficient for CUDA runtime version";
   const Diagnosis d = diagnose(s, facts());
   EXPECT_FALSE(d.gpu_usable);
   EXPECT_TRUE(contains(d.reason, "472.12 supports CUDA up to 11.4")) << d.reason;
@@ -218,7 +225,8 @@ TEST(DoctorDiagnosis, UnrecordedWindowsMinimumIsSaidSo) {
   s.runtime_version = 13000;
   const Diagnosis d = diagnose(s, facts());
   EXPECT_TRUE(contains(d.driver_needed, "at least 13.0")) << d.driver_needed;
-  EXPECT_TRUE(contains(d.driver_needed, "do not record the Windows minimum for CUDA 13.x")) << d.driver_needed;
+  EXPECT_TRUE(contains(d.driver_needed, "do not record the Windows minimum for CUDA 13.x"))
+      << d.driver_needed;
 }
 
 TEST(DoctorDiagnosis, DriverOneMinorBehindRunsWithWarning) {
@@ -379,7 +387,8 @@ const RequirementCheck& item(const FrameworkCheck& c, const std::string& name) {
 
 TEST(DoctorFramework, MatchingMachine) {
   // Test data machine: CUDA 12.4, cuDNN 8.9.7, driver for 12.4 -- TF 2.15 wants 12.2 / 8.9.
-  const FrameworkCheck c = check_framework(healthy(), facts(), parse_framework_target("tensorflow==2.15"));
+  const FrameworkCheck c =
+      check_framework(healthy(), facts(), parse_framework_target("tensorflow==2.15"));
   EXPECT_TRUE(c.all_ok);
   EXPECT_EQ(c.tested_with, "CUDA 12.2, cuDNN 8.9 (Linux)");
   EXPECT_TRUE(item(c, "platform").ok);
@@ -395,7 +404,8 @@ TEST(DoctorFramework, MismatchesAreNamed) {
   EXPECT_TRUE(contains(item(c, "CUDA").note, "CUDA 12 libraries"));
   EXPECT_FALSE(item(c, "cuDNN").ok);
   EXPECT_TRUE(item(c, "NVIDIA driver").ok);
-  EXPECT_FALSE(item(check_framework(no_driver(s), facts(), {"tensorflow", "2.15"}), "NVIDIA driver").ok);
+  EXPECT_FALSE(
+      item(check_framework(no_driver(s), facts(), {"tensorflow", "2.15"}), "NVIDIA driver").ok);
 }
 
 TEST(DoctorFramework, NativeWindowsEndsAt210) {
@@ -403,7 +413,8 @@ TEST(DoctorFramework, NativeWindowsEndsAt210) {
   s.os = "windows";
   const auto after = check_framework(s, facts(), {"tensorflow", "2.11"});
   EXPECT_FALSE(item(after, "platform").ok);
-  EXPECT_TRUE(contains(item(after, "platform").required, "native Windows GPU support ends at TensorFlow 2.10"));
+  EXPECT_TRUE(contains(item(after, "platform").required,
+                       "native Windows GPU support ends at TensorFlow 2.10"));
   EXPECT_TRUE(contains(item(after, "platform").note, "WSL2"));
   const auto last = check_framework(s, facts(), {"tensorflow", "2.10.1"});
   EXPECT_TRUE(item(last, "platform").ok);
@@ -426,7 +437,8 @@ TEST(DoctorFramework, UnknownVersionThrowsWithKnownRange) {
 TEST(DoctorReport, JsonCarriesVerdictAndGpus) {
   const Snapshot s = healthy();
   const Diagnosis d = diagnose(s, facts());
-  const auto j = nlohmann::json::parse(to_json(s, d, check_framework(s, facts(), {"tensorflow", "2.15"})).dump());
+  const auto j = nlohmann::json::parse(
+      to_json(s, d, check_framework(s, facts(), {"tensorflow", "2.15"})).dump());
   EXPECT_TRUE(j.at("diagnosis").at("gpu_usable").get<bool>());
   EXPECT_EQ(j.at("gpus").at(0).at("compute_capability"), "9.0");
   EXPECT_EQ(j.at("gpus").at(0).at("tensor_core_precisions").size(), 4u);

@@ -1,11 +1,11 @@
 // The platform layer against what the OS itself reports, where it reports it.
 #include "harness/platform.hpp"
 
+#include <gtest/gtest.h>
+
 #include <fstream>
 #include <set>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 namespace lb::platform {
 namespace {
