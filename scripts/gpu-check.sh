@@ -126,7 +126,11 @@ if [ -n "${OUT:-}" ]; then
   [ -f "$ctest_log" ] && cp "$ctest_log" "$OUT/ctest-LastTest.log"
 fi
 
-step "done in $((SECONDS - START)) s; results in ${RESULTS#"$ROOT"/}"
+if [ -f "$RESULTS" ]; then
+  step "done in $((SECONDS - START)) s; results in ${RESULTS#"$ROOT"/}"
+else
+  step "done in $((SECONDS - START)) s; no results file"
+fi
 if [ "${#failures[@]}" -gt 0 ]; then
   printf 'FAILED steps: %s\n' "${failures[*]}" >&2
   exit 1
