@@ -62,10 +62,11 @@ if(NOT LAYERBENCH_CUDA STREQUAL "OFF")
 endif()
 
 # The binary must start without LD_LIBRARY_PATH: give it a run path to the CUDA and cuDNN
-# libraries it was built against, in the build tree and after install.
+# libraries it was built against, in the build tree and after install (one explicit list: the
+# build-tree default would add an empty entry, which the loader reads as the current folder).
 function(layerbench_set_runpath target)
   if(_lb_runpath)
     set_target_properties(${target} PROPERTIES
-      BUILD_RPATH "${_lb_runpath}" INSTALL_RPATH "${_lb_runpath}")
+      BUILD_WITH_INSTALL_RPATH ON INSTALL_RPATH "${_lb_runpath}")
   endif()
 endfunction()
