@@ -156,6 +156,23 @@ std::map<std::string, DeviceLimits> device_limits(const nlohmann::json& context)
   return limits;
 }
 
+// A resumed run must measure on the same machine: same host, devices and library versions.
+void check_same_machine(const nlohmann::json& recorded, const nlohmann::json& current) {
+  const auto identity = [](const nlohmann::json& context) {
+    nlohmann::json devices = nlohmann::json::object();
+    for (const auto& d : context.value("devices", nlohmann::json::array()))
+      devices[d.at("id").get<std::string>()] = d.value("name", "");
+    return nlohmann::json{{"host", context.value("host", "")},
+                          {"devices", devices},
+                          {"libraries", context.value("libraries", nlohmann::json::object())}};
+  };
+  const nlohmann::json was = identity(recorded), now = identity(current);
+  for (const auto& [key, value] : was.items())
+    if (now.at(key) != value)
+      throw UsageError("--resume: the run was measured on another machine (" + key + ": " +
+                       value.dump() + ", here: " + now.at(key).dump() + ")");
+}
+
 int run_main(RunOptions o, const CLI::App& sub) {
   std::optional<LoadedResults> previous;
   if (!o.resume.empty()) {
@@ -221,11 +238,12 @@ int run_main(RunOptions o, const CLI::App& sub) {
 
   // The results file: new, or the resumed one.
   if (o.output.empty() && o.resume.empty()) o.output = default_output_path();
+  nlohmann::json context = context_json(machine, backends, o.seed, o.warm, o.threads);
   std::unique_ptr<ResultsWriter> writer;
   if (previous) {
+    check_same_machine(previous->document.at("context"), context);
     writer = std::make_unique<ResultsWriter>(o.resume, std::move(*previous));
   } else {
-    nlohmann::json context = context_json(machine, backends, o.seed, o.warm, o.threads);
     context["noise_target"] = o.noise_target;
     context["max_time_per_point_s"] = o.max_time_per_point;
     writer = std::make_unique<ResultsWriter>(o.output, std::move(context), settings_json(o),

@@ -60,6 +60,14 @@ kill -9 "$pid"; wait "$pid" 2>/dev/null || true
 [ "$(json "$work/killed.json" "d['status']")" = incomplete ] || fail "killed run not marked incomplete"
 expect_rc 2 "resume with other settings" "$bin" run --resume "$work/killed.json" --batch 8
 grep -q -- "--batch" "$work/err" || fail "resume refusal does not name the differing flag"
+python3 - "$work/killed.json" "$work/moved.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["context"]["host"] = "another-host"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect_rc 2 "resume on another machine" "$bin" run --resume "$work/moved.json"
+grep -q "another machine" "$work/err" || fail "resume on another machine: not explained"
 expect_rc 0 "resume" "$bin" run --resume "$work/killed.json" --quiet
 [ "$(json "$work/killed.json" "d['status']")" = complete ] || fail "resumed run not complete"
 # 3 batches x (4 fwd + 3 bwd_data + 4 bwd_weights): the input layer has no bwd_data.
