@@ -27,7 +27,12 @@ double Progress::eta_seconds(double done, double total, double elapsed) {
 
 void Progress::point_done(const std::string& name, const std::string& status, double gflop) {
   ++done_;
-  done_gflop_ += gflop;
+  // Points refused without running (unsupported, out of memory) took no time: leave their work
+  // out of the rate and of what remains, or the ETA would swing.
+  if (status == "ok" || status == "failed")
+    done_gflop_ += gflop;
+  else
+    total_gflop_ -= gflop;
   if (mode_ == Mode::quiet) return;
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();

@@ -1,7 +1,7 @@
 #pragma once
 // Run progress on standard error: one line updated in place on a terminal, one plain line
 // per point otherwise (logs, CI), nothing with --quiet. The ETA assumes the work still to do
-// runs at the rate (GFLOP per second of wall time) seen so far.
+// runs at the rate (GFLOP per second of wall time) seen so far over the points that ran.
 #include <chrono>
 #include <cstdio>
 #include <string>
