@@ -8,6 +8,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"layerbench: cuDNN, cuBLASLt and oneDNN on the layers of ResNet-50 and ViT"};
   app.require_subcommand(0, 1);
+  app.failure_message(CLI::FailureMessage::help);  // a usage error shows the usage
   bool show_version = false;
   app.add_flag("--version", show_version, "Print layerbench's version and every library's");
 

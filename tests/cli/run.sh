@@ -19,6 +19,9 @@ json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)"
 
 # Usage and input errors: exit 2 with the flag, value or file named.
 expect_rc 2 "unknown flag" "$bin" run --bogus
+grep -q "Usage:" "$work/err" || fail "unknown flag: no usage on stderr"
+expect_rc 2 "unknown subcommand" "$bin" frobnicate
+grep -q "Usage:" "$work/err" || fail "unknown subcommand: no usage on stderr"
 expect_rc 2 "unknown model" "$bin" run "${fast[@]}" --model nosuchmodel -o "$work/x.json"
 grep -q "nosuchmodel" "$work/err" || fail "unknown model not named"
 expect_rc 2 "bad batch" "$bin" run "${fast[@]}" --batch 0 -o "$work/x.json"
