@@ -339,7 +339,11 @@ INSTANTIATE_TEST_SUITE_P(
 
 // A one-conv model written at run time, for variants of a fixture case.
 std::filesystem::path write_conv_model(const std::string& conv_fields) {
-  const auto path = std::filesystem::temp_directory_path() / "layerbench_inline_model.json";
+  // One file per test: ctest runs the tests of this file as parallel processes.
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("layerbench_inline_model_" +
+                     std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
+                     ".json");
   std::ofstream out(path);
   out << R"({"schema": "layerbench-model/1", "name": "g", "title": "t", "source": "test data",
   "input": {"channels": 6, "height": 8, "width": 8},
