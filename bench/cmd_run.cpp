@@ -144,11 +144,20 @@ void adopt_resumed_settings(const LoadedResults& previous, const CLI::App& sub, 
   apply_settings(file_settings, o);
 }
 
-// Peaks and memory per device, from the context's device records.
-std::map<std::string, DeviceLimits> device_limits(const nlohmann::json& context) {
+// Peaks and memory per device, from the context's device records; --memory-limit caps a GPU's
+// memory as the run did.
+std::map<std::string, DeviceLimits> device_limits(const nlohmann::json& context,
+                                                  double memory_limit_gb) {
   std::map<std::string, DeviceLimits> limits;
   for (const auto& d : context.value("devices", nlohmann::json::array())) {
     DeviceLimits& l = limits[d.at("id").get<std::string>()];
+    if (d.value("kind", "") == "gpu") {
+      const nlohmann::json facts = d.value("facts", nlohmann::json::object());
+      if (facts.contains("memory_bytes"))
+        l.memory_bytes = std::stoull(facts.at("memory_bytes").get<std::string>());
+      if (memory_limit_gb > 0)
+        l.memory_bytes = static_cast<std::uint64_t>(memory_limit_gb * (1ull << 30));
+    }
     const nlohmann::json peaks = d.value("peaks", nlohmann::json::object());
     for (const auto& [precision, peak] : peaks.items())
       if (auto p = parse_precision(precision)) l.peak_tflops[*p] = peak.at("tflops").get<double>();
@@ -310,7 +319,7 @@ int run_main(RunOptions o, const CLI::App& sub) {
   loop.run(plan.points, o.benchmark_args);
   progress.finish();
 
-  const Aggregation results = aggregate(writer->points(), models, device_limits(writer->context()));
+  const Aggregation results = aggregate(writer->points(), models, device_limits(writer->context(), o.memory_limit_gb));
   nlohmann::json model_records = nlohmann::json::array(), boundary_records = nlohmann::json::array();
   for (const auto& r : results.models) model_records.push_back(to_json(r));
   for (const auto& b : results.boundaries) boundary_records.push_back(to_json(b));

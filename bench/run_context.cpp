@@ -7,6 +7,7 @@
 #include "harness/cpu_peak.hpp"
 #include "harness/doctor/facts.hpp"
 #include "harness/doctor/probe.hpp"
+#include "harness/doctor/versions.hpp"
 #include "harness/peaks.hpp"
 #include "harness/platform.hpp"
 
@@ -65,10 +66,6 @@ nlohmann::json gpu_device(const RunContext& machine, const Backend& backend) {
   }
   return d;
 }
-
-std::string version_text(int v) {  // CUDA-style 12040 -> "12.4"
-  return v ? std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10) : "";
-}
 }  // namespace
 
 void set_command_line(int argc, char** argv) {
@@ -90,10 +87,10 @@ nlohmann::json context_json(const RunContext& machine,
   const auto& s = machine.snapshot;
   nlohmann::json libraries = {{"onednn", s.cpu.onednn_version}};
   if (s.cuda_build) {
-    libraries["cuda_runtime"] = version_text(s.runtime_version);
+    libraries["cuda_runtime"] = doctor::cuda_version_text(s.runtime_version);
     libraries["driver"] = s.driver.version;
-    libraries["cudnn"] = std::to_string(s.cudnn.loaded_version);
-    libraries["cublas"] = std::to_string(s.cublas.loaded_version);
+    libraries["cudnn"] = doctor::text(doctor::decode_cudnn_version(s.cudnn.loaded_version));
+    libraries["cublas"] = doctor::text(doctor::decode_cublas_version(s.cublas.loaded_version));
   }
   nlohmann::json devices = nlohmann::json::array();
   for (const auto& [id, backend] : backends)

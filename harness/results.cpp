@@ -37,14 +37,17 @@ SampleStats timing_from_json(const nlohmann::json& j) {
   t.stddev_s = j.at("stddev_ms").get<double>() / 1e3;
   t.noise = j.at("noise").get<double>();
   t.stopped_by = j.at("stopped_by").get<std::string>();
-  t.total_s = t.mean_s * static_cast<double>(t.samples);
   return t;
 }
 }  // namespace
 
-std::string Point::key() const {
-  return model + "/" + op + "/b" + std::to_string(batch) + "/" + precision + "/" + pass + "/" + device;
+std::string point_key(const std::string& model, const std::string& op, int batch,
+                      std::string_view precision, std::string_view pass, const std::string& device) {
+  return model + "/" + op + "/b" + std::to_string(batch) + "/" + std::string(precision) + "/" +
+         std::string(pass) + "/" + device;
 }
+
+std::string Point::key() const { return point_key(model, op, batch, precision, pass, device); }
 
 nlohmann::json to_json(const Point& p) {
   nlohmann::json j = {{"model", p.model},

@@ -58,6 +58,10 @@ struct Point {
   std::string key() const;
 };
 
+// "model/op/bB/precision/pass/device": a point's identity, also its benchmark name.
+std::string point_key(const std::string& model, const std::string& op, int batch,
+                      std::string_view precision, std::string_view pass, const std::string& device);
+
 nlohmann::json to_json(const Point& p);
 Point point_from_json(const nlohmann::json& j);  // throws std::runtime_error naming the field
 

@@ -13,8 +13,8 @@
 namespace lb {
 
 std::string point_name(const PlannedPoint& pp) {
-  return pp.model->name + "/" + pp.op->id + "/b" + std::to_string(pp.batch) + "/" +
-         std::string(name(pp.precision)) + "/" + std::string(name(pp.pass)) + "/" + pp.device;
+  return point_key(pp.model->name, pp.op->id, pp.batch, name(pp.precision), name(pp.pass),
+                   pp.device);
 }
 
 Point describe_point(const PlannedPoint& pp, const Problem& problem) {
@@ -133,10 +133,10 @@ void RunLoop::run(const std::vector<PlannedPoint>& points, std::vector<std::stri
         return;
       }
       std::optional<Point> point = pre_empt ? pre_empt(pp) : std::nullopt;
+      bool measured = false;
       if (!point) {
         // Set-up (allocation, inputs, algorithm choice) happens inside measure_point before
         // the loop; the only time Google Benchmark sees is the median we hand it.
-        bool measured = false;
         const MeasureFn sample = sampler_measure(config.sampler);
         point = measure_point(pp, backend_for(pp), config, [&](Case& c) {
           SampleStats stats;
@@ -147,10 +147,8 @@ void RunLoop::run(const std::vector<PlannedPoint>& points, std::vector<std::stri
           measured = true;
           return stats;
         });
-        if (!measured) {
-          for (auto _ : state) state.SetIterationTime(0);
-        }
-      } else {
+      }
+      if (!measured) {  // refused or pre-empted: Google Benchmark still needs its loop run
         for (auto _ : state) state.SetIterationTime(0);
       }
       if (point->status == Status::ok) {

@@ -32,8 +32,7 @@ SampleStats summarize(const std::vector<double>& s) {
   auto [lo, hi] = std::minmax_element(s.begin(), s.end());
   st.min_s = *lo;
   st.max_s = *hi;
-  st.total_s = std::accumulate(s.begin(), s.end(), 0.0);
-  st.mean_s = st.total_s / s.size();
+  st.mean_s = std::accumulate(s.begin(), s.end(), 0.0) / s.size();
   double sq = 0;
   for (double x : s) sq += (x - st.mean_s) * (x - st.mean_s);
   st.stddev_s = s.size() > 1 ? std::sqrt(sq / (s.size() - 1)) : 0;

@@ -14,7 +14,6 @@ struct SampleStats {
   // (1.4826 x MAD, exact for normal data) divided by the median. Robust to the odd
   // preempted sample, which a plain stddev/mean is not.
   double noise = 0;
-  double total_s = 0;
   std::string stopped_by;  // "noise" (target met), "time_cap" or "max_samples"
 };
 

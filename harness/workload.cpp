@@ -362,14 +362,9 @@ std::vector<Pass> passes_for(const Op& op, PassSet set) {
 }
 
 std::uint64_t memory_bytes(const Problem& problem) {
-  // Every tensor the problem touches is resident at once; for one problem that is exactly
-  // the tensors min_bytes counts, here in exact integers.
-  const auto dims = tensor_dims(problem);
-  std::uint64_t bytes = 0;
-  for (const auto& d : dims.inputs)
-    bytes += static_cast<std::uint64_t>(element_count(d)) * input_bytes(problem.precision);
-  return bytes + static_cast<std::uint64_t>(element_count(dims.output)) *
-                     output_bytes(problem.precision);
+  // Every tensor the problem touches is resident at once: exactly the tensors min_bytes counts
+  // (a whole number of bytes, far below 2^53, so the double holds it exactly).
+  return static_cast<std::uint64_t>(min_bytes(problem));
 }
 
 ModelTotals totals(const Model& model, int batch, PassSet set) {
