@@ -7,6 +7,7 @@
 #include "kernels/cuda/logic/conv_graph.hpp"
 #include "kernels/cuda/logic/device_rules.hpp"
 #include "kernels/cuda/logic/gemm_layout.hpp"
+#include "kernels/cuda/logic/launch_hold.hpp"
 
 namespace lb::cuda::logic {
 namespace {
@@ -263,6 +264,56 @@ TEST(CudaDeviceRules, FastestSkipsFailedCandidates) {
   EXPECT_EQ(fastest({}), std::nullopt);
   EXPECT_DOUBLE_EQ(median({3, 1, 2}), 2);
   EXPECT_DOUBLE_EQ(median({4, 1, 3, 2}), 2.5);
+}
+
+TEST(CudaLaunchHold, HoldFollowsTheHostsEnqueueTimeWithinItsBounds) {
+  LaunchHold hold;
+  EXPECT_EQ(hold.next_hold_ns(), LaunchHold::min_hold_ns);
+  EXPECT_TRUE(hold.record(hold.next_hold_ns(), 3'000));  // 3 us enqueue under a 20 us hold
+  EXPECT_EQ(hold.next_hold_ns(), LaunchHold::min_hold_ns);  // 4 x 3 us is below the floor
+  EXPECT_TRUE(hold.record(hold.next_hold_ns(), 15'000));
+  EXPECT_EQ(hold.next_hold_ns(), 60'000u);
+  EXPECT_FALSE(hold.record(hold.next_hold_ns(), 1'000'000'000));  // a 1 s hiccup ...
+  EXPECT_EQ(hold.next_hold_ns(), LaunchHold::max_hold_ns);     // ... is capped at 10 ms
+}
+
+TEST(CudaLaunchHold, AnOverrunIsUncleanAndGrowsTheHold) {
+  LaunchHold hold;
+  EXPECT_FALSE(hold.record(20'000, 50'000));  // the enqueue took longer than the hold
+  EXPECT_TRUE(hold.retry());
+  EXPECT_EQ(hold.next_hold_ns(), 200'000u);
+  EXPECT_TRUE(hold.record(hold.next_hold_ns(), 50'000));
+  const auto notes = hold.notes();
+  auto get = [&](const std::string& key) {
+    for (const auto& [k, v] : notes)
+      if (k == key) return v;
+    return std::string("missing");
+  };
+  EXPECT_EQ(get("launch_hold_unclean_runs"), "1 of 2");
+  EXPECT_EQ(get("host_enqueue_us"), "50");
+  EXPECT_EQ(get("launch_hold_us"), "200");
+  EXPECT_EQ(get("launch_hold").rfind("on:", 0), 0u);
+}
+
+TEST(CudaLaunchHold, ALaunchThatBlocksTheHostStopsTheHolding) {
+  LaunchHold hold;
+  // Each enqueue lasts as long as the hold: the launch waited for the GPU to finish the hold.
+  for (int i = 0; i < LaunchHold::give_up_after; ++i) {
+    ASSERT_TRUE(hold.retry());
+    const auto h = hold.next_hold_ns();
+    EXPECT_FALSE(hold.record(h, h + 1'000));
+  }
+  EXPECT_FALSE(hold.retry());
+  EXPECT_EQ(hold.next_hold_ns(), 0u);
+  EXPECT_FALSE(hold.record(0, 5'000));  // unheld runs are never clean
+  EXPECT_EQ(hold.notes().front().second.rfind("off:", 0), 0u);
+  // Overruns that are not in a row do not stop it.
+  LaunchHold other;
+  for (int i = 0; i < 10; ++i) {
+    other.record(other.next_hold_ns(), other.next_hold_ns() + 1);
+    other.record(other.next_hold_ns(), 1'000);
+  }
+  EXPECT_TRUE(other.retry());
 }
 
 }  // namespace
