@@ -2,7 +2,8 @@
 # One-shot GPU check on a Linux machine with an NVIDIA GPU, the CUDA toolkit, CMake, ninja and
 # (optionally) Python with PyTorch, but no package registry: builds layerbench against the
 # dependencies that scripts/gpu-prepare.sh unpacked into deps/, runs the GPU tests, runs a short
-# GPU suite, times the same layers through PyTorch where it is installed, and prints one table.
+# GPU suite and an 8192^3 GEMM against the datasheet peak, times the same layers through PyTorch
+# where it is installed, and prints the tables.
 #   scripts/gpu-check.sh
 # Environment: CUDNN_ROOT (a cuDNN folder with include/ and lib/; default: the toolkit's own, else
 # PyTorch's pip package), GPU_CHECK_MAX_TIME (seconds per point, default 0.25), OUT (a folder that
@@ -17,6 +18,9 @@ STAMP="$(date -u +%Y%m%dT%H%M%SZ)"
 RESULTS="$REF/gpu-check-$STAMP.json"
 TORCH_RESULTS="$REF/gpu-check-$STAMP-torch.json"
 TABLE="$REF/gpu-check-$STAMP-table.txt"
+PEAK_RESULTS="$REF/gpu-check-$STAMP-peak.json"
+PEAK_TORCH="$REF/gpu-check-$STAMP-peak-torch.json"
+PEAK_TABLE="$REF/gpu-check-$STAMP-peak-table.txt"
 LOG_DIR="$BUILD/gpu-check-logs"
 START=$SECONDS
 failures=()
@@ -102,24 +106,39 @@ step "GPU suite: resnet50 + vit_b_16, batch 1 and 32, five precisions, forward (
 soft "layerbench run" "$BIN" run --device gpu --model resnet50 --model vit_b_16 --batch 1,32 \
   --precision fp32,tf32,fp16,bf16,fp8 --pass fwd --max-time-per-point "$MAX_TIME" --force -o "$RESULTS"
 
-torch_args=()
-if [ -f "$RESULTS" ] && [ -n "$PYTHON" ] && "$PYTHON" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
-  step "PyTorch: the same shapes ($("$PYTHON" -c 'import torch; print(torch.__version__, "cuDNN", torch.backends.cudnn.version())'))"
-  soft "PyTorch timing" "$PYTHON" "$ROOT/scripts/torch_layers.py" measure "$RESULTS" -o "$TORCH_RESULTS" \
-    --max-time-per-point "$MAX_TIME" && torch_args=(--torch "$TORCH_RESULTS")
+step "peak check: one 8192x8192x8192 GEMM, fp16/bf16/fp8/tf32 (target: fp16 at >= 75% of the datasheet dense peak)"
+soft "layerbench peak run" "$BIN" run --device gpu --workload "$ROOT/bench/workloads/peak_gemm_8192.json" \
+  --model peak_gemm_8192 --batch 1 --precision fp16,bf16,fp8,tf32 --pass fwd \
+  --max-time-per-point "$MAX_TIME" --force -o "$PEAK_RESULTS"
+
+HAVE_TORCH=0
+if [ -n "$PYTHON" ] && "$PYTHON" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+  HAVE_TORCH=1
+  step "PyTorch: $("$PYTHON" -c 'import torch; print(torch.__version__, "cuDNN", torch.backends.cudnn.version())')"
 else
-  step "PyTorch: not available with CUDA here; the table has layerbench's figures only"
+  step "PyTorch: not available with CUDA here; the tables have layerbench's figures only"
 fi
 
-if [ -f "$RESULTS" ]; then
-  step "table"
-  soft "table" "$PYTHON" "$ROOT/scripts/torch_layers.py" table "$RESULTS" "${torch_args[@]}" -o "$TABLE"
-  [ -f "$TABLE" ] && cat "$TABLE"
-fi
+# The same shapes through PyTorch (where it is there), then one table per results file.
+compare() {
+  local results="$1" torch_out="$2" table="$3" what="$4"
+  [ -f "$results" ] || return 0
+  local torch_args=()
+  if [ "$HAVE_TORCH" = 1 ]; then
+    step "PyTorch: $what"
+    soft "PyTorch timing ($what)" "$PYTHON" "$ROOT/scripts/torch_layers.py" measure "$results" -o "$torch_out" \
+      --max-time-per-point "$MAX_TIME" && torch_args=(--torch "$torch_out")
+  fi
+  step "table: $what"
+  soft "table ($what)" "$PYTHON" "$ROOT/scripts/torch_layers.py" table "$results" "${torch_args[@]}" -o "$table"
+  [ -f "$table" ] && cat "$table"
+}
+compare "$RESULTS" "$TORCH_RESULTS" "$TABLE" "resnet50 + vit_b_16"
+compare "$PEAK_RESULTS" "$PEAK_TORCH" "$PEAK_TABLE" "8192^3 GEMM"
 
 if [ -n "${OUT:-}" ]; then
   mkdir -p "$OUT"
-  for f in "$RESULTS" "$TORCH_RESULTS" "$TABLE" "$LOG_DIR/build.log"; do
+  for f in "$RESULTS" "$TORCH_RESULTS" "$TABLE" "$PEAK_RESULTS" "$PEAK_TORCH" "$PEAK_TABLE" "$LOG_DIR/build.log"; do
     [ -f "$f" ] && cp "$f" "$OUT/"
   done
   ctest_log="$BUILD/Testing/Temporary/LastTest.log"

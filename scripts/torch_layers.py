@@ -9,10 +9,13 @@ layout and cache mode: torch.backends.cudnn.benchmark on, F.conv2d / aten.convol
 channels_last for NHWC, torch.mm / torch.bmm / torch._scaled_mm for GEMMs, TF32 allowed only for
 tf32, no reduced-precision reductions for fp16/bf16. Each run is timed with CUDA events after
 warm-up (the first call is cuDNN's own autotuning); cold points zero an L2-flush buffer (twice the
-L2, as layerbench does) before each start event. The median is reported.
+L2, as layerbench does) before each start event. As in layerbench, the stream is held before each
+start event (torch.cuda._sleep, for 4x the host's last enqueue time) so that the events time the
+GPU's work and not Python's dispatch latency; a run whose enqueue outlasted its hold is measured
+again. The median is reported.
 
-table prints one row per GPU point: layer, pass, batch, precision, layerbench and PyTorch medians,
-their ratio, and layerbench's validation error. PyTorch is needed for measure only.
+table prints one row per GPU point: layer, pass, batch, precision, layerbench's median, TFLOP/s and
+fraction of the device's peak, PyTorch's median, their ratio, and layerbench's validation error. PyTorch is needed for measure only.
 Bad input (missing or malformed files) exits with code 2 and names the file.
 """
 import argparse
@@ -110,6 +113,46 @@ def gemm_fn(torch, shape, dtype, precision):
     return lambda: torch.bmm(op_a, op_b, out=out)
 
 
+class LaunchHold:
+    """The stream hold of kernels/cuda/logic/launch_hold.hpp, with the same constants and rule."""
+    margin, min_hold_ns, max_hold_ns, give_up_after = 4, 20_000, 10_000_000, 3
+
+    def __init__(self):
+        self.hold_ns, self.runs, self.unclean, self.in_a_row, self.stopped = self.min_hold_ns, 0, 0, 0, False
+
+    def next_hold_ns(self):
+        return 0 if self.stopped else self.hold_ns
+
+    def record(self, hold_ns, enqueue_ns):
+        """True when the run is clean: the hold outlasted the host's enqueue."""
+        self.runs += 1
+        clean = hold_ns > enqueue_ns
+        if clean:
+            self.in_a_row = 0
+        else:
+            self.unclean += 1
+            self.in_a_row += 1
+            self.stopped = self.stopped or self.in_a_row >= self.give_up_after
+        self.hold_ns = min(max(self.margin * enqueue_ns, self.min_hold_ns), self.max_hold_ns)
+        return clean
+
+
+def sleep_cycles_per_ns(torch):
+    """torch.cuda._sleep counts GPU clock cycles: measure how many pass per nanosecond. Measured
+    right after a point's warm-up, at the clock its timed runs will see; the fastest rate of three
+    is kept, since a hold computed from too high a rate only lasts longer than asked."""
+    cycles = 2_000_000
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    rates = []
+    for _ in range(3):  # the first also loads the kernel
+        start.record()
+        torch.cuda._sleep(cycles)
+        stop.record()
+        stop.synchronize()
+        rates.append(cycles / (start.elapsed_time(stop) * 1e6))
+    return max(rates)
+
+
 def time_fn(torch, fn, cold, warmup, max_time, min_runs=5, max_runs=1000):
     flush = None
     if cold:
@@ -118,18 +161,26 @@ def time_fn(torch, fn, cold, warmup, max_time, min_runs=5, max_runs=1000):
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
+    cycles_per_ns = sleep_cycles_per_ns(torch)
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    hold = LaunchHold()
     times = []
     began = time.perf_counter()
     while len(times) < min_runs or (time.perf_counter() - began < max_time and len(times) < max_runs):
         if flush is not None:
             flush.zero_()
+        hold_ns = hold.next_hold_ns()
+        enqueue_start = time.perf_counter_ns()
+        if hold_ns:
+            torch.cuda._sleep(int(hold_ns * cycles_per_ns))
         start.record()
         fn()
         stop.record()
+        enqueue_ns = time.perf_counter_ns() - enqueue_start
         stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    return statistics.median(times), len(times)
+        if hold.record(hold_ns, enqueue_ns) or hold.stopped:
+            times.append(start.elapsed_time(stop))
+    return statistics.median(times), len(times), hold, cycles_per_ns
 
 
 def measure(args):
@@ -162,8 +213,11 @@ def measure(args):
             else:
                 fn = gemm_fn(torch, shape, dtypes[precision], precision)
             cold = p.get("timing", {}).get("cache", "cold") == "cold"
-            record["median_ms"], record["samples"] = time_fn(torch, fn, cold, args.warmup,
-                                                             args.max_time_per_point)
+            record["median_ms"], record["samples"], hold, cycles_per_ns = time_fn(
+                torch, fn, cold, args.warmup, args.max_time_per_point)
+            record["sleep_cycles_per_ns"] = round(cycles_per_ns, 4)
+            record["launch_hold"] = "off" if hold.stopped else "on"
+            record["launch_hold_unclean_runs"] = f"{hold.unclean} of {hold.runs}"
         except Exception as e:  # one layer PyTorch cannot run must not stop the others
             reason = (str(e).splitlines() or [type(e).__name__])[0][:200]
             record["status"], record["reason"] = "failed", reason
@@ -186,8 +240,9 @@ def table_text(results, torch_results=None):
     torch_by_key = {}
     if torch_results:
         torch_by_key = {point_key(t): t for t in torch_results["points"]}
-    header = ("layer", "pass", "batch", "precision", "status", "layerbench ms", "PyTorch ms",
-              "ratio", "rel_l2")
+    header = ("layer", "pass", "batch", "precision", "status", "layerbench ms", "TFLOP/s", "% peak",
+              "PyTorch ms", "ratio", "rel_l2")
+    peaks = {d.get("id"): d.get("peaks") or {} for d in (results.get("context") or {}).get("devices", [])}
     rows, ratios = [], []
     for p in gpu_points(results):
         lb_ms = (p.get("timing") or {}).get("median_ms")
@@ -197,19 +252,24 @@ def table_text(results, torch_results=None):
         if ratio:
             ratios.append(ratio)
         rel = (p.get("validation") or {}).get("rel_l2")
+        tflops = p.get("tflops")
+        peak = (peaks.get(p.get("device")) or {}).get(p.get("precision"), {}).get("tflops")
+        percent = f"{100 * tflops / peak:.1f}" if tflops and peak else "-"
         status = p.get("status", "?")
         if status != "ok" and p.get("reason"):
             status += ": " + p["reason"][:60]
         elif t and t.get("status") != "ok":
             status += " (PyTorch: " + t.get("reason", "")[:50] + ")"
         rows.append((f"{p.get('model')}/{p.get('op')}", p.get("pass", ""), str(p.get("batch", "")),
-                     p.get("precision", ""), status, fmt_ms(lb_ms), fmt_ms(pt_ms),
+                     p.get("precision", ""), status, fmt_ms(lb_ms),
+                "-" if tflops is None else f"{tflops:.1f}", percent, fmt_ms(pt_ms),
                      "-" if ratio is None else f"{ratio:.3f}", "-" if rel is None else f"{rel:.2e}"))
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
     line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
     lines = [line(header), line(["-" * w for w in widths])] + [line(r) for r in rows]
     lines.append("")
-    lines.append(f"{len(rows)} GPU points; ratio = layerbench time / PyTorch time (below 1: layerbench faster)")
+    lines.append(f"{len(rows)} GPU points; ratio = layerbench time / PyTorch time (below 1: layerbench faster); "
+                 "% peak = TFLOP/s over the device's peak in the results file (datasheet, dense)")
     if ratios:
         geomean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
         within = sum(1 for r in ratios if r <= 1.03)

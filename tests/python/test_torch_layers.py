@@ -137,3 +137,45 @@ def test_precision_flags(fake_torch):
     assert fake_torch.backends.cudnn.conv.fp32_precision == "ieee"
     assert fake_torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction is False
     assert fake_torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction is False
+
+
+def test_launch_hold_matches_layerbench_rule():
+    """PyTorch is timed with the same stream hold as layerbench: same constants, same rule."""
+    import re
+    import torch_layers
+    from conftest import ROOT
+    header = (ROOT / "kernels/cuda/logic/launch_hold.hpp").read_text()
+    for name in ("margin", "min_hold_ns", "max_hold_ns", "give_up_after"):
+        value = re.search(rf"\b{name} = ([0-9']+);", header).group(1).replace("'", "")
+        assert getattr(torch_layers.LaunchHold, name) == int(value), name
+    hold = torch_layers.LaunchHold()
+    assert hold.record(hold.next_hold_ns(), 15_000) and hold.next_hold_ns() == 60_000
+    assert not hold.record(hold.next_hold_ns(), 70_000)  # the enqueue outlasted the hold
+    assert hold.next_hold_ns() == 280_000
+    assert not hold.stopped
+    for _ in range(hold.give_up_after - 1):  # launches that wait for the hold to end
+        hold.record(hold.next_hold_ns(), hold.next_hold_ns() + 1)
+    assert hold.stopped and hold.next_hold_ns() == 0 and hold.unclean == hold.give_up_after
+
+
+def test_measure_holds_the_stream_before_each_start(fake_torch, tmp_path):
+    import torch_layers
+    out = tmp_path / "torch.json"
+    assert torch_layers.main(["measure", str(GPU_A), "-o", str(out), "--max-time-per-point", "0.001"]) == 0
+    record = next(p for p in json.loads(out.read_text())["points"] if p["status"] == "ok")
+    assert record["launch_hold"] == "on" and " of " in record["launch_hold_unclean_runs"]
+    # TEST DATA: the fake's events say 2,000,000 cycles took 0.5 ms.
+    assert record["sleep_cycles_per_ns"] == 4.0
+    sleeps = [c.args[0] for c in fake_torch.cuda._sleep.call_args_list]
+    assert 2_000_000 in sleeps and any(s < 2_000_000 for s in sleeps)
+
+
+def test_table_shows_the_fraction_of_the_devices_peak():
+    data = json.loads(GPU_A.read_text())
+    point = gpu_ok_points()[0]
+    device = next(d for d in data["context"]["devices"] if d["id"] == point["device"])
+    expected = 100 * point["tflops"] / device["peaks"][point["precision"]]["tflops"]
+    r = run_script("torch_layers.py", "table", GPU_A)
+    row = next(line for line in r.stdout.splitlines() if line.startswith(f"{point['model']}/{point['op']}"))
+    cells = row.split()
+    assert cells[cells.index(f"{point['timing']['median_ms']:.4f}") + 2] == f"{expected:.1f}"
