@@ -5,6 +5,7 @@
 #include <fstream>
 #include <initializer_list>
 #include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -116,6 +117,61 @@ class FieldReader {
   std::string where_;
 };
 
+// nlohmann keeps the last of two equal keys in one object, which would hide a typo in a model
+// file; this parser callback rejects the second one instead. It tracks every open object's
+// keys, and every open array's element count so that the path names the element (ops[3]).
+class RejectDuplicateKeys {
+ public:
+  explicit RejectDuplicateKeys(const std::string& file) : file_(file) {}
+
+  bool operator()(int /*depth*/, json::parse_event_t event, const json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start: {
+        std::string path = child_path();
+        count_element();
+        open_.push_back({std::move(path), event == json::parse_event_t::object_start, {}, {}, 0});
+        break;
+      }
+      case json::parse_event_t::key: {
+        Container& object = open_.back();
+        object.key = parsed.get<std::string>();
+        if (!object.keys.insert(object.key).second)
+          throw WorkloadError(file_ + ": " + (object.path.empty() ? "" : object.path + ": ") +
+                              "duplicate key \"" + object.key + "\"");
+        break;
+      }
+      case json::parse_event_t::value: count_element(); break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end: open_.pop_back(); break;
+    }
+    return true;  // keep every value: this callback only checks
+  }
+
+ private:
+  struct Container {
+    std::string path;  // as the loader's messages write it: "", "input", "ops[3]"
+    bool is_object;
+    std::set<std::string> keys;  // objects: the keys read so far
+    std::string key;             // objects: the key whose value is being read
+    std::size_t elements;        // arrays: the elements read so far
+  };
+
+  // The path of the value about to be read inside the innermost open container.
+  std::string child_path() const {
+    if (open_.empty()) return "";
+    const Container& parent = open_.back();
+    if (!parent.is_object) return parent.path + "[" + std::to_string(parent.elements) + "]";
+    return parent.path.empty() ? parent.key : parent.path + "." + parent.key;
+  }
+  void count_element() {
+    if (!open_.empty() && !open_.back().is_object) ++open_.back().elements;
+  }
+
+  std::string file_;
+  std::vector<Container> open_;
+};
+
 json parse_file(const std::filesystem::path& file) {
   const std::string name = file.string();
   std::ifstream in(file, std::ios::binary);
@@ -124,7 +180,7 @@ json parse_file(const std::filesystem::path& file) {
   buffer << in.rdbuf();
   const std::string text = buffer.str();
   try {
-    return json::parse(text);
+    return json::parse(text, RejectDuplicateKeys(name));
   } catch (const json::parse_error& e) {
     // e.byte counts from 1 and may point one past the end of the text.
     const auto end = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());

@@ -87,6 +87,8 @@ expect_err "--batch 2675: resnet50 op conv7x7_3to64_s2_224: tensor y (2675 x 64 
 # --- bad workload files: exit 2 with the loader's message ---
 expect_exit 2 --workload "$data/zero_stride.json"
 expect_err "$data/zero_stride.json: ops[1].stride_h: must be a positive integer"
+expect_exit 2 --workload "$data/duplicate_key.json"
+expect_err "$data/duplicate_key.json: ops[1]: duplicate key \"stride_h\""
 expect_exit 2 --workload "$data/malformed.json"
 expect_err "$data/malformed.json: line 5: invalid JSON"
 expect_exit 2 --workload "$data/duplicate_model_name.json"

@@ -309,6 +309,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadFile{"unknown_op_field.json", "ops[1].stride: unknown field"},
         BadFile{"missing_op_field.json", "ops[3].k: missing (required)"},
         BadFile{"missing_top_field.json", "source: missing (required)"},
+        BadFile{"duplicate_key.json", "ops[1]: duplicate key \"stride_h\""},
         BadFile{"duplicate_op_id.json", "ops[2].id: duplicate id \"body\" (also ops[1])"},
         BadFile{"duplicate_layer.json",
                 "ops[3].layers[1]: layer \"proj\" is already listed in ops[2]"},
@@ -337,19 +338,22 @@ INSTANTIATE_TEST_SUITE_P(
       return name;
     });
 
-// A one-conv model written at run time, for variants of a fixture case.
-std::filesystem::path write_conv_model(const std::string& conv_fields) {
+// A model file written at run time, for variants of a fixture case.
+std::filesystem::path write_model(const std::string& text) {
   // One file per test: ctest runs the tests of this file as parallel processes.
   const auto path = std::filesystem::temp_directory_path() /
                     ("layerbench_inline_model_" +
                      std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
                      ".json");
-  std::ofstream out(path);
-  out << R"({"schema": "layerbench-model/1", "name": "g", "title": "t", "source": "test data",
-  "input": {"channels": 6, "height": 8, "width": 8},
-  "ops": [{"id": "a", "kind": "conv", "layers": ["a"], )"
-      << conv_fields << "}]}";
+  std::ofstream(path) << text;
   return path;
+}
+
+// A one-conv model with these fields after the op's id, kind and layers.
+std::filesystem::path write_conv_model(const std::string& conv_fields) {
+  return write_model(R"({"schema": "layerbench-model/1", "name": "g", "title": "t",
+  "source": "test data", "input": {"channels": 6, "height": 8, "width": 8},
+  "ops": [{"id": "a", "kind": "conv", "layers": ["a"], )" + conv_fields + "}]}");
 }
 
 void expect_conv_rejected(const std::string& conv_fields, const std::string& message) {
@@ -379,6 +383,47 @@ TEST(Loader, WindowMustFitThePaddedWidth) {
       R"("c": 6, "h": 8, "w": 3, "k": 8, "r": 1, "s": 3, "stride_h": 1, "stride_w": 1, "dil_w": 2,
          "pad_w": 1)");
   EXPECT_EQ(load_model_file(path).ops.at(0).conv.q(), 1);
+  std::filesystem::remove(path);
+}
+
+// A two-op model with extra text before the top level's "ops", in the input object and in
+// the second op.
+std::string two_op_model(const std::string& top_extra, const std::string& input_extra,
+                         const std::string& second_op_extra) {
+  return R"({"schema": "layerbench-model/1", "name": "g", "title": "t", "source": "test data",
+  "input": {"channels": 3, "height": 8, "width": 8)" + input_extra + "}, " + top_extra + R"(
+  "ops": [{"id": "a", "kind": "linear", "tokens": 4, "in_features": 8, "out_features": 8,
+           "layers": ["a.0", "a.1"]},
+          {"id": "b", "kind": "linear", "tokens": 4, "in_features": 8, "out_features": 8,
+           "layers": ["b"])" + second_op_extra + "}]}";
+}
+
+void expect_model_rejected(const std::string& text, const std::string& message) {
+  const auto path = write_model(text);
+  try {
+    load_model_file(path);
+    ADD_FAILURE() << "loaded " << text;
+  } catch (const WorkloadError& e) {
+    EXPECT_EQ(std::string(e.what()), path.string() + ": " + message);
+  }
+  std::filesystem::remove(path);
+}
+
+TEST(Loader, DuplicateKeysAreRejectedWithTheirObject) {
+  expect_model_rejected(two_op_model(R"("ops": [], )", "", ""), "duplicate key \"ops\"");
+  expect_model_rejected(two_op_model("", R"(, "height": 8)", ""),
+                        "input: duplicate key \"height\"");
+  // The index counts the ops before it, whatever arrays and objects they hold.
+  expect_model_rejected(two_op_model("", "", R"(, "tokens": 4)"),
+                        "ops[1]: duplicate key \"tokens\"");
+}
+
+TEST(Loader, TheSameKeyInDifferentObjectsIsNoDuplicate) {
+  const auto path = write_model(two_op_model("", "", ""));
+  const Model m = load_model_file(path);
+  ASSERT_EQ(m.ops.size(), 2u);
+  EXPECT_EQ(m.ops[0].count(), 2);
+  EXPECT_EQ(m.ops[1].gemm.m, 4);
   std::filesystem::remove(path);
 }
 
