@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/cudnn_descriptors.hpp"
 #include "kernels/cuda/gpu_case.hpp"
 #include "kernels/cuda/logic/conv_graph.hpp"
 
@@ -15,131 +16,13 @@ namespace {
 
 constexpr int autotune_candidates = 8;
 
-// An owned cuDNN backend descriptor.
-class Descriptor {
- public:
-  explicit Descriptor(cudnnBackendDescriptorType_t type) {
-    LB_CUDNN(cudnnBackendCreateDescriptor(type, &desc_));
-  }
-  ~Descriptor() {
-    if (desc_) cudnnBackendDestroyDescriptor(desc_);
-  }
-  Descriptor(Descriptor&& o) noexcept : desc_(o.desc_) { o.desc_ = nullptr; }
-  Descriptor& operator=(Descriptor&& o) noexcept {
-    std::swap(desc_, o.desc_);
-    return *this;
-  }
-  Descriptor(const Descriptor&) = delete;
-  Descriptor& operator=(const Descriptor&) = delete;
-
-  cudnnBackendDescriptor_t get() const { return desc_; }
-  void set(cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type, std::int64_t count,
-           const void* values, const char* label, const char* file, int line) {
-    const std::string call = std::string("cudnnBackendSetAttribute(") + label + ")";
-    check_cudnn(cudnnBackendSetAttribute(desc_, name, type, count, values), call.c_str(), file, line);
-  }
-  void finalize() { LB_CUDNN(cudnnBackendFinalize(desc_)); }
-
- private:
-  cudnnBackendDescriptor_t desc_ = nullptr;
-};
-
-// Names the attribute in the error message of a failing set.
-#define LB_CUDNN_SET(desc, attr, type, count, values) \
-  (desc).set(attr, type, count, values, #attr, __FILE__, __LINE__)
-
-cudnnDataType_t data_type(logic::ElementType t) {
-  switch (t) {
-    case logic::ElementType::f32: return CUDNN_DATA_FLOAT;
-    case logic::ElementType::f16: return CUDNN_DATA_HALF;
-    case logic::ElementType::bf16: return CUDNN_DATA_BFLOAT16;
-    case logic::ElementType::e4m3: return CUDNN_DATA_FP8_E4M3;
-  }
-  throw std::invalid_argument("unknown element type");
-}
-
-Descriptor tensor_descriptor(const logic::TensorSpec& t, cudnnDataType_t type) {
-  Descriptor d(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
-  const std::int64_t alignment = 16;  // cudaMalloc gives 256-byte aligned buffers
-  LB_CUDNN_SET(d, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &type);
-  LB_CUDNN_SET(d, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, t.dims.data());
-  LB_CUDNN_SET(d, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 4, t.strides.data());
-  LB_CUDNN_SET(d, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &t.uid);
-  LB_CUDNN_SET(d, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &alignment);
-  d.finalize();
-  return d;
-}
-
-Descriptor convolution_descriptor(const logic::ConvGraphSpec& spec) {
-  Descriptor d(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
-  const cudnnDataType_t compute = CUDNN_DATA_FLOAT;  // FP32 accumulation for every precision
-  const cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION;
-  const std::int64_t spatial_dims = 2;
-  LB_CUDNN_SET(d, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &compute);
-  LB_CUDNN_SET(d, CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, 1, &mode);
-  LB_CUDNN_SET(d, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, 1, &spatial_dims);
-  LB_CUDNN_SET(d, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, 2, spec.pre_padding.data());
-  LB_CUDNN_SET(d, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, 2, spec.post_padding.data());
-  LB_CUDNN_SET(d, CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, 2, spec.dilation.data());
-  LB_CUDNN_SET(d, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, 2, spec.stride.data());
-  d.finalize();
-  return d;
-}
-
-Descriptor operation_descriptor(Pass pass, const Descriptor& x, const Descriptor& w,
-                                const Descriptor& y, const Descriptor& conv) {
-  const float alpha = 1.0f, beta = 0.0f;  // FP32 scaling type for FP32 compute
-  const cudnnBackendDescriptor_t xd = x.get(), wd = w.get(), yd = y.get(), cd = conv.get();
-  const auto B = CUDNN_TYPE_BACKEND_DESCRIPTOR;
-  switch (pass) {
-    case Pass::fwd: {
-      Descriptor op(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR);
-      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, B, 1, &xd);
-      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, B, 1, &wd);
-      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, B, 1, &yd);
-      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, B, 1, &cd);
-      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT, 1, &alpha);
-      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT, 1, &beta);
-      op.finalize();
-      return op;
-    }
-    case Pass::bwd_data: {
-      Descriptor op(CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR);
-      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX, B, 1, &xd);
-      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W, B, 1, &wd);
-      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY, B, 1, &yd);
-      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC, B, 1, &cd);
-      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA, CUDNN_TYPE_FLOAT, 1, &alpha);
-      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA, CUDNN_TYPE_FLOAT, 1, &beta);
-      op.finalize();
-      return op;
-    }
-    case Pass::bwd_weights: {
-      Descriptor op(CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR);
-      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X, B, 1, &xd);
-      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW, B, 1, &wd);
-      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY, B, 1, &yd);
-      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC, B, 1, &cd);
-      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA, CUDNN_TYPE_FLOAT, 1, &alpha);
-      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA, CUDNN_TYPE_FLOAT, 1, &beta);
-      op.finalize();
-      return op;
-    }
-  }
-  throw std::invalid_argument("unknown pass");
-}
-
-bool not_supported(cudnnStatus_t status) {
-  return CUDNN_STATUS_CATEGORY(status) == CUDNN_STATUS_NOT_SUPPORTED;
-}
-
 // The engine configs the heuristics propose, best first. Empty when the mode has none.
 std::vector<Descriptor> heuristic_configs(cudnnBackendDescriptor_t graph, cudnnBackendHeurMode_t mode) {
   Descriptor heur(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
   LB_CUDNN_SET(heur, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &graph);
   LB_CUDNN_SET(heur, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &mode);
   const cudnnStatus_t status = cudnnBackendFinalize(heur.get());
-  if (not_supported(status)) return {};
+  if (cudnn_not_supported(status)) return {};
   LB_CUDNN(status);
   std::int64_t count = 0;
   LB_CUDNN(cudnnBackendGetAttribute(heur.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS,
@@ -252,12 +135,12 @@ class CudnnConvCase final : public GpuCase {
   void choose(const CaseOptions& options);
 
   cudnnHandle_t handle_;
-  logic::ConvGraphSpec spec_;
-  logic::PassTensors tensors_;
-  logic::ElementType out_type_;
   // Declaration order is destruction order reversed: plans go before the graph they were built
   // from, and the graph before its operation and tensors.
-  Descriptor x_, w_, y_, conv_, op_, graph_;
+  ConvDescriptors descriptors_;
+  logic::PassTensors tensors_;  // points into descriptors_.spec
+  logic::ElementType out_type_;
+  Descriptor graph_;
   std::vector<Candidate> candidates_;
   std::size_t chosen_ = 0;
   std::vector<DeviceBuffer> input_buffers_;
@@ -270,23 +153,10 @@ CudnnConvCase::CudnnConvCase(std::shared_ptr<DeviceContext> context, const Probl
                              const std::vector<HostTensor>& inputs, const CaseOptions& options)
     : GpuCase(std::move(context), options.cache),
       handle_(this->context().cudnn()),
-      spec_(logic::conv_graph_spec(problem.conv().shape, options.layout)),
-      tensors_(logic::pass_tensors(spec_, problem.conv().pass)),
+      descriptors_(conv_descriptors(problem, options.layout)),
+      tensors_(logic::pass_tensors(descriptors_.spec, problem.conv().pass)),
       out_type_(logic::output_type(problem.precision)),
-      x_(tensor_descriptor(spec_.x, data_type(logic::input_type(problem.precision)))),
-      w_(tensor_descriptor(spec_.w, data_type(logic::input_type(problem.precision)))),
-      y_(tensor_descriptor(spec_.y, data_type(logic::input_type(problem.precision)))),
-      conv_(convolution_descriptor(spec_)),
-      op_(operation_descriptor(problem.conv().pass, x_, w_, y_, conv_)),
-      graph_(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR) {
-  const cudnnBackendDescriptor_t op = op_.get();
-  LB_CUDNN_SET(graph_, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &op);
-  LB_CUDNN_SET(graph_, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle_);
-  const cudnnStatus_t status = cudnnBackendFinalize(graph_.get());
-  if (not_supported(status))
-    throw Unsupported("cuDNN cannot build this convolution graph: " + cudnn_message(status));
-  LB_CUDNN(status);
-
+      graph_(conv_graph(descriptors_.op, handle_)) {
   find_candidates(problem.precision, options);
 
   if (inputs.size() != tensors_.inputs.size())
