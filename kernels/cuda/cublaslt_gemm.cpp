@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include "harness/platform.hpp"
+#include "kernels/cuda/cublaslt_descriptors.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/gpu_case.hpp"
 #include "kernels/cuda/logic/gemm_layout.hpp"
@@ -16,72 +18,7 @@ namespace {
 
 constexpr int requested_algorithms = 8;
 
-// An owned cuBLASLt object, destroyed with its library function.
-template <typename Handle, cublasStatus_t (*Destroy)(Handle)>
-class LtObject {
- public:
-  LtObject() = default;
-  ~LtObject() {
-    if (handle_) Destroy(handle_);
-  }
-  LtObject(const LtObject&) = delete;
-  LtObject& operator=(const LtObject&) = delete;
-  Handle get() const { return handle_; }
-  // For creation: the object is emptied first, so it can be created again.
-  Handle* out() {
-    if (handle_) Destroy(handle_);
-    handle_ = nullptr;
-    return &handle_;
-  }
-
- private:
-  Handle handle_ = nullptr;
-};
-using MatmulDesc = LtObject<cublasLtMatmulDesc_t, cublasLtMatmulDescDestroy>;
-using MatrixLayout = LtObject<cublasLtMatrixLayout_t, cublasLtMatrixLayoutDestroy>;
 using Preference = LtObject<cublasLtMatmulPreference_t, cublasLtMatmulPreferenceDestroy>;
-
-cudaDataType_t data_type(logic::ElementType t) {
-  switch (t) {
-    case logic::ElementType::f32: return CUDA_R_32F;
-    case logic::ElementType::f16: return CUDA_R_16F;
-    case logic::ElementType::bf16: return CUDA_R_16BF;
-    case logic::ElementType::e4m3: return CUDA_R_8F_E4M3;
-  }
-  throw std::invalid_argument("unknown element type");
-}
-
-// fp32: PEDANTIC guarantees FP32 math (no TF32, no BF16x9 emulation); tf32: FAST_TF32;
-// 16-bit and FP8 inputs: FP32 accumulation.
-cublasComputeType_t preferred_compute_type(Precision p) {
-  switch (p) {
-    case Precision::fp32: return CUBLAS_COMPUTE_32F_PEDANTIC;
-    case Precision::tf32: return CUBLAS_COMPUTE_32F_FAST_TF32;
-    default: return CUBLAS_COMPUTE_32F;
-  }
-}
-
-const char* compute_type_name(cublasComputeType_t t) {
-  switch (t) {
-    case CUBLAS_COMPUTE_32F_PEDANTIC: return "CUBLAS_COMPUTE_32F_PEDANTIC";
-    case CUBLAS_COMPUTE_32F_FAST_TF32: return "CUBLAS_COMPUTE_32F_FAST_TF32";
-    case CUBLAS_COMPUTE_32F: return "CUBLAS_COMPUTE_32F";
-    default: return "other";
-  }
-}
-
-void create_layout(MatrixLayout& layout, logic::ElementType type, const logic::LtMatrix& m,
-                   std::int64_t batch) {
-  LB_CUBLAS(cublasLtMatrixLayoutCreate(layout.out(), data_type(type), static_cast<std::uint64_t>(m.rows),
-                                       static_cast<std::uint64_t>(m.cols), m.ld));
-  if (batch > 1) {
-    const auto count = static_cast<std::int32_t>(batch);
-    LB_CUBLAS(cublasLtMatrixLayoutSetAttribute(layout.get(), CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count,
-                                               sizeof count));
-    LB_CUBLAS(cublasLtMatrixLayoutSetAttribute(layout.get(), CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
-                                               &m.batch_stride, sizeof m.batch_stride));
-  }
-}
 
 // "algo 21 tile 18 stages 12 splitk 1": what the algorithm is, for the results file.
 std::string describe_algo(const cublasLtMatmulAlgo_t& algo) {
@@ -108,8 +45,8 @@ class CublasLtGemmCase final : public GpuCase {
 
  protected:
   void launch() override {
-    LB_CUBLAS(cublasLtMatmul(handle_, desc_.get(), &alpha_, lt_a_.get(), a_layout_.get(), lt_b_.get(),
-                             b_layout_.get(), &beta_, c_.get(), c_layout_.get(), c_.get(), c_layout_.get(),
+    LB_CUBLAS(cublasLtMatmul(handle_, desc_.get(), &alpha_, lt_a_.get(), layouts_.a.get(), lt_b_.get(),
+                             layouts_.b.get(), &beta_, c_.get(), layouts_.c.get(), c_.get(), layouts_.c.get(),
                              &algos_[chosen_].algo, workspace_.get(), workspace_.bytes(),
                              context().stream()));
   }
@@ -125,7 +62,7 @@ class CublasLtGemmCase final : public GpuCase {
   const float alpha_ = 1.0f, beta_ = 0.0f;  // beta 0: C is not read, D = C is written
   DeviceBuffer lt_a_, lt_b_, c_, scales_, workspace_;  // lt_a_ holds our B, lt_b_ our A
   MatmulDesc desc_;
-  MatrixLayout a_layout_, b_layout_, c_layout_;
+  LtLayouts layouts_;
   std::vector<cublasLtMatmulHeuristicResult_t> algos_;
   std::size_t chosen_ = 0;
   std::string compute_name_;
@@ -161,9 +98,7 @@ CublasLtGemmCase::CublasLtGemmCase(std::shared_ptr<DeviceContext> context, const
                     this->context().ledger());
   LB_CUDA(cudaMemsetAsync(c_.get(), 0, c_.bytes(), this->context().stream()));
 
-  create_layout(a_layout_, in_type, lt_.a, lt_.batch);
-  create_layout(b_layout_, in_type, lt_.b, lt_.batch);
-  create_layout(c_layout_, out_type, lt_.c, lt_.batch);
+  layouts_ = matrix_layouts(lt_, precision_);
 
   bool found = find_algorithms(options, preferred_compute_type(precision_));
   // Should cuBLASLt offer no PEDANTIC algorithm, plain COMPUTE_32F is still FP32 math: cuBLASLt
@@ -195,21 +130,7 @@ CublasLtGemmCase::CublasLtGemmCase(std::shared_ptr<DeviceContext> context, const
 
 // Creates the matmul descriptor and asks the heuristic; false when it has no algorithm.
 bool CublasLtGemmCase::find_algorithms(const CaseOptions& options, cublasComputeType_t compute) {
-  // A library that does not take PEDANTIC may say so as "invalid value" rather than "not
-  // supported"; for that compute type both mean "not offered" and plain 32F is tried next.
-  auto not_offered = [compute](cublasStatus_t status) {
-    return status == CUBLAS_STATUS_NOT_SUPPORTED ||
-           (compute == CUBLAS_COMPUTE_32F_PEDANTIC && status == CUBLAS_STATUS_INVALID_VALUE);
-  };
-  const cublasStatus_t created = cublasLtMatmulDescCreate(desc_.out(), compute, CUDA_R_32F);
-  if (not_offered(created)) return false;
-  LB_CUBLAS(created);
-  // Recorded once the type is final: the caller may retry with another one.
-  compute_name_ = compute_type_name(compute);
-  const cublasOperation_t trans_a = lt_.trans_a == logic::Transpose::t ? CUBLAS_OP_T : CUBLAS_OP_N;
-  const cublasOperation_t trans_b = lt_.trans_b == logic::Transpose::t ? CUBLAS_OP_T : CUBLAS_OP_N;
-  LB_CUBLAS(cublasLtMatmulDescSetAttribute(desc_.get(), CUBLASLT_MATMUL_DESC_TRANSA, &trans_a, sizeof trans_a));
-  LB_CUBLAS(cublasLtMatmulDescSetAttribute(desc_.get(), CUBLASLT_MATMUL_DESC_TRANSB, &trans_b, sizeof trans_b));
+  std::optional<Fp8Scales> scales;
   if (precision_ == Precision::fp8) {
     const float ones[2] = {1.0f, 1.0f};
     if (!scales_.get()) {
@@ -217,12 +138,13 @@ bool CublasLtGemmCase::find_algorithms(const CaseOptions& options, cublasCompute
       context().upload(scales_, ones, sizeof ones);
     }
     const float* a_scale = static_cast<const float*>(scales_.get());
-    const float* b_scale = a_scale + 1;
-    LB_CUBLAS(cublasLtMatmulDescSetAttribute(desc_.get(), CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &a_scale,
-                                             sizeof a_scale));
-    LB_CUBLAS(cublasLtMatmulDescSetAttribute(desc_.get(), CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &b_scale,
-                                             sizeof b_scale));
+    scales = Fp8Scales{a_scale, a_scale + 1};
   }
+  std::optional<MatmulDesc> desc = matmul_desc(lt_, compute, scales ? &*scales : nullptr);
+  if (!desc) return false;
+  desc_ = std::move(*desc);
+  // Recorded once the type is final: the caller may retry with another one.
+  compute_name_ = compute_type_name(compute);
   Preference preference;
   LB_CUBLAS(cublasLtMatmulPreferenceCreate(preference.out()));
   const std::uint64_t workspace_limit = options.workspace_limit_bytes;
@@ -232,9 +154,9 @@ bool CublasLtGemmCase::find_algorithms(const CaseOptions& options, cublasCompute
   std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<std::size_t>(wanted));
   int returned = 0;
   const cublasStatus_t status =
-      cublasLtMatmulAlgoGetHeuristic(handle_, desc_.get(), a_layout_.get(), b_layout_.get(), c_layout_.get(),
-                                     c_layout_.get(), preference.get(), wanted, results.data(), &returned);
-  if (not_offered(status)) return false;
+      cublasLtMatmulAlgoGetHeuristic(handle_, desc_.get(), layouts_.a.get(), layouts_.b.get(), layouts_.c.get(),
+                                     layouts_.c.get(), preference.get(), wanted, results.data(), &returned);
+  if (compute_not_offered(compute, status)) return false;
   LB_CUBLAS(status);
   for (int i = 0; i < returned; ++i)
     if (results[i].state == CUBLAS_STATUS_SUCCESS) algos_.push_back(results[i]);
