@@ -43,16 +43,17 @@ namespace {
 
 MatrixLayout matrix_layout(logic::ElementType type, const logic::LtMatrix& m, std::int64_t batch) {
   MatrixLayout layout;
-  LB_CUBLAS(cublasLtMatrixLayoutCreate(layout.out(), cuda_data_type(type), static_cast<std::uint64_t>(m.rows),
+  LB_CUBLAS(cublasLtMatrixLayoutCreate(layout.out(), cuda_data_type(type),
+                                       static_cast<std::uint64_t>(m.rows),
                                        static_cast<std::uint64_t>(m.cols), m.ld));
   if (batch > 1) {
     // The attribute types cuBLASLt documents: int32_t count, int64_t stride in elements.
     const auto count = static_cast<std::int32_t>(batch);
     const std::int64_t stride = m.batch_stride;
-    LB_CUBLAS(cublasLtMatrixLayoutSetAttribute(layout.get(), CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count,
-                                               sizeof count));
-    LB_CUBLAS(cublasLtMatrixLayoutSetAttribute(layout.get(), CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
-                                               &stride, sizeof stride));
+    LB_CUBLAS(cublasLtMatrixLayoutSetAttribute(layout.get(), CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT,
+                                               &count, sizeof count));
+    LB_CUBLAS(cublasLtMatrixLayoutSetAttribute(
+        layout.get(), CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride));
   }
   return layout;
 }
@@ -74,14 +75,16 @@ std::optional<MatmulDesc> matmul_desc(const logic::LtGemm& g, cublasComputeType_
   // cublasOperation_t is stored as the documented int32_t.
   const std::int32_t trans_a = g.trans_a == logic::Transpose::t ? CUBLAS_OP_T : CUBLAS_OP_N;
   const std::int32_t trans_b = g.trans_b == logic::Transpose::t ? CUBLAS_OP_T : CUBLAS_OP_N;
-  LB_CUBLAS(cublasLtMatmulDescSetAttribute(desc.get(), CUBLASLT_MATMUL_DESC_TRANSA, &trans_a, sizeof trans_a));
-  LB_CUBLAS(cublasLtMatmulDescSetAttribute(desc.get(), CUBLASLT_MATMUL_DESC_TRANSB, &trans_b, sizeof trans_b));
+  LB_CUBLAS(cublasLtMatmulDescSetAttribute(desc.get(), CUBLASLT_MATMUL_DESC_TRANSA, &trans_a,
+                                           sizeof trans_a));
+  LB_CUBLAS(cublasLtMatmulDescSetAttribute(desc.get(), CUBLASLT_MATMUL_DESC_TRANSB, &trans_b,
+                                           sizeof trans_b));
   if (fp8_scales) {
     // The attribute value is the pointer itself (const void*), so its address is passed.
-    LB_CUBLAS(cublasLtMatmulDescSetAttribute(desc.get(), CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &fp8_scales->a,
-                                             sizeof fp8_scales->a));
-    LB_CUBLAS(cublasLtMatmulDescSetAttribute(desc.get(), CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &fp8_scales->b,
-                                             sizeof fp8_scales->b));
+    LB_CUBLAS(cublasLtMatmulDescSetAttribute(desc.get(), CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+                                             &fp8_scales->a, sizeof fp8_scales->a));
+    LB_CUBLAS(cublasLtMatmulDescSetAttribute(desc.get(), CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+                                             &fp8_scales->b, sizeof fp8_scales->b));
   }
   return desc;
 }

@@ -61,8 +61,10 @@ Descriptor convolution_descriptor(const logic::ConvGraphSpec& spec) {
   LB_CUDNN_SET(d, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &compute);
   LB_CUDNN_SET(d, CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, 1, &mode);
   LB_CUDNN_SET(d, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, 1, &spatial_dims);
-  LB_CUDNN_SET(d, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, 2, spec.pre_padding.data());
-  LB_CUDNN_SET(d, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, 2, spec.post_padding.data());
+  LB_CUDNN_SET(d, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, 2,
+               spec.pre_padding.data());
+  LB_CUDNN_SET(d, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, 2,
+               spec.post_padding.data());
   LB_CUDNN_SET(d, CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, 2, spec.dilation.data());
   LB_CUDNN_SET(d, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, 2, spec.stride.data());
   d.finalize();
@@ -94,7 +96,8 @@ Descriptor operation_descriptor(Pass pass, const Descriptor& x, const Descriptor
       LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W, B, 1, &wd);
       LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY, B, 1, &yd);
       LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC, B, 1, &cd);
-      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA, CUDNN_TYPE_FLOAT, 1, &alpha);
+      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA, CUDNN_TYPE_FLOAT, 1,
+                   &alpha);
       LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA, CUDNN_TYPE_FLOAT, 1, &beta);
       op.finalize();
       return op;
@@ -105,8 +108,10 @@ Descriptor operation_descriptor(Pass pass, const Descriptor& x, const Descriptor
       LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW, B, 1, &wd);
       LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY, B, 1, &yd);
       LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC, B, 1, &cd);
-      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA, CUDNN_TYPE_FLOAT, 1, &alpha);
-      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA, CUDNN_TYPE_FLOAT, 1, &beta);
+      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA, CUDNN_TYPE_FLOAT, 1,
+                   &alpha);
+      LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA, CUDNN_TYPE_FLOAT, 1,
+                   &beta);
       op.finalize();
       return op;
     }
@@ -116,14 +121,16 @@ Descriptor operation_descriptor(Pass pass, const Descriptor& x, const Descriptor
 
 }  // namespace
 
-ConvDescriptors conv_descriptors(const logic::ConvGraphSpec& spec, Pass pass, logic::ElementType type) {
+ConvDescriptors conv_descriptors(const logic::ConvGraphSpec& spec, Pass pass,
+                                 logic::ElementType type) {
   const cudnnDataType_t data_type = cudnn_data_type(type);
   Descriptor x = tensor_descriptor(spec.x, data_type);
   Descriptor w = tensor_descriptor(spec.w, data_type);
   Descriptor y = tensor_descriptor(spec.y, data_type);
   Descriptor conv = convolution_descriptor(spec);
   Descriptor op = operation_descriptor(pass, x, w, y, conv);
-  return ConvDescriptors{spec, std::move(x), std::move(w), std::move(y), std::move(conv), std::move(op)};
+  return ConvDescriptors{spec,         std::move(x),    std::move(w),
+                         std::move(y), std::move(conv), std::move(op)};
 }
 
 ConvDescriptors conv_descriptors(const Problem& problem, Layout layout) {

@@ -40,7 +40,7 @@ class Descriptor {
 
 cudnnDataType_t cudnn_data_type(logic::ElementType type);
 
-// True for every status of cuDNN's "not supported" category (e.g. CUDNN_STATUS_NOT_SUPPORTED_SHAPE).
+// True for every status of cuDNN's "not supported" category, e.g. NOT_SUPPORTED_SHAPE.
 inline bool cudnn_not_supported(cudnnStatus_t status) {
   return CUDNN_STATUS_CATEGORY(status) == CUDNN_STATUS_NOT_SUPPORTED;
 }
@@ -50,7 +50,7 @@ inline bool cudnn_not_supported(cudnnStatus_t status) {
 struct ConvDescriptors {
   logic::ConvGraphSpec spec;  // what the descriptors say: dims, strides, uids, padding
   Descriptor x, w, y;         // the forward roles; a backward pass reads y as dy, writes x or w
-  Descriptor conv;
+  Descriptor conv;            // CONVOLUTION: padding, strides, dilation, FP32 compute
   Descriptor op;              // OPERATION_CONVOLUTION_{FORWARD,BACKWARD_DATA,BACKWARD_FILTER}
 };
 
@@ -58,7 +58,8 @@ struct ConvDescriptors {
 // Throws LibraryError when cuDNN rejects one, naming the attribute or the finalize call.
 ConvDescriptors conv_descriptors(const Problem& problem, Layout layout);
 // The same from a graph spec, for `pass`, with tensors of element type `type`.
-ConvDescriptors conv_descriptors(const logic::ConvGraphSpec& spec, Pass pass, logic::ElementType type);
+ConvDescriptors conv_descriptors(const logic::ConvGraphSpec& spec, Pass pass,
+                                 logic::ElementType type);
 
 // The operation graph holding `op`, finalized. `handle` may be null: cuDNN 9.19 finalizes a graph
 // without one (its CUDNN_ATTR_OPERATIONGRAPH_HANDLE is deprecated there), which is how the graph

@@ -52,17 +52,21 @@ std::vector<Precision> conv_precisions() {
 
 // Skips the calling test with cuDNN's own message when its graph library cannot create a plain
 // tensor descriptor (a sub-library missing or of the wrong version on this machine).
-#define REQUIRE_CUDNN_GRAPH()                                                             \
-  do {                                                                                    \
-    cudnnBackendDescriptor_t probe = nullptr;                                             \
-    const cudnnStatus_t status = cudnnBackendCreateDescriptor(CUDNN_BACKEND_TENSOR_DESCRIPTOR, &probe); \
-    if (status != CUDNN_STATUS_SUCCESS) GTEST_SKIP() << "cuDNN graph API unusable: " << cuda::cudnn_message(status); \
-    cudnnBackendDestroyDescriptor(probe);                                                 \
+#define REQUIRE_CUDNN_GRAPH()                                                      \
+  do {                                                                             \
+    cudnnBackendDescriptor_t probe = nullptr;                                      \
+    const cudnnStatus_t status =                                                   \
+        cudnnBackendCreateDescriptor(CUDNN_BACKEND_TENSOR_DESCRIPTOR, &probe);     \
+    if (status != CUDNN_STATUS_SUCCESS)                                            \
+      GTEST_SKIP() << "cuDNN graph API unusable: " << cuda::cudnn_message(status); \
+    cudnnBackendDestroyDescriptor(probe);                                          \
   } while (0)
 
-std::string label(const Model& model, const Op& op, int batch, Pass pass, Precision p, Layout layout) {
-  return model.name + " " + op.id + " batch " + std::to_string(batch) + " " + std::string(name(pass)) +
-         " " + std::string(name(p)) + (layout == Layout::nhwc ? " nhwc" : " nchw");
+std::string label(const Model& model, const Op& op, int batch, Pass pass, Precision p,
+                  Layout layout) {
+  return model.name + " " + op.id + " batch " + std::to_string(batch) + " " +
+         std::string(name(pass)) + " " + std::string(name(p)) +
+         (layout == Layout::nhwc ? " nhwc" : " nchw");
 }
 
 // --- cuDNN -------------------------------------------------------------------------------
@@ -72,7 +76,8 @@ std::vector<std::int64_t> read_int64s(const cuda::Descriptor& d, cudnnBackendAtt
                                       std::int64_t wanted) {
   std::vector<std::int64_t> values(static_cast<std::size_t>(wanted));
   std::int64_t count = 0;
-  LB_CUDNN(cudnnBackendGetAttribute(d.get(), attr, CUDNN_TYPE_INT64, wanted, &count, values.data()));
+  LB_CUDNN(
+      cudnnBackendGetAttribute(d.get(), attr, CUDNN_TYPE_INT64, wanted, &count, values.data()));
   values.resize(static_cast<std::size_t>(count));
   return values;
 }
@@ -80,7 +85,8 @@ std::vector<std::int64_t> read_int64s(const cuda::Descriptor& d, cudnnBackendAtt
 cudnnDataType_t read_type(const cuda::Descriptor& d) {
   cudnnDataType_t type{};
   std::int64_t count = 0;
-  LB_CUDNN(cudnnBackendGetAttribute(d.get(), CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &count, &type));
+  LB_CUDNN(cudnnBackendGetAttribute(d.get(), CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1,
+                                    &count, &type));
   return type;
 }
 
@@ -94,7 +100,8 @@ std::vector<std::int64_t> expected_strides(const std::vector<std::int64_t>& d, L
 // The finalized descriptor that holds the tensor with this uid.
 const cuda::Descriptor& by_uid(const cuda::ConvDescriptors& d, std::int64_t uid) {
   for (const cuda::Descriptor* t : {&d.x, &d.w, &d.y})
-    if (read_int64s(*t, CUDNN_ATTR_TENSOR_UNIQUE_ID, 1) == std::vector<std::int64_t>{uid}) return *t;
+    if (read_int64s(*t, CUDNN_ATTR_TENSOR_UNIQUE_ID, 1) == std::vector<std::int64_t>{uid})
+      return *t;
   throw std::runtime_error("no tensor with uid " + std::to_string(uid));
 }
 
@@ -120,13 +127,16 @@ TEST(CudaDescriptors, EveryShippedConvolutionFinalizes) {
                 const TensorDims want = tensor_dims(problem);
                 const cuda::logic::PassTensors roles = cuda::logic::pass_tensors(d.spec, pass);
                 ASSERT_EQ(roles.inputs.size(), want.inputs.size());
-                auto check = [&](const cuda::logic::TensorSpec& role, const std::vector<std::int64_t>& dims) {
+                auto check = [&](const cuda::logic::TensorSpec& role,
+                                 const std::vector<std::int64_t>& dims) {
                   const cuda::Descriptor& t = by_uid(d, role.uid);
                   EXPECT_EQ(read_int64s(t, CUDNN_ATTR_TENSOR_DIMENSIONS, 4), dims);
-                  EXPECT_EQ(read_int64s(t, CUDNN_ATTR_TENSOR_STRIDES, 4), expected_strides(dims, layout));
+                  EXPECT_EQ(read_int64s(t, CUDNN_ATTR_TENSOR_STRIDES, 4),
+                            expected_strides(dims, layout));
                   EXPECT_EQ(read_type(t), cuda::cudnn_data_type(cuda::logic::input_type(p)));
                 };
-                for (std::size_t i = 0; i < want.inputs.size(); ++i) check(*roles.inputs[i], want.inputs[i]);
+                for (std::size_t i = 0; i < want.inputs.size(); ++i)
+                  check(*roles.inputs[i], want.inputs[i]);
                 check(*roles.output, want.output);
                 ++checked;
               } catch (const LibraryError& e) {
@@ -144,7 +154,8 @@ TEST(CudaDescriptors, EveryShippedConvolutionFinalizes) {
 TEST(CudaDescriptors, ConvolutionGraphsFinalizeWithoutHandle) {
   REQUIRE_CUDNN_GRAPH();
   if (cudnnGetVersion() < 91900)
-    GTEST_SKIP() << "cuDNN " << cudnnGetVersion() << " may need a handle (a GPU) to finalize a graph";
+    GTEST_SKIP() << "cuDNN " << cudnnGetVersion()
+                 << " may need a handle (a GPU) to finalize a graph";
   int checked = 0;
   for (const Model& model : shipped())
     for (const Op& op : model.ops) {
@@ -154,10 +165,12 @@ TEST(CudaDescriptors, ConvolutionGraphsFinalizeWithoutHandle) {
           for (Layout layout : layouts) {
             SCOPED_TRACE(label(model, op, 32, pass, p, layout));
             try {
-              const cuda::ConvDescriptors d = cuda::conv_descriptors(problem_for(op, 32, pass, p), layout);
+              const cuda::ConvDescriptors d =
+                  cuda::conv_descriptors(problem_for(op, 32, pass, p), layout);
               const cuda::Descriptor graph = cuda::conv_graph(d.op, nullptr);
               std::int64_t engines = 0, count = 0;
-              LB_CUDNN(cudnnBackendGetAttribute(graph.get(), CUDNN_ATTR_OPERATIONGRAPH_ENGINE_GLOBAL_COUNT,
+              LB_CUDNN(cudnnBackendGetAttribute(graph.get(),
+                                                CUDNN_ATTR_OPERATIONGRAPH_ENGINE_GLOBAL_COUNT,
                                                 CUDNN_TYPE_INT64, 1, &count, &engines));
               EXPECT_GT(engines, 0);
               ++checked;
@@ -181,7 +194,8 @@ TEST(CudaDescriptors, InconsistentOutputIsRejectedAtFinalize) {
   spec.y.strides = cuda::logic::packed_strides(spec.y.dims, Layout::nhwc);
   try {
     cuda::conv_descriptors(spec, Pass::fwd, cuda::logic::ElementType::f32);
-    FAIL() << "cuDNN accepted an output of width " << spec.y.dims[3] << " for a convolution producing " << s.q();
+    FAIL() << "cuDNN accepted an output of width " << spec.y.dims[3]
+           << " for a convolution producing " << s.q();
   } catch (const LibraryError& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("cudnnBackendFinalize"), std::string::npos) << what;
@@ -221,10 +235,14 @@ std::string layout_mismatch(const char* which, cublasLtMatrixLayout_t layout, St
                             std::int64_t op_rows, std::int64_t op_cols) {
   std::string bad;
   auto expect = [&](const char* what, std::int64_t got, std::int64_t want) {
-    if (got != want) bad += std::string(" ") + which + "." + what + " " + std::to_string(got) + " != " + std::to_string(want);
+    if (got != want)
+      bad += std::string(" ") + which + "." + what + " " + std::to_string(got) +
+             " != " + std::to_string(want);
   };
-  const auto rows = static_cast<std::int64_t>(read<std::uint64_t>(layout, CUBLASLT_MATRIX_LAYOUT_ROWS));
-  const auto cols = static_cast<std::int64_t>(read<std::uint64_t>(layout, CUBLASLT_MATRIX_LAYOUT_COLS));
+  const auto rows =
+      static_cast<std::int64_t>(read<std::uint64_t>(layout, CUBLASLT_MATRIX_LAYOUT_ROWS));
+  const auto cols =
+      static_cast<std::int64_t>(read<std::uint64_t>(layout, CUBLASLT_MATRIX_LAYOUT_COLS));
   expect("type", read<std::uint32_t>(layout, CUBLASLT_MATRIX_LAYOUT_TYPE), type);
   expect("order", read<std::int32_t>(layout, CUBLASLT_MATRIX_LAYOUT_ORDER), CUBLASLT_ORDER_COL);
   expect("rows", rows, stored.cols);
@@ -252,7 +270,8 @@ std::string gemm_mismatch(const GemmShape& s, Precision p, const cuda::MatmulDes
   const Stored our_a = s.trans_a ? Stored{s.k, s.m} : Stored{s.m, s.k};
   return layout_mismatch("A", layouts.a.get(), our_b, s.batch, in, trans_a, s.n, s.k) +
          layout_mismatch("B", layouts.b.get(), our_a, s.batch, in, trans_b, s.k, s.m) +
-         layout_mismatch("C", layouts.c.get(), Stored{s.m, s.n}, s.batch, out, CUBLAS_OP_N, s.n, s.m);
+         layout_mismatch("C", layouts.c.get(), Stored{s.m, s.n}, s.batch, out, CUBLAS_OP_N, s.n,
+                         s.m);
 }
 
 // Every GEMM of every shipped model (linear and bmm), in every pass, precision and batch: the
@@ -273,22 +292,30 @@ TEST(CudaDescriptors, EveryShippedGemmReadsBackAsUploaded) {
             SCOPED_TRACE(model.name + " " + op.id + " batch " + std::to_string(batch) + " " +
                          std::string(name(pass)) + " " + std::string(name(p)));
             const GemmShape shape = problem_for(op, batch, pass, p).gemm().shape;
-            const GemmShape executed = p == Precision::fp8 ? cuda::logic::tn_plan(shape).executed : shape;
+            const GemmShape executed =
+                p == Precision::fp8 ? cuda::logic::tn_plan(shape).executed : shape;
             const cuda::logic::LtGemm lt = cuda::logic::to_column_major(executed);
             const cublasComputeType_t compute = cuda::preferred_compute_type(p);
             try {
               const cuda::LtLayouts layouts = cuda::matrix_layouts(lt, p);
-              const auto desc = cuda::matmul_desc(lt, compute, p == Precision::fp8 ? &scales : nullptr);
+              const auto desc =
+                  cuda::matmul_desc(lt, compute, p == Precision::fp8 ? &scales : nullptr);
               ASSERT_TRUE(desc) << cuda::compute_type_name(compute) << " not offered";
               EXPECT_EQ(gemm_mismatch(executed, p, *desc, layouts), "");
-              EXPECT_EQ(read<std::int32_t>(desc->get(), CUBLASLT_MATMUL_DESC_COMPUTE_TYPE), compute);
-              EXPECT_EQ(read<std::int32_t>(desc->get(), CUBLASLT_MATMUL_DESC_SCALE_TYPE), CUDA_R_32F);
-              const void* a_scale = read<const void*>(desc->get(), CUBLASLT_MATMUL_DESC_A_SCALE_POINTER);
-              const void* b_scale = read<const void*>(desc->get(), CUBLASLT_MATMUL_DESC_B_SCALE_POINTER);
+              EXPECT_EQ(read<std::int32_t>(desc->get(), CUBLASLT_MATMUL_DESC_COMPUTE_TYPE),
+                        compute);
+              EXPECT_EQ(read<std::int32_t>(desc->get(), CUBLASLT_MATMUL_DESC_SCALE_TYPE),
+                        CUDA_R_32F);
+              const void* a_scale =
+                  read<const void*>(desc->get(), CUBLASLT_MATMUL_DESC_A_SCALE_POINTER);
+              const void* b_scale =
+                  read<const void*>(desc->get(), CUBLASLT_MATMUL_DESC_B_SCALE_POINTER);
               if (p == Precision::fp8) {
                 // cuBLASLt's FP8 kernels take only the TN form: its A transposed, its B not.
-                EXPECT_EQ(read<std::int32_t>(desc->get(), CUBLASLT_MATMUL_DESC_TRANSA), CUBLAS_OP_T);
-                EXPECT_EQ(read<std::int32_t>(desc->get(), CUBLASLT_MATMUL_DESC_TRANSB), CUBLAS_OP_N);
+                EXPECT_EQ(read<std::int32_t>(desc->get(), CUBLASLT_MATMUL_DESC_TRANSA),
+                          CUBLAS_OP_T);
+                EXPECT_EQ(read<std::int32_t>(desc->get(), CUBLASLT_MATMUL_DESC_TRANSB),
+                          CUBLAS_OP_N);
                 EXPECT_EQ(a_scale, scales.a);
                 EXPECT_EQ(b_scale, scales.b);
               } else {
@@ -335,12 +362,14 @@ TEST(CudaDescriptors, GemmCheckCatchesAWrongTranspose) {
 // cuBLASLt checks what it can without a GPU: an attribute of the wrong size is refused, so the
 // sets above passing means the documented attribute types were used.
 TEST(CudaDescriptors, CublasLtRefusesAWronglySizedAttribute) {
-  const cuda::logic::LtGemm lt = cuda::logic::to_column_major(GemmShape{1, 64, 64, 64, false, false});
+  const cuda::logic::LtGemm lt =
+      cuda::logic::to_column_major(GemmShape{1, 64, 64, 64, false, false});
   const auto desc = cuda::matmul_desc(lt, CUBLAS_COMPUTE_32F, nullptr);
   ASSERT_TRUE(desc);
   const std::int64_t wide = CUBLAS_OP_T;  // TRANSA is an int32_t
-  EXPECT_EQ(cublasLtMatmulDescSetAttribute(desc->get(), CUBLASLT_MATMUL_DESC_TRANSA, &wide, sizeof wide),
-            CUBLAS_STATUS_INVALID_VALUE);
+  EXPECT_EQ(
+      cublasLtMatmulDescSetAttribute(desc->get(), CUBLASLT_MATMUL_DESC_TRANSA, &wide, sizeof wide),
+      CUBLAS_STATUS_INVALID_VALUE);
 }
 
 #endif
