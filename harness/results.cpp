@@ -88,6 +88,7 @@ nlohmann::json to_json(const Point& p) {
                        {"tolerance", v.tolerance},
                        {"checked_elements", v.checked_elements},
                        {"total_elements", v.total_elements},
+                       {"non_finite_elements", v.non_finite_elements},
                        {"passed", v.passed}};
   }
   return j;
@@ -133,6 +134,7 @@ Point point_from_json(const nlohmann::json& j) {
       val.tolerance = v.at("tolerance").get<double>();
       val.checked_elements = v.at("checked_elements").get<std::int64_t>();
       val.total_elements = v.at("total_elements").get<std::int64_t>();
+      val.non_finite_elements = v.value("non_finite_elements", std::int64_t{0});  // absent in older files
       val.passed = v.at("passed").get<bool>();
       p.validation = val;
     }

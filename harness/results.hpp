@@ -24,6 +24,7 @@ struct Validation {
   double tolerance = 0;
   std::int64_t checked_elements = 0;
   std::int64_t total_elements = 0;
+  std::int64_t non_finite_elements = 0;  // NaN or infinity, over every element
   bool passed = false;
 };
 

@@ -79,7 +79,9 @@ Validation validate(const Problem& problem, const std::vector<HostTensor>& input
   } else {  // an all-zero reference: only an exact answer is right
     v.rel_l2 = error2 == 0 ? 0 : std::numeric_limits<double>::infinity();
   }
-  v.passed = finite && v.rel_l2 <= v.tolerance;
+  v.non_finite_elements = std::count_if(output.data.begin(), output.data.end(),
+                                        [](float x) { return !std::isfinite(x); });
+  v.passed = finite && v.non_finite_elements == 0 && v.rel_l2 <= v.tolerance;
   return v;
 }
 

@@ -168,6 +168,24 @@ TEST(Validate, SampledValidationRecordsItsCountAndCatchesAWrongSampledElement) {
   EXPECT_FALSE(validate(p, inputs, out, Precision::fp32).passed);
 }
 
+TEST(Validate, ANanOutsideTheSampleFailsToo) {
+  // An element the library never wrote keeps the NaN the GPU backend poisons outputs with.
+  Problem p;
+  p.op = GemmProblem{GemmShape{1, 200, 100, 8, false, true}};
+  const auto inputs = make_inputs(p, 17);
+  HostTensor out{tensor_dims(p).output, std::vector<float>(20000)};
+  for (std::int64_t i = 0; i < 20000; ++i) out.data[i] = static_cast<float>(reference_at(p, inputs, i));
+  const auto sampled = validation_indices(20000);
+  const std::int64_t unsampled = sampled[0] == 0 ? sampled[0] + 1 : 0;
+  ASSERT_FALSE(std::binary_search(sampled.begin(), sampled.end(), unsampled));
+  EXPECT_TRUE(validate(p, inputs, out, Precision::fp32).passed);
+  out.data[unsampled] = std::numeric_limits<float>::quiet_NaN();
+  const auto v = validate(p, inputs, out, Precision::fp32);
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.non_finite_elements, 1);
+  EXPECT_LT(v.rel_l2, 1e-6);  // the sampled error alone would have passed
+}
+
 TEST(Validate, RejectsAnOutputOfTheWrongShape) {
   const auto c = every_pass().front();
   const auto inputs = make_inputs(c.problem, 17);
