@@ -34,7 +34,7 @@ struct RunOptions {
   int threads = 0;
   double max_time_per_point = 1.0, min_time_per_point = 0.1, noise_target = 0.01;
   bool warm = false;
-  std::string algo = "autotune", layout = "nhwc";
+  std::string algo = "autotune", layout = "nhwc", cudnn_api = "graph";
   double workspace_mb = 32, memory_limit_gb = 0;
   std::uint64_t seed = 42;
   std::string output, resume;
@@ -57,6 +57,7 @@ nlohmann::json settings_json(const RunOptions& o) {
           {"cache", o.warm ? "warm" : "cold"},
           {"algo", o.algo},
           {"layout", o.layout},
+          {"cudnn_api", o.cudnn_api},
           {"workspace_mb", o.workspace_mb},
           {"memory_limit_gb", o.memory_limit_gb},
           {"seed", o.seed}};
@@ -77,6 +78,7 @@ void apply_settings(const nlohmann::json& s, RunOptions& o) {
   o.warm = s.at("cache") == "warm";
   o.algo = s.at("algo");
   o.layout = s.at("layout");
+  o.cudnn_api = s.at("cudnn_api");
   o.workspace_mb = s.at("workspace_mb");
   o.memory_limit_gb = s.at("memory_limit_gb");
   o.seed = s.at("seed");
@@ -126,7 +128,9 @@ DeviceChoice parse_device(const std::string& text) {
 
 // With --resume, the file's settings are the run's; flags given again must agree with them.
 void adopt_resumed_settings(const LoadedResults& previous, const CLI::App& sub, RunOptions& o) {
-  const auto& file_settings = previous.document.at("settings");
+  nlohmann::json file_settings = previous.document.at("settings");
+  // Files written before --cudnn-api existed measured through the graph API.
+  if (!file_settings.contains("cudnn_api")) file_settings["cudnn_api"] = "graph";
   const nlohmann::json asked = settings_json(o);
   static const std::map<std::string, std::string> flag_of = {
       {"suite", "--suite"},       {"models", "--model"},     {"workloads", "--workload"},
@@ -134,6 +138,7 @@ void adopt_resumed_settings(const LoadedResults& previous, const CLI::App& sub, 
       {"device", "--device"},     {"threads", "--threads"},
       {"max_time_per_point_s", "--max-time-per-point"}, {"noise_target", "--noise-target"},
       {"cache", "--warm"},        {"algo", "--algo"},        {"layout", "--layout"},
+      {"cudnn_api", "--cudnn-api"},
       {"workspace_mb", "--workspace-mb"}, {"memory_limit_gb", "--memory-limit"},
       {"seed", "--seed"}};
   for (const auto& [key, flag] : flag_of) {
@@ -272,6 +277,7 @@ int run_main(RunOptions o, const CLI::App& sub) {
   loop.config.case_options.cache = o.warm ? CacheMode::warm : CacheMode::cold;
   loop.config.case_options.algo = o.algo == "heuristic" ? AlgoChoice::heuristic : AlgoChoice::autotune;
   loop.config.case_options.layout = o.layout == "nchw" ? Layout::nchw : Layout::nhwc;
+  loop.config.case_options.cudnn_api = o.cudnn_api == "legacy" ? CudnnApi::legacy : CudnnApi::graph;
   loop.config.case_options.workspace_limit_bytes =
       static_cast<std::uint64_t>(o.workspace_mb * (1 << 20));
   loop.config.case_options.memory_limit_bytes =
@@ -365,6 +371,10 @@ void add_run(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"autotune", "heuristic"}));
   sub->add_option("--layout", opts->layout, "GPU convolution layout: nhwc (default) or nchw")
       ->check(CLI::IsMember({"nhwc", "nchw"}));
+  sub->add_option("--cudnn-api", opts->cudnn_api,
+                  "cuDNN convolution API: graph (default) or legacy (cudnnConvolutionForward and "
+                  "its backward calls, for comparison with older frameworks)")
+      ->check(CLI::IsMember({"graph", "legacy"}));
   sub->add_option("--workspace-mb", opts->workspace_mb, "GPU workspace limit in MiB (default 32)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--memory-limit", opts->memory_limit_gb,

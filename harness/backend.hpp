@@ -22,11 +22,14 @@ struct HostTensor {
 enum class CacheMode { cold, warm };
 enum class AlgoChoice { heuristic, autotune };
 enum class Layout { nhwc, nchw };  // GPU convolution layout; oneDNN chooses its own ("any")
+// cuDNN convolutions through the graph API, or the legacy calls older frameworks use.
+enum class CudnnApi { graph, legacy };
 
 struct CaseOptions {
   CacheMode cache = CacheMode::cold;
   AlgoChoice algo = AlgoChoice::autotune;
   Layout layout = Layout::nhwc;
+  CudnnApi cudnn_api = CudnnApi::graph;
   std::uint64_t workspace_limit_bytes = 32ull << 20;
   // Memory the point may use; 0 = what the device has (GPU: free memory, --memory-limit caps it).
   std::uint64_t memory_limit_bytes = 0;

@@ -5,6 +5,7 @@
 #include "kernels/cuda/cublaslt_gemm.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/cudnn_conv.hpp"
+#include "kernels/cuda/cudnn_legacy_conv.hpp"
 #include "kernels/cuda/device_context.hpp"
 #include "kernels/cuda/logic/device_rules.hpp"
 #include "kernels/cuda/logic/gemm_layout.hpp"
@@ -46,7 +47,9 @@ class CudaBackend final : public Backend {
     context_->make_current();
     context_->ensure_fits(memory_needed(problem, options), options.memory_limit_bytes,
                           "the point " + describe(problem));
-    if (problem.is_conv()) return prepare_cudnn_conv(context_, problem, inputs, options);
+    if (problem.is_conv())
+      return options.cudnn_api == CudnnApi::legacy ? prepare_cudnn_legacy_conv(context_, problem, inputs, options)
+                                                   : prepare_cudnn_conv(context_, problem, inputs, options);
     return prepare_cublaslt_gemm(context_, problem, inputs, options);
   }
 
