@@ -94,9 +94,8 @@ CublasLtGemmCase::CublasLtGemmCase(std::shared_ptr<DeviceContext> context, const
   lt_ = logic::to_column_major(executed);
   lt_b_ = upload_values(this->context(), a, in_type);
   lt_a_ = upload_values(this->context(), b, in_type);
-  c_ = DeviceBuffer(static_cast<std::uint64_t>(shape_.batch * shape_.m * shape_.n) * logic::element_bytes(out_type),
-                    this->context().ledger());
-  LB_CUDA(cudaMemsetAsync(c_.get(), 0, c_.bytes(), this->context().stream()));
+  c_ = poisoned_output(this->context(),
+                       static_cast<std::uint64_t>(shape_.batch * shape_.m * shape_.n) * logic::element_bytes(out_type));
 
   layouts_ = matrix_layouts(lt_, precision_);
 

@@ -165,9 +165,8 @@ CudnnConvCase::CudnnConvCase(std::shared_ptr<DeviceContext> context, const Probl
     input_buffers_.push_back(upload_values(this->context(), logic::to_strided(inputs[i].data, *tensors_.inputs[i]),
                                            logic::input_type(problem.precision)));
   const auto& out = tensors_.output->dims;
-  output_buffer_ = DeviceBuffer(out[0] * out[1] * out[2] * out[3] * logic::element_bytes(out_type_),
-                                this->context().ledger());
-  LB_CUDA(cudaMemsetAsync(output_buffer_.get(), 0, output_buffer_.bytes(), this->context().stream()));
+  output_buffer_ =
+      poisoned_output(this->context(), out[0] * out[1] * out[2] * out[3] * logic::element_bytes(out_type_));
   std::int64_t workspace = 0;
   for (const auto& c : candidates_) workspace = std::max(workspace, c.workspace);
   workspace_ = DeviceBuffer(static_cast<std::uint64_t>(workspace), this->context().ledger());

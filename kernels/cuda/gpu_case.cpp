@@ -87,6 +87,12 @@ std::vector<std::pair<std::string, std::string>> GpuCase::notes() const {
   return notes;
 }
 
+DeviceBuffer poisoned_output(DeviceContext& context, std::uint64_t bytes) {
+  DeviceBuffer buffer(bytes, context.ledger());
+  LB_CUDA(cudaMemsetAsync(buffer.get(), 0xFF, bytes, context.stream()));
+  return buffer;
+}
+
 DeviceBuffer upload_values(DeviceContext& context, const std::vector<float>& values,
                            logic::ElementType type) {
   const auto bytes = encode(values, type);

@@ -54,6 +54,10 @@ class GpuCase : public Case {
   std::optional<unsigned> clock_before_mhz_;
 };
 
+// A new output buffer of `bytes` filled with 0xFF bytes, which is NaN in FP32, FP16 and BF16: an
+// element the library never writes then fails validation (which scans every element).
+DeviceBuffer poisoned_output(DeviceContext& context, std::uint64_t bytes);
+
 // Upload canonical host values to a new device buffer in the given storage type.
 DeviceBuffer upload_values(DeviceContext& context, const std::vector<float>& values,
                            logic::ElementType type);
