@@ -163,10 +163,8 @@ CudnnLegacyConvCase::CudnnLegacyConvCase(std::shared_ptr<DeviceContext> context,
     input_buffers_.push_back(upload_values(
         this->context(), logic::to_strided(inputs[i].data, *tensors_.inputs[i]), type_));
   const auto& out = tensors_.output->dims;
-  output_buffer_ = DeviceBuffer(out[0] * out[1] * out[2] * out[3] * logic::element_bytes(type_),
-                                this->context().ledger());
-  LB_CUDA(
-      cudaMemsetAsync(output_buffer_.get(), 0, output_buffer_.bytes(), this->context().stream()));
+  output_buffer_ = poisoned_output(this->context(),
+                                   out[0] * out[1] * out[2] * out[3] * logic::element_bytes(type_));
   std::uint64_t workspace = 0;
   for (const auto& c : candidates_) workspace = std::max(workspace, c.workspace);
   workspace_ = DeviceBuffer(workspace, this->context().ledger());
