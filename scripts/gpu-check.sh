@@ -2,8 +2,8 @@
 # One-shot GPU check on a Linux machine with an NVIDIA GPU, the CUDA toolkit, CMake, ninja and
 # (optionally) Python with PyTorch, but no package registry: builds layerbench against the
 # dependencies that scripts/gpu-prepare.sh unpacked into deps/, runs the GPU tests, runs a short
-# GPU suite and an 8192^3 GEMM against the datasheet peak, times the same layers through PyTorch
-# where it is installed, and prints the tables.
+# GPU suite, an 8192^3 GEMM against the datasheet peak and ResNet-50 through the legacy cuDNN API,
+# times the same layers through PyTorch where it is installed, and prints the tables.
 #   scripts/gpu-check.sh
 # Environment: CUDNN_ROOT (a cuDNN folder with include/ and lib/; default: the toolkit's own, else
 # PyTorch's pip package), GPU_CHECK_MAX_TIME (seconds per point, default 0.25), OUT (a folder that
@@ -21,6 +21,9 @@ TABLE="$REF/gpu-check-$STAMP-table.txt"
 PEAK_RESULTS="$REF/gpu-check-$STAMP-peak.json"
 PEAK_TORCH="$REF/gpu-check-$STAMP-peak-torch.json"
 PEAK_TABLE="$REF/gpu-check-$STAMP-peak-table.txt"
+LEGACY_RESULTS="$REF/gpu-check-$STAMP-legacy.json"
+LEGACY_TORCH="$REF/gpu-check-$STAMP-legacy-torch.json"
+LEGACY_TABLE="$REF/gpu-check-$STAMP-legacy-table.txt"
 LOG_DIR="$BUILD/gpu-check-logs"
 START=$SECONDS
 failures=()
@@ -111,6 +114,10 @@ soft "layerbench peak run" "$BIN" run --device gpu --workload "$ROOT/bench/workl
   --model peak_gemm_8192 --batch 1 --precision fp16,bf16,fp8,tf32 --pass fwd \
   --max-time-per-point "$MAX_TIME" --force -o "$PEAK_RESULTS"
 
+step "legacy cuDNN API: resnet50 batch 32, fp32 and fp16, forward (--cudnn-api legacy)"
+soft "layerbench legacy run" "$BIN" run --device gpu --model resnet50 --batch 32 --precision fp32,fp16 \
+  --pass fwd --cudnn-api legacy --max-time-per-point "$MAX_TIME" --force -o "$LEGACY_RESULTS"
+
 HAVE_TORCH=0
 if [ -n "$PYTHON" ] && "$PYTHON" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
   HAVE_TORCH=1
@@ -135,10 +142,12 @@ compare() {
 }
 compare "$RESULTS" "$TORCH_RESULTS" "$TABLE" "resnet50 + vit_b_16"
 compare "$PEAK_RESULTS" "$PEAK_TORCH" "$PEAK_TABLE" "8192^3 GEMM"
+compare "$LEGACY_RESULTS" "$LEGACY_TORCH" "$LEGACY_TABLE" "resnet50 through the legacy cuDNN API"
 
 if [ -n "${OUT:-}" ]; then
   mkdir -p "$OUT"
-  for f in "$RESULTS" "$TORCH_RESULTS" "$TABLE" "$PEAK_RESULTS" "$PEAK_TORCH" "$PEAK_TABLE" "$LOG_DIR/build.log"; do
+  for f in "$RESULTS" "$TORCH_RESULTS" "$TABLE" "$PEAK_RESULTS" "$PEAK_TORCH" "$PEAK_TABLE" \
+           "$LEGACY_RESULTS" "$LEGACY_TORCH" "$LEGACY_TABLE" "$LOG_DIR/build.log"; do
     [ -f "$f" ] && cp "$f" "$OUT/"
   done
   ctest_log="$BUILD/Testing/Temporary/LastTest.log"

@@ -16,7 +16,6 @@ namespace lb::cuda {
 
 namespace {
 
-constexpr int requested_algorithms = 8;
 
 using Preference = LtObject<cublasLtMatmulPreference_t, cublasLtMatmulPreferenceDestroy>;
 
@@ -149,7 +148,7 @@ bool CublasLtGemmCase::find_algorithms(const CaseOptions& options, cublasCompute
   const std::uint64_t workspace_limit = options.workspace_limit_bytes;
   LB_CUBLAS(cublasLtMatmulPreferenceSetAttribute(preference.get(), CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                  &workspace_limit, sizeof workspace_limit));
-  const int wanted = options.algo == AlgoChoice::autotune ? requested_algorithms : 1;
+  const int wanted = options.algo == AlgoChoice::autotune ? static_cast<int>(autotune_candidates) : 1;
   std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<std::size_t>(wanted));
   int returned = 0;
   const cublasStatus_t status =

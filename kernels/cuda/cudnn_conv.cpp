@@ -14,8 +14,6 @@ namespace lb::cuda {
 
 namespace {
 
-constexpr int autotune_candidates = 8;
-
 // The engine configs the heuristics propose, best first. Empty when the mode has none.
 std::vector<Descriptor> heuristic_configs(cudnnBackendDescriptor_t graph, cudnnBackendHeurMode_t mode) {
   Descriptor heur(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
@@ -263,6 +261,7 @@ void CudnnConvCase::choose(const CaseOptions& options) {
   if (c.facts.runtime_compiled) notes_.emplace_back("cudnn_runtime_compiled", "yes");
   notes_.emplace_back("algo_choice", options.algo == AlgoChoice::autotune ? "autotune" : "heuristic");
   notes_.emplace_back("layout", options.layout == Layout::nhwc ? "nhwc" : "nchw");
+  notes_.emplace_back("cudnn_api", "graph");
 }
 
 HostTensor CudnnConvCase::output() {

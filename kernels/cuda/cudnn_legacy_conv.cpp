@@ -24,7 +24,6 @@ static_assert(static_cast<int>(CUDNN_FMA_MATH) == static_cast<int>(logic::Legacy
 
 namespace {
 
-constexpr std::size_t autotune_candidates = 8;  // as many as the graph path times
 
 int as_int(std::int64_t v) {
   if (v > std::numeric_limits<int>::max())

@@ -14,6 +14,9 @@
 
 namespace lb::cuda {
 
+// How many of the library's candidates --algo autotune times: its top 8, as the GPU issue asks.
+inline constexpr std::size_t autotune_candidates = 8;
+
 class GpuCase : public Case {
  public:
   // Allocates the flush buffer in cold mode; the caller has checked that the point fits.
