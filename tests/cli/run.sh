@@ -8,14 +8,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 fast=(--device cpu --workload "$tiny" --model tiny --max-time-per-point 0.05 --quiet)
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-expect_rc() {  # expected-code description command...
-  local want="$1" what="$2"; shift 2
-  local rc=0
-  "$@" >"$work/out" 2>"$work/err" || rc=$?
-  [ "$rc" -eq "$want" ] || { cat "$work/out" "$work/err" >&2; fail "$what: exit $rc, wanted $want"; }
-}
-json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib/helpers.bash"
 
 # Usage and input errors: exit 2 with the flag, value or file named.
 expect_rc 2 "unknown flag" "$bin" run --bogus

@@ -1,0 +1,15 @@
+# Shared by the command-line tests (sourced; not a test itself). Needs $work, a scratch folder.
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# expect_rc CODE DESCRIPTION COMMAND...: runs the command with its output in $work/out and
+# $work/err, and fails the test (showing both) unless it exits with CODE.
+expect_rc() {
+  local want="$1" what="$2"; shift 2
+  local rc=0
+  "$@" >"$work/out" 2>"$work/err" || rc=$?
+  [ "$rc" -eq "$want" ] || { cat "$work/out" "$work/err" >&2; fail "$what: exit $rc, wanted $want"; }
+}
+
+# json FILE EXPR: prints a Python expression over the JSON document d.
+json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
