@@ -255,6 +255,26 @@ TEST(CudaBackend, ClockNotesAreRecorded) {
   }
 }
 
+// cuBLASLt and cuDNN launches are asynchronous: the stream hold must stay on for both (were a
+// launch to block the host, holding would stop and the times would include launch latency).
+TEST(CudaBackend, LaunchHoldKeepsEnqueueLatencyOut) {
+  REQUIRE_GPU();
+  auto backend = cuda::make_backend(0);
+  for (const bool conv : {false, true}) {
+    const Problem problem =
+        conv ? Problem{ConvProblem{ConvShape{1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1}, Pass::fwd}, Precision::fp16}
+             : Problem{GemmProblem{GemmShape{1, 256, 256, 256, false, true}}, Precision::fp16};
+    CaseOptions options;
+    options.cache = CacheMode::warm;
+    auto c = backend->prepare(problem, inputs_for(problem), options);
+    for (int i = 0; i < 20; ++i) c->run_timed();
+    const std::string hold = note(*c, "launch_hold");
+    EXPECT_EQ(hold.rfind("on:", 0), 0u) << describe(problem) << ": " << hold;
+    EXPECT_NE(note(*c, "launch_hold_unclean_runs"), "<absent>");
+    EXPECT_NE(note(*c, "host_enqueue_us"), "<absent>");
+  }
+}
+
 #endif
 
 }  // namespace
