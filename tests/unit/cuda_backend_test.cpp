@@ -11,6 +11,7 @@
 #if LAYERBENCH_HAVE_CUDA
 #include "kernels/cuda/cuda_backend.hpp"
 #include "kernels/cuda/device_context.hpp"
+#include "tests/unit/cuda_test_support.hpp"
 #endif
 
 namespace lb {
@@ -36,12 +37,6 @@ TEST(CudaDeviceTypes, RoundedValuesConvertExactly) {
             0.3125f);
 }
 
-// Skips the calling test with the runtime's reason when no GPU is usable.
-#define REQUIRE_GPU()                                                            \
-  do {                                                                           \
-    std::string why;                                                             \
-    if (cuda::device_count(why) == 0) GTEST_SKIP() << "no usable GPU: " << why; \
-  } while (0)
 
 std::vector<float> filled(std::int64_t n, Precision p, int seed) {
   std::vector<float> v(static_cast<std::size_t>(n));
@@ -107,11 +102,7 @@ std::vector<double> gemm_reference(const GemmShape& g, const std::vector<HostTen
   return c;
 }
 
-std::string note(const Case& c, const std::string& key) {
-  for (const auto& [k, v] : c.notes())
-    if (k == key) return v;
-  return "<absent>";
-}
+using testing::note;
 
 TEST(CudaBackend, ContextNamesDeviceAndLibraries) {
   REQUIRE_GPU();

@@ -18,6 +18,7 @@
 
 #include "kernels/cuda/cuda_backend.hpp"
 #include "kernels/cuda/cudnn_legacy_conv.hpp"
+#include "tests/unit/cuda_test_support.hpp"
 #endif
 
 namespace lb {
@@ -230,18 +231,8 @@ TEST(CudaLegacyDescriptors, CudnnRefusesInconsistentGroups) {
                LibraryError);
 }
 
-// Skips the calling test with the runtime's reason when no GPU is usable.
-#define REQUIRE_GPU()                                                           \
-  do {                                                                          \
-    std::string why;                                                            \
-    if (cuda::device_count(why) == 0) GTEST_SKIP() << "no usable GPU: " << why; \
-  } while (0)
 
-std::string note(const Case& c, const std::string& key) {
-  for (const auto& [k, v] : c.notes())
-    if (k == key) return v;
-  return "<absent>";
-}
+using testing::note;
 
 TEST(CudaLegacyConv, ResNetLayerEveryPassValidates) {
   REQUIRE_GPU();
