@@ -68,11 +68,16 @@ def test_every_device_file_and_status_is_shown(fixture_report):
     assert "fixture_gpu_a.json is" not in page  # a complete file has no banner
 
 
+def gpu_fp32_batch64_rates():
+    """Images/s of Test GPU A and Test GPU B, FP32 forward at batch 64 (both files have it)."""
+    return tuple(fwd_records(read_fixture(path), "gpu:0")[("fp32", 64)]["images_per_s"]
+                 for path in (GPU_A, GPU_B))
+
+
 def test_gpu_vs_gpu_normalised_to_the_first_file_by_default(fixture_report):
     page = (fixture_report / "index.html").read_text()
     assert "GPU vs GPU: reference Test GPU A (fixture)" in page
-    a = fwd_records(read_fixture(GPU_A), "gpu:0")[("fp32", 64)]["images_per_s"]
-    b = fwd_records(read_fixture(GPU_B), "gpu:0")[("fp32", 64)]["images_per_s"]
+    a, b = gpu_fp32_batch64_rates()
     assert f"{report.fmt_rate(b)} ({report.fmt_ratio(b / a)})" in page
 
 
@@ -81,8 +86,7 @@ def test_baseline_option_picks_the_reference(tmp_path):
     assert proc.returncode == 0, proc.stderr
     page = (tmp_path / "index.html").read_text()
     assert "GPU vs GPU: reference Test GPU B (fixture)" in page
-    a = fwd_records(read_fixture(GPU_A), "gpu:0")[("fp32", 64)]["images_per_s"]
-    b = fwd_records(read_fixture(GPU_B), "gpu:0")[("fp32", 64)]["images_per_s"]
+    a, b = gpu_fp32_batch64_rates()
     assert f"{report.fmt_rate(a)} ({report.fmt_ratio(a / b)})" in page
 
 
