@@ -3,7 +3,6 @@
 The results files under fixtures/ are TEST DATA written by fixtures/make_fixtures.py: invented
 numbers for invented devices ("Test GPU A (fixture)"), not measurements.
 """
-import copy
 import json
 import shutil
 import subprocess
@@ -29,7 +28,8 @@ def run_script(name, *args, timeout=300):
 
 
 def read_fixture(path):
-    return copy.deepcopy(json.loads(Path(path).read_text()))
+    """A fresh copy of a fixture file's document, free to change."""
+    return json.loads(Path(path).read_text())
 
 
 def write_json(path, doc):

@@ -8,18 +8,18 @@ import sys
 
 import pytest
 
-from conftest import GPU_A, run_script
+from conftest import GPU_A, read_fixture, run_script
 
 
 def gpu_ok_points():
-    data = json.loads(GPU_A.read_text())
+    data = read_fixture(GPU_A)
     return [p for p in data["points"] if p["device"].startswith("gpu") and p["status"] == "ok"]
 
 
 def test_table_without_torch_lists_every_gpu_point():
     r = run_script("torch_layers.py", "table", GPU_A)
     assert r.returncode == 0, r.stderr
-    data = json.loads(GPU_A.read_text())
+    data = read_fixture(GPU_A)
     gpu = [p for p in data["points"] if p["device"].startswith("gpu")]
     lines = r.stdout.splitlines()
     assert lines[0].split()[:2] == ["layer", "pass"]
@@ -171,7 +171,7 @@ def test_measure_holds_the_stream_before_each_start(fake_torch, tmp_path):
 
 
 def test_table_shows_the_fraction_of_the_devices_peak():
-    data = json.loads(GPU_A.read_text())
+    data = read_fixture(GPU_A)
     point = gpu_ok_points()[0]
     device = next(d for d in data["context"]["devices"] if d["id"] == point["device"])
     expected = 100 * point["tflops"] / device["peaks"][point["precision"]]["tflops"]
