@@ -12,7 +12,6 @@ CPU_POINT = ("conv7x7_3to64_s2", 1, "fp32", "fwd", "cpu")
 
 
 def find(doc, key):
-    op, batch, precision, pass_, device = key
     return next(p for p in doc["points"] if (p["op"], p["batch"], p["precision"], p["pass"],
                                              p["device"]) == key)
 
