@@ -19,12 +19,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import layerbench_results as lr  # noqa: E402
 
 
-def match_key(f: lr.ResultsFile, p: dict) -> tuple:
-    """Points match on model, op, batch, precision, pass, device kind and device id."""
-    return (p["model"], p["op"], p["batch"], p["precision"], p["pass"], f.device_kind(p["device"]),
-            p["device"])
-
-
 def setup_differences(base: lr.ResultsFile, new: lr.ResultsFile) -> list:
     lines = []
     for dev_id in sorted(set(base.devices) | set(new.devices)):
@@ -78,13 +72,14 @@ def format_table(headers, rows, right) -> str:
 
 
 def describe(key) -> str:
-    model, op, batch, precision, pass_, _, device = key
+    model, op, batch, precision, pass_, device = key
     return f"{model} {op} batch {batch} {lr.precision_name(precision)} {pass_} on {device}"
 
 
 def sort_key(key, op_order):
-    model, op, batch, precision, pass_, kind, device = key
-    return (model, kind, device, lr.POINT_PASSES.index(pass_) if pass_ in lr.POINT_PASSES else 9,
+    """Model, device ("cpu" sorts before "gpu:N"), pass, precision, batch, then op in file order."""
+    model, op, batch, precision, pass_, device = key
+    return (model, device, lr.POINT_PASSES.index(pass_) if pass_ in lr.POINT_PASSES else 9,
             lr.precision_order(precision), batch, op_order.get((model, op), 0))
 
 
@@ -133,8 +128,9 @@ def main(argv=None) -> int:
     else:
         print("\nSame devices and library versions.")
 
-    a = {match_key(base, p): p for p in base.points}
-    b = {match_key(new, p): p for p in new.points}
+    # Points match on their identity: model, op, batch, precision, pass and device id.
+    a = {lr.point_id(p): p for p in base.points}
+    b = {lr.point_id(p): p for p in new.points}
     op_order = {}
     for p in base.points + new.points:
         op_order.setdefault((p["model"], p["op"]), len(op_order))
@@ -143,7 +139,7 @@ def main(argv=None) -> int:
     for key in both:
         word, remark, ratio, tolerance = verdict(a[key], b[key], args.threshold)
         counts[word] = counts.get(word, 0) + 1
-        model, op, batch, precision, pass_, _, device = key
+        model, op, batch, precision, pass_, device = key
         change = None if ratio is None else (ratio - 1) * 100
         rows.append([model, op, pass_, lr.precision_name(precision), batch, device,
                      _ms(a[key]), _ms(b[key]), "-" if ratio is None else f"{ratio:.3f}",

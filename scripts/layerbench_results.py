@@ -77,9 +77,6 @@ class ResultsFile:
     def boundaries(self) -> list:
         return self.data["boundaries"]
 
-    def device_kind(self, device_id: str) -> str:
-        return self.devices[device_id]["kind"]
-
 
 def _parse_json(path: Path, text: str):
     stripped = text.strip()
@@ -183,7 +180,7 @@ def check(path, data) -> ResultsFile:
 
 
 def point_id(p: dict) -> tuple:
-    """The measured point's identity within one file (the runner's Point::key)."""
+    """A point's identity (the runner's Point::key): unique within a file, matched across files."""
     return (p["model"], p["op"], p["batch"], p["precision"], p["pass"], p["device"])
 
 

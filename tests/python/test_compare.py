@@ -132,7 +132,7 @@ def test_same_setup_is_said_plainly(pair):
     assert "SET-UP DIFFERS" not in out
 
 
-def test_points_match_on_device_kind_and_id(tmp_path):
+def test_points_match_on_the_device(tmp_path):
     """A CPU point never matches a GPU point, even with the same model, op, batch and precision."""
     base, new = read_fixture(GPU_A), read_fixture(GPU_A)
     base["points"] = [p for p in base["points"] if p["device"] == "cpu"]
