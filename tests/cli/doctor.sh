@@ -3,25 +3,25 @@
 set -euo pipefail
 
 bin="$1"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib/helpers.bash"
 
-# run_doctor ARGS...: runs doctor, keeps stdout/stderr in $tmp/out, $tmp/err and the code in $code.
+# run_doctor ARGS...: runs doctor, keeps stdout/stderr in $work/out, $work/err and the code in $code.
 run_doctor() {
   code=0
-  "$bin" doctor "$@" >"$tmp/out" 2>"$tmp/err" || code=$?
+  "$bin" doctor "$@" >"$work/out" 2>"$work/err" || code=$?
 }
-expect_out() { grep -qF -- "$1" "$tmp/out" || { cat "$tmp/out" >&2; fail "stdout lacks: $1"; }; }
-expect_err() { grep -qF -- "$1" "$tmp/err" || { cat "$tmp/err" >&2; fail "stderr lacks: $1"; }; }
+expect_out() { grep -qF -- "$1" "$work/out" || { cat "$work/out" >&2; fail "stdout lacks: $1"; }; }
+expect_err() { grep -qF -- "$1" "$work/err" || { cat "$work/err" >&2; fail "stderr lacks: $1"; }; }
 
 # --- JSON first: it says whether this machine has a driver, which decides what to expect ---
 run_doctor --json
-[[ "$code" == 0 || "$code" == 1 ]] || { cat "$tmp/err" >&2; fail "doctor --json exited $code"; }
-python3 -m json.tool "$tmp/out" >/dev/null || fail "doctor --json is not valid JSON"
-cp "$tmp/out" "$tmp/doctor.json"
-read -r driver_loaded gpu_usable <<<"$(python3 - "$tmp/doctor.json" "$code" <<'PY'
+[[ "$code" == 0 || "$code" == 1 ]] || { cat "$work/err" >&2; fail "doctor --json exited $code"; }
+python3 -m json.tool "$work/out" >/dev/null || fail "doctor --json is not valid JSON"
+cp "$work/out" "$work/doctor.json"
+read -r driver_loaded gpu_usable <<<"$(python3 - "$work/doctor.json" "$code" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 diag = d["diagnosis"]
@@ -51,7 +51,7 @@ if [[ "$driver_loaded" == false ]]; then
   expect_out "No usable GPU: NVIDIA driver not found"
   expect_out "How to fix:"
   expect_out "  1. Install the NVIDIA driver"
-  python3 - "$tmp/doctor.json" <<'PY'
+  python3 - "$work/doctor.json" <<'PY'
 import json, sys
 diag = json.load(open(sys.argv[1]))["diagnosis"]
 assert diag["gpu_usable"] is False and diag["reason"].startswith("NVIDIA driver not found"), diag
@@ -63,9 +63,9 @@ fi
 
 # An empty CUDA_VISIBLE_DEVICES hides every GPU, and the doctor says so.
 code=0
-CUDA_VISIBLE_DEVICES= "$bin" doctor --json >"$tmp/hidden.json" 2>"$tmp/err" || code=$?
+CUDA_VISIBLE_DEVICES= "$bin" doctor --json >"$work/hidden.json" 2>"$work/err" || code=$?
 [[ "$code" == 1 ]] || fail "doctor with CUDA_VISIBLE_DEVICES='' exited $code, expected 1"
-python3 - "$tmp/hidden.json" <<'PY'
+python3 - "$work/hidden.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["env"]["CUDA_VISIBLE_DEVICES"] == "", d["env"]
@@ -75,11 +75,11 @@ PY
 
 # --- --for tensorflow==X.Y ---
 run_doctor --for tensorflow==2.15
-[[ "$code" == 0 || "$code" == 1 ]] || { cat "$tmp/err" >&2; fail "doctor --for tensorflow==2.15 exited $code"; }
+[[ "$code" == 0 || "$code" == 1 ]] || { cat "$work/err" >&2; fail "doctor --for tensorflow==2.15 exited $code"; }
 expect_out "TensorFlow 2.15 was tested with CUDA 12.2, cuDNN 8.9 (Linux)"
 expect_out "cuDNN: needs 8.9"
 run_doctor --json --for tensorflow==2.11.1
-python3 - "$tmp/out" <<'PY'
+python3 - "$work/out" <<'PY'
 import json, sys
 check = json.load(open(sys.argv[1]))["framework_check"]
 assert check["version"] == "2.11.1" and check["tested_with"] == "CUDA 11.2, cuDNN 8.1 (Linux)", check
@@ -100,6 +100,6 @@ expect_err "expected FRAMEWORK==VERSION"
 run_doctor --for pytorch==2.1
 [[ "$code" == 2 ]] || fail "--for pytorch exited $code, expected 2"
 expect_err "unknown framework \"pytorch\""
-[[ ! -s "$tmp/out" ]] || fail "a usage error printed a report"
+[[ ! -s "$work/out" ]] || fail "a usage error printed a report"
 
 echo "doctor CLI: ok"

@@ -4,28 +4,23 @@ set -euo pipefail
 
 bin="$1"
 data="$LAYERBENCH_SOURCE_DIR/tests/data/workloads"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib/helpers.bash"
 
-# expect_exit CODE ARGS...: runs list, keeps stdout/stderr in $tmp/out, $tmp/err.
-expect_exit() {
-  local want="$1"; shift
-  local got=0
-  "$bin" list "$@" >"$tmp/out" 2>"$tmp/err" || got=$?
-  [[ "$got" == "$want" ]] || { cat "$tmp/err" >&2; fail "list $* exited $got, expected $want"; }
-}
-expect_err() { grep -qF -- "$1" "$tmp/err" || { cat "$tmp/err" >&2; fail "stderr lacks: $1"; }; }
+# expect_exit CODE ARGS...: runs list, keeps stdout/stderr in $work/out, $work/err.
+expect_exit() { expect_rc "$1" "list ${*:2}" "$bin" list "${@:2}"; }
+expect_err() { grep -qF -- "$1" "$work/err" || { cat "$work/err" >&2; fail "stderr lacks: $1"; }; }
 
 # --- good runs ---
 expect_exit 0
-grep -q "FLOPs = 2 x multiply-adds" "$tmp/out" || fail "text output does not state the FLOP convention"
-grep -q "total: 8.178 GFLOP per batch of 1" "$tmp/out" || fail "ResNet-50 total missing from text output"
+grep -q "FLOPs = 2 x multiply-adds" "$work/out" || fail "text output does not state the FLOP convention"
+grep -q "total: 8.178 GFLOP per batch of 1" "$work/out" || fail "ResNet-50 total missing from text output"
 
 # Forward totals per image against the reference figures (to 0.1%), and the op counts.
 expect_exit 0 --json
-python3 - "$tmp/out" <<'EOF'
+python3 - "$work/out" <<'EOF'
 import json, sys
 listing = json.load(open(sys.argv[1]))
 assert listing["flop_convention"] == "FLOPs = 2 x multiply-adds", listing["flop_convention"]
@@ -50,7 +45,7 @@ EOF
 
 # Training step at batch 8 in bf16: three passes per op, two for the input layer.
 expect_exit 0 --model vit_b_16 --batch 8 --precision bf16 --pass train --json
-python3 - "$tmp/out" <<'EOF'
+python3 - "$work/out" <<'EOF'
 import json, sys
 listing = json.load(open(sys.argv[1]))
 (m,) = listing["models"]
@@ -65,8 +60,8 @@ EOF
 
 # A user workload file next to the shipped models.
 expect_exit 0 --workload "$data/tiny.json" --model tiny resnet50
-grep -q "^tiny: Tiny test model" "$tmp/out" || fail "user model not listed"
-grep -q "^resnet50: " "$tmp/out" || fail "second --model value not listed"
+grep -q "^tiny: Tiny test model" "$work/out" || fail "user model not listed"
+grep -q "^resnet50: " "$work/out" || fail "second --model value not listed"
 
 # --- bad flags: exit 2, message names the flag and value ---
 expect_exit 2 --model nope
@@ -93,7 +88,7 @@ expect_exit 2 --workload "$data/malformed.json"
 expect_err "$data/malformed.json: line 5: invalid JSON"
 expect_exit 2 --workload "$data/duplicate_model_name.json"
 expect_err "$data/duplicate_model_name.json: name: model \"resnet50\" is already defined in "
-expect_exit 2 --workload "$tmp/missing.json"
-expect_err "$tmp/missing.json: cannot be opened for reading"
+expect_exit 2 --workload "$work/missing.json"
+expect_err "$work/missing.json: cannot be opened for reading"
 
 echo "list: ok"

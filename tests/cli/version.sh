@@ -3,7 +3,7 @@
 set -euo pipefail
 
 bin="$1"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib/helpers.bash"
 
 out="$("$bin" --version)" || fail "--version exited $?"
 expect() { grep -qE -- "$1" <<<"$out" || { echo "$out" >&2; fail "--version lacks: $1"; }; }

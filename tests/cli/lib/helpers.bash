@@ -1,4 +1,4 @@
-# Shared by the command-line tests (sourced; not a test itself). Needs $work, a scratch folder.
+# Shared by the command-line tests (sourced; not a test itself). expect_rc needs $work, a scratch folder.
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
