@@ -133,22 +133,24 @@ void RunLoop::run(const std::vector<PlannedPoint>& points, std::vector<std::stri
         return;
       }
       std::optional<Point> point = pre_empt ? pre_empt(pp) : std::nullopt;
-      bool measured = false;
+      // Set before the loop starts: a sample that throws leaves the loop started, and Google
+      // Benchmark aborts the process when a started loop is entered again.
+      bool loop_started = false;
       if (!point) {
         // Set-up (allocation, inputs, algorithm choice) happens inside measure_point before
         // the loop; the only time Google Benchmark sees is the median we hand it.
         const MeasureFn sample = sampler_measure(config.sampler);
         point = measure_point(pp, backend_for(pp), config, [&](Case& c) {
           SampleStats stats;
+          loop_started = true;
           for (auto _ : state) {
             stats = sample(c);
             state.SetIterationTime(stats.median_s);
           }
-          measured = true;
           return stats;
         });
       }
-      if (!measured) {  // refused or pre-empted: Google Benchmark still needs its loop run
+      if (!loop_started) {  // refused or pre-empted: Google Benchmark still needs its loop run
         for (auto _ : state) state.SetIterationTime(0);
       }
       if (point->status == Status::ok) {
