@@ -5,7 +5,7 @@
 # changes GPU convolutions, so no GPU is needed to check how it is parsed and recorded.
 set -euo pipefail
 bin="$1"
-tiny="$LAYERBENCH_SOURCE_DIR/tests/cli/data/tiny.json"
+tiny="$LAYERBENCH_SOURCE_DIR/tests/data/workloads/tiny.json"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 fast=(--device cpu --workload "$tiny" --model tiny --batch 1 --precision fp32 --pass fwd

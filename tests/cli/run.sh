@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # `layerbench run` as a user meets it: exit codes, the results file, kill -9 and --resume,
-# Ctrl-C, and refusals. Uses the tiny test model (tests/cli/data/tiny.json) to stay fast.
+# Ctrl-C, and refusals. Uses the tiny test model (tests/data/workloads/tiny.json) to stay fast.
 set -euo pipefail
 bin="$1"
-tiny="$LAYERBENCH_SOURCE_DIR/tests/cli/data/tiny.json"
+tiny="$LAYERBENCH_SOURCE_DIR/tests/data/workloads/tiny.json"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 fast=(--device cpu --workload "$tiny" --model tiny --max-time-per-point 0.05 --quiet)
