@@ -1,7 +1,6 @@
 #include "kernels/cuda/cuda_backend.hpp"
 
-#include <sstream>
-
+#include "harness/doctor/versions.hpp"
 #include "kernels/cuda/cublaslt_gemm.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/cudnn_conv.hpp"
@@ -13,17 +12,6 @@
 namespace lb::cuda {
 
 namespace {
-
-// "12.8" from CUDA's 12080 encoding.
-std::string cuda_version(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
-
-// cuDNN 9 encodes its version as major*10000 + minor*100 + patch.
-std::string cudnn_version(std::size_t v) {
-  return std::to_string(v / 10000) + "." + std::to_string(v % 10000 / 100) + "." + std::to_string(v % 100);
-}
-
-// cuBLAS 13 encodes its version as major*10000 + minor*100 + patch.
-std::string cublas_version(std::size_t v) { return cudnn_version(v); }
 
 class CudaBackend final : public Backend {
  public:
@@ -79,10 +67,11 @@ std::vector<std::pair<std::string, std::string>> CudaBackend::context() const {
   int driver = 0, runtime = 0;
   cudaDriverGetVersion(&driver);
   cudaRuntimeGetVersion(&runtime);
-  facts.emplace_back("cuda_driver", cuda_version(driver));
-  facts.emplace_back("cuda_runtime", cuda_version(runtime));
-  facts.emplace_back("cudnn", cudnn_version(cudnnGetVersion()));
-  facts.emplace_back("cublaslt", cublas_version(cublasLtGetVersion()));
+  facts.emplace_back("cuda_driver", doctor::cuda_version_text(driver));
+  facts.emplace_back("cuda_runtime", doctor::cuda_version_text(runtime));
+  facts.emplace_back("cudnn", doctor::text(doctor::decode_cudnn_version(static_cast<int>(cudnnGetVersion()))));
+  facts.emplace_back("cublaslt",
+                     doctor::text(doctor::decode_cublas_version(static_cast<int>(cublasLtGetVersion()))));
   facts.emplace_back("gpu_name", p.name);
   facts.emplace_back("compute_capability", std::to_string(p.major) + "." + std::to_string(p.minor));
   facts.emplace_back("sm_count", std::to_string(p.multiProcessorCount));
