@@ -99,7 +99,7 @@ int device_count(std::string& error) {
   const cudaError_t rc = cudaGetDeviceCount(&count);
   if (rc != cudaSuccess) {
     cudaGetLastError();
-    error = std::string(cudaGetErrorName(rc)) + ": " + cudaGetErrorString(rc);
+    error = cuda_error_text(rc);
     return 0;
   }
   if (count == 0) error = "the CUDA runtime reports no device";

@@ -12,11 +12,15 @@ namespace lb::cuda {
 [[noreturn]] void throw_library_error(const std::string& library, const char* call, const char* file,
                                       int line, const std::string& message);
 
+// "cudaErrorNoDevice: no CUDA-capable device is detected": the error's name and CUDA's text.
+inline std::string cuda_error_text(cudaError_t status) {
+  return std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
+}
+
 inline void check_cuda(cudaError_t status, const char* call, const char* file, int line) {
   if (status == cudaSuccess) return;
   cudaGetLastError();  // clear the non-sticky error so later calls do not report it again
-  throw_library_error("CUDA", call, file, line,
-                      std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status));
+  throw_library_error("CUDA", call, file, line, cuda_error_text(status));
 }
 
 std::string cudnn_message(cudnnStatus_t status);

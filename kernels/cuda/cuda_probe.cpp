@@ -8,13 +8,10 @@
 
 #include "harness/platform.hpp"
 #include "kernels/cuda/arch_probe.hpp"
+#include "kernels/cuda/cuda_check.hpp"
 
 namespace lb::cuda {
 namespace {
-
-std::string error_text(cudaError_t e) {
-  return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
-}
 
 int attribute(cudaDeviceAttr what, int device) {
   int value = 0;
@@ -69,7 +66,7 @@ void probe(doctor::Snapshot& s) {
   probe_libraries(s);
   int count = 0;
   if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess) {
-    s.device_error = error_text(e);
+    s.device_error = cuda_error_text(e);
     count = 0;
   }
   s.device_count = count;
