@@ -11,7 +11,7 @@ constexpr int nvml_clock_sm = 1;
 }  // namespace
 
 SmClock::SmClock(const std::string& pci_bus_id) {
-  const std::string name = platform::is_windows() ? "nvml.dll" : "libnvidia-ml.so.1";
+  const std::string name = platform::nvml_library();
   void* lib = platform::load_library(name, error_);
   if (!lib) {
     error_ = name + ": " + error_;
