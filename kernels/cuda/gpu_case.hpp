@@ -43,7 +43,6 @@ class GpuCase : public Case {
                        const std::function<std::string(std::size_t)>& label, std::string& summary);
 
   DeviceContext& context() const { return *context_; }
-  const std::shared_ptr<DeviceContext>& shared_context() const { return context_; }
 
  private:
   double time_once();
