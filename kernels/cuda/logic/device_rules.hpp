@@ -42,6 +42,8 @@ std::vector<std::pair<std::string, std::string>> clock_notes(
     std::optional<unsigned> after_mhz, std::optional<unsigned> default_mhz);
 
 // A point is throttled when the SM clock read after its timed runs is below 75% of the default.
+// 75% is layerbench's chosen threshold, not a vendor figure: a drop that large is flagged, while
+// ordinary boost and power management above it is not.
 bool throttled(unsigned clock_mhz, unsigned default_mhz);
 
 // Choosing among timed candidates: a candidate that failed to run has time failed_time.

@@ -29,10 +29,10 @@ struct LtGemm {
 
 LtGemm to_column_major(const GemmShape& row_major);
 
-// cuBLASLt runs FP8 only in the "TN" form (its A transposed, its B not), which in our terms is
-// trans_a = false and trans_b = true. Other layouts are made TN by transposing the offending
-// operand's storage once, on the host before upload (never timed), the way FP8 training keeps a
-// transposed copy of its tensors.
+// cuBLASLt runs FP8 only in the "TN" form, its A transposed and its B not (cuBLAS documentation,
+// cublasLtMatmul(), FP8 requirements), which in our terms is trans_a = false and trans_b = true.
+// Other layouts are made TN by transposing the offending operand's storage once, on the host
+// before upload (never timed), the way FP8 training keeps a transposed copy of its tensors.
 struct TnPlan {
   bool transpose_a = false;  // A stored [K][M]: store it as [M][K]
   bool transpose_b = false;  // B stored [K][N]: store it as [N][K]
@@ -40,9 +40,10 @@ struct TnPlan {
 };
 TnPlan tn_plan(const GemmShape& shape);
 
-// FP8 kernels need every matrix 16-byte aligned: K and N multiples of 16 (their leading
-// dimensions in the TN form, 1-byte inputs, and N also for the 2-byte BF16 output), and per-batch
-// strides keeping that alignment. Returns why a shape cannot run, or nothing.
+// FP8 kernels need every matrix 16-byte aligned (the same FP8 requirements): K and N multiples
+// of 16 (their leading dimensions in the TN form, 1-byte inputs, and N also for the 2-byte BF16
+// output), and per-batch strides keeping that alignment. Returns why a shape cannot run, or
+// nothing.
 std::optional<std::string> fp8_alignment_problem(const GemmShape& shape);
 
 // Transpose each matrix of a batch stored row-major [batch][rows][cols] to [batch][cols][rows].
