@@ -148,9 +148,9 @@ const char* algorithm_name(dnnl::algorithm a) {
   }
 }
 
-// oneDNN's implementation number `impl` (0 = its first choice) for the problem, or an empty pd
-// when there is no such implementation and allow_empty is set. The iteration happens here,
-// while the op descriptor it points to is alive.
+// Moves `pd` on to oneDNN's implementation number `impl` (0 = its first choice), or empties it
+// when there is no such implementation. Called where the pd is made, while the op descriptor it
+// points to is alive.
 void select_impl(dnnl::primitive_desc& pd, int impl) {
   for (int i = 0; i < impl && pd; ++i)
     if (!pd.next_impl()) pd = dnnl::primitive_desc();
