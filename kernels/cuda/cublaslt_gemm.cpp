@@ -1,8 +1,6 @@
 #include "kernels/cuda/cublaslt_gemm.hpp"
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <optional>
 #include <stdexcept>
 
@@ -15,7 +13,6 @@
 namespace lb::cuda {
 
 namespace {
-
 
 using Preference = LtObject<cublasLtMatmulPreference_t, cublasLtMatmulPreferenceDestroy>;
 

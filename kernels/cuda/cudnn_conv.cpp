@@ -1,7 +1,6 @@
 #include "kernels/cuda/cudnn_conv.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 #include <stdexcept>
 

@@ -24,7 +24,6 @@ static_assert(static_cast<int>(CUDNN_FMA_MATH) == static_cast<int>(logic::Legacy
 
 namespace {
 
-
 int as_int(std::int64_t v) {
   if (v > std::numeric_limits<int>::max())
     throw Unsupported("a dimension does not fit the legacy API's int");
