@@ -50,7 +50,6 @@ struct Point {
   std::optional<SampleStats> timing;
   double tflops = 0, gbps = 0;
   std::optional<Validation> validation;
-  nlohmann::json clock;  // GPU only: SM clock before/after and throttling flag
   // Outcome
   Status status = Status::ok;
   std::string reason;  // why, for anything but ok

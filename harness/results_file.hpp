@@ -40,7 +40,6 @@ class ResultsWriter {
 
   const std::vector<Point>& points() const { return points_; }
   const nlohmann::json& context() const { return context_; }
-  nlohmann::json& context() { return context_; }
   const std::filesystem::path& file() const { return file_; }
 
   // Journal the point (flushed before returning), then rewrite the file if a second has passed.
