@@ -10,7 +10,6 @@
 //
 //   onednn_overhead_bench [--threads N]     (0, the default, = every logical processor)
 // Prints both medians and their difference; exits 1 when the difference exceeds 2%.
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -24,12 +23,6 @@
 #include "kernels/onednn/onednn_backend.hpp"
 
 namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 struct Point {
   const char* label;
@@ -91,10 +84,10 @@ int main(int argc, char** argv) {
       harness_medians.push_back(stats.median_s);
       // The sampler's warm-up calls came first; keep the bare runs paired with its samples.
       bare_samples.erase(bare_samples.begin(), bare_samples.end() - stats.samples);
-      bare_medians.push_back(median(bare_samples));
+      bare_medians.push_back(lb::summarize(bare_samples).median_s);
     }
-    const double harness = median(harness_medians);
-    const double bare = median(bare_medians);
+    const double harness = lb::summarize(harness_medians).median_s;
+    const double bare = lb::summarize(bare_medians).median_s;
     const double difference = (harness - bare) / bare;
     within = within && std::fabs(difference) <= 0.02;
     const double gflops = lb::flop_count(point.problem) * 1e-9 / harness;

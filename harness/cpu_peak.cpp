@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "harness/platform.hpp"
+#include "harness/stats.hpp"
 
 #if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(_MSC_VER))
 #define LB_FMA_SIMD 1
@@ -154,9 +155,7 @@ CpuPeak measure_cpu_peak(const CpuPeakOptions& options) {
   std::vector<double> gflops;
   for (int r = 0; r < peak.repetitions; ++r)
     gflops.push_back(flops / time_threads(peak.threads, peak.iterations, simd) / 1e9);
-  std::sort(gflops.begin(), gflops.end());
-  const std::size_t n = gflops.size();
-  peak.gflops = n % 2 ? gflops[n / 2] : 0.5 * (gflops[n / 2 - 1] + gflops[n / 2]);
+  peak.gflops = summarize(gflops).median_s;  // a median of rates: the field's unit is not seconds
 
   peak.method =
       std::string(
