@@ -1,7 +1,8 @@
 #pragma once
 // The CPU's FP32 multiply-add peak, measured: every thread runs independent chains of fused
 // multiply-adds held in registers, so nothing but the FMA units limits the rate. Used by the
-// doctor (reported) and by the oneDNN backend (a convolution's fraction of this peak).
+// doctor (reported) and by `run` (the CPU's fp32 peak in the results file's context, from which
+// a CPU model sum's fraction of peak is computed).
 //
 // FLOPs are counted as 2 per multiply-add and lane:
 //   AVX2+FMA kernel: FLOPs = 2 x FMA instructions x 8 lanes (one ymm holds 8 floats)
