@@ -19,10 +19,6 @@
 namespace lb::cli {
 namespace {
 
-std::string joined(int major, int minor, int patch) {
-  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
-}
-
 void row(std::ostream& out, const std::string& library, const std::string& text) {
   out << "  " << library << std::string(18 - library.size(), ' ') << text << "\n";
 }
@@ -41,8 +37,9 @@ void print_version(std::ostream& out) {
   doctor::Snapshot s;
   onednn::probe(s.cpu);
   row(out, "oneDNN",
-      compiled_and_loaded(joined(DNNL_VERSION_MAJOR, DNNL_VERSION_MINOR, DNNL_VERSION_PATCH),
-                          s.cpu.onednn_version) +
+      compiled_and_loaded(
+          doctor::text({DNNL_VERSION_MAJOR, DNNL_VERSION_MINOR, DNNL_VERSION_PATCH}),
+          s.cpu.onednn_version) +
           " (dispatches to " + s.cpu.onednn_isa + ")");
 #ifdef LAYERBENCH_BENCHMARK_VERSION
   row(out, "Google Benchmark", std::string(LAYERBENCH_BENCHMARK_VERSION) + " (as found by CMake)");
@@ -50,8 +47,8 @@ void print_version(std::ostream& out) {
   row(out, "Google Benchmark", "version not recorded (the library has no version API)");
 #endif
   row(out, "nlohmann_json",
-      joined(NLOHMANN_JSON_VERSION_MAJOR, NLOHMANN_JSON_VERSION_MINOR,
-             NLOHMANN_JSON_VERSION_PATCH) +
+      doctor::text({NLOHMANN_JSON_VERSION_MAJOR, NLOHMANN_JSON_VERSION_MINOR,
+                    NLOHMANN_JSON_VERSION_PATCH}) +
           " (header-only)");
   row(out, "CLI11", std::string(CLI11_VERSION) + " (header-only)");
 
