@@ -1,8 +1,5 @@
 #include "bench/run_context.hpp"
 
-#include <chrono>
-#include <ctime>
-
 #include "build_info.hpp"
 #include "harness/cpu_peak.hpp"
 #include "harness/doctor/facts.hpp"
@@ -17,13 +14,6 @@ namespace {
 std::string& command_line_storage() {
   static std::string text;
   return text;
-}
-
-std::string utc_stamp(const char* format) {
-  const auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  char buf[40];
-  std::strftime(buf, sizeof buf, format, std::gmtime(&t));
-  return buf;
 }
 
 nlohmann::json facts_json(const Backend& backend) {
@@ -112,7 +102,7 @@ nlohmann::json context_json(const RunContext& machine,
 }
 
 std::string default_output_path() {
-  return "results/" + platform::hostname() + "-" + utc_stamp("%Y%m%dT%H%M%SZ") + ".json";
+  return "results/" + platform::hostname() + "-" + platform::utc_now("%Y%m%dT%H%M%SZ") + ".json";
 }
 
 }  // namespace lb::cli

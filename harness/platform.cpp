@@ -1,8 +1,10 @@
 #include "harness/platform.hpp"
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -270,6 +272,18 @@ std::string module_path_of(const void* address) {
   Dl_info info{};
   return dladdr(address, &info) && info.dli_fname ? info.dli_fname : "";
 #endif
+}
+
+std::string utc_now(const char* format) {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+#ifdef _WIN32
+  gmtime_s(&utc, &t);
+#else
+  gmtime_r(&t, &utc);
+#endif
+  char buffer[64];
+  return std::string(buffer, std::strftime(buffer, sizeof buffer, format, &utc));
 }
 
 std::string hostname() {

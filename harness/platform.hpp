@@ -25,6 +25,8 @@ std::optional<std::string> getenv_opt(const char* name);
 
 // This machine's name, for the results file's context.
 std::string hostname();
+// The current UTC time formatted by std::strftime's `format`, e.g. "%Y-%m-%dT%H:%M:%SZ".
+std::string utc_now(const char* format);
 // Whether standard error is a terminal (progress then updates one line in place).
 bool stderr_is_terminal();
 

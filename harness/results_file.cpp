@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "harness/platform.hpp"
+
 namespace lb {
 
 namespace fs = std::filesystem;
@@ -41,12 +43,7 @@ std::vector<nlohmann::json> journal_points(const fs::path& journal) {
   return out;
 }
 
-std::string utc_now() {
-  const auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
+constexpr const char* iso8601_utc = "%Y-%m-%dT%H:%M:%SZ";
 
 }  // namespace
 
@@ -88,7 +85,7 @@ ResultsWriter::ResultsWriter(fs::path file, nlohmann::json context, nlohmann::js
     throw ResultsError(file_.string() + ": already exists; pass --force to overwrite it or " +
                        "--resume to continue it");
   if (file_.has_parent_path()) fs::create_directories(file_.parent_path());
-  context_["start_time"] = utc_now();
+  context_["start_time"] = platform::utc_now(iso8601_utc);
   context_["end_time"] = nullptr;
   open_journal(/*fresh=*/true);
   rewrite("incomplete", nlohmann::json::array(), nlohmann::json::array());
@@ -122,7 +119,7 @@ void ResultsWriter::append(const Point& point) {
 
 void ResultsWriter::finish(const std::string& status, nlohmann::json models,
                            nlohmann::json boundaries) {
-  context_["end_time"] = utc_now();
+  context_["end_time"] = platform::utc_now(iso8601_utc);
   rewrite(status, models, boundaries);
   journal_out_.close();
   std::error_code ec;
