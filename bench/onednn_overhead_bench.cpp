@@ -6,7 +6,8 @@
 // alike, in several rounds (the medians of the round medians are compared). They should agree
 // within 2%.
 // It also puts each point's GFLOP/s against the CPU's measured FP32 FMA peak (harness/cpu_peak)
-// with the same thread count: ResNet-50's 3x3 convolution should reach at least 70% of it.
+// with the same thread count: ResNet-50's 3x3 convolution should reach at least 70% of it (the
+// CPU harness issue's target).
 //
 //   onednn_overhead_bench [--threads N]     (0, the default, = every logical processor)
 // Prints both medians and their difference; exits 1 when the difference exceeds 2%.

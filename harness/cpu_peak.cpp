@@ -23,8 +23,9 @@
 namespace lb {
 namespace {
 
-// FMA latency is 4-5 cycles on current x86 cores with two FMA ports, so 8-10 independent
-// chains keep both ports busy; 12 leaves a margin without spilling the 16 ymm registers.
+// The FMA units stay busy when there are at least latency x ports independent chains. Intel's
+// and AMD's optimization manuals give 4-5 cycles of FMA latency and two FMA ports for current
+// x86 cores, so 8-10 chains; 12 is a chosen margin that still fits the 16 ymm registers.
 constexpr int kChains = 12;
 constexpr int kSimdLanes = 8;  // floats per ymm register
 
