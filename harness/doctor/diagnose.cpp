@@ -237,8 +237,8 @@ void check_gpus(const Context& c, Diagnosis& d, std::vector<Finding>& out) {
                                                      : c.s.build_architectures) +
                     ")",
                 {}};
-      if (!archs.empty() && cc < *std::min_element(archs.begin(), archs.end())) {
-        const int oldest = *std::min_element(archs.begin(), archs.end());
+      const int oldest = archs.empty() ? 0 : *std::min_element(archs.begin(), archs.end());
+      if (!archs.empty() && cc < oldest) {
         f.message += "; compute capability " + cc_text(g) + " is older than the oldest built, " +
                      std::to_string(oldest / 10) + "." + std::to_string(oldest % 10);
         f.fixes = {"Rebuild with -DCMAKE_CUDA_ARCHITECTURES=\"" + sm + ";" +
