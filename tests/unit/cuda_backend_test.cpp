@@ -2,11 +2,12 @@
 // with the CUDA runtime's reason; the host-side type conversions are tested everywhere CUDA is built.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <string>
 
 #include "harness/backend.hpp"
+#include "harness/inputs.hpp"
 #include "harness/precision.hpp"
+#include "harness/validate.hpp"
 
 #if LAYERBENCH_HAVE_CUDA
 #include "kernels/cuda/cuda_backend.hpp"
@@ -35,71 +36,6 @@ TEST(CudaDeviceTypes, RoundedValuesConvertExactly) {
   EXPECT_NE(cuda::decode(cuda::encode({0.3f}, cuda::logic::ElementType::f16), cuda::logic::ElementType::f16)[0], 0.3f);
   EXPECT_EQ(cuda::decode(cuda::encode({0.3f}, cuda::logic::ElementType::e4m3), cuda::logic::ElementType::e4m3)[0],
             0.3125f);
-}
-
-
-std::vector<float> filled(std::int64_t n, Precision p, int seed) {
-  std::vector<float> v(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i)
-    v[i] = round_to_storage(p, float(((i * 37 + seed * 11) % 19) - 9) / 8.0f);
-  return v;
-}
-
-std::vector<HostTensor> inputs_for(const Problem& problem) {
-  std::vector<HostTensor> in;
-  int seed = 1;
-  for (const auto& d : tensor_dims(problem).inputs) in.push_back({d, filled(element_count(d), problem.precision, seed++)});
-  return in;
-}
-
-double rel_l2(const std::vector<float>& got, const std::vector<double>& want) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    num += (got[i] - want[i]) * (got[i] - want[i]);
-    den += want[i] * want[i];
-  }
-  return std::sqrt(num / den);
-}
-
-// Direct double-precision reference of a convolution pass, canonical layouts.
-std::vector<double> conv_reference(const ConvProblem& c, const std::vector<HostTensor>& in) {
-  const ConvShape& s = c.shape;
-  const std::int64_t P = s.p(), Q = s.q(), cg = s.c / s.groups, kg = s.k / s.groups;
-  std::vector<double> out(static_cast<std::size_t>(element_count(tensor_dims({c, Precision::fp32}).output)), 0.0);
-  for (std::int64_t n = 0; n < s.n; ++n)
-    for (std::int64_t k = 0; k < s.k; ++k)
-      for (std::int64_t p = 0; p < P; ++p)
-        for (std::int64_t q = 0; q < Q; ++q)
-          for (std::int64_t ci = 0; ci < cg; ++ci)
-            for (std::int64_t r = 0; r < s.r; ++r)
-              for (std::int64_t t = 0; t < s.s; ++t) {
-                const std::int64_t h = p * s.stride_h - s.pad_h + r * s.dil_h;
-                const std::int64_t w = q * s.stride_w - s.pad_w + t * s.dil_w;
-                if (h < 0 || h >= s.h || w < 0 || w >= s.w) continue;
-                const std::int64_t c_in = (k / kg) * cg + ci;
-                const std::int64_t xi = ((n * s.c + c_in) * s.h + h) * s.w + w;
-                const std::int64_t wi = ((k * cg + ci) * s.r + r) * s.s + t;
-                const std::int64_t yi = ((n * s.k + k) * P + p) * Q + q;
-                switch (c.pass) {
-                  case Pass::fwd: out[yi] += double(in[0].data[xi]) * in[1].data[wi]; break;
-                  case Pass::bwd_data: out[xi] += double(in[0].data[yi]) * in[1].data[wi]; break;
-                  case Pass::bwd_weights: out[wi] += double(in[0].data[xi]) * in[1].data[yi]; break;
-                }
-              }
-  return out;
-}
-
-std::vector<double> gemm_reference(const GemmShape& g, const std::vector<HostTensor>& in) {
-  std::vector<double> c(static_cast<std::size_t>(g.batch * g.m * g.n), 0.0);
-  for (std::int64_t b = 0; b < g.batch; ++b)
-    for (std::int64_t i = 0; i < g.m; ++i)
-      for (std::int64_t j = 0; j < g.n; ++j)
-        for (std::int64_t l = 0; l < g.k; ++l) {
-          const float a = g.trans_a ? in[0].data[(b * g.k + l) * g.m + i] : in[0].data[(b * g.m + i) * g.k + l];
-          const float bv = g.trans_b ? in[1].data[(b * g.n + j) * g.k + l] : in[1].data[(b * g.k + l) * g.n + j];
-          c[(b * g.m + i) * g.n + j] += double(a) * bv;
-        }
-  return c;
 }
 
 using testing::note;
@@ -132,7 +68,7 @@ TEST(CudaBackend, GemmsInEveryPrecisionAndTranspose) {
           EXPECT_EQ(p, Precision::fp8) << *why;  // only FP8 may be missing (compute capability < 8.9)
           continue;
         }
-        const auto in = inputs_for(problem);
+        const auto in = make_inputs(problem, 1);
         auto c = backend->prepare(problem, in, CaseOptions{});
         EXPECT_EQ(c->library(), "cublaslt");
         const double seconds = c->run_timed();
@@ -140,7 +76,8 @@ TEST(CudaBackend, GemmsInEveryPrecisionAndTranspose) {
         EXPECT_LT(seconds, 1.0);
         const HostTensor out = c->output();
         EXPECT_EQ(out.dims, (std::vector<std::int64_t>{3, 48, 32}));
-        EXPECT_LT(rel_l2(out.data, gemm_reference(problem.gemm().shape, in)), tolerance(p));
+        const Validation v = validate(problem, in, out, p);
+        EXPECT_TRUE(v.passed) << "rel_l2 " << v.rel_l2 << " tolerance " << v.tolerance;
         EXPECT_NE(note(*c, "cublaslt_heuristic_choice"), "<absent>");
         const std::string compute = note(*c, "cublas_compute_type");
         if (p == Precision::fp32) {
@@ -161,7 +98,7 @@ TEST(CudaBackend, Fp8GemmNeedsAlignedShapes) {
   Problem problem{GemmProblem{GemmShape{12, 197, 197, 64, false, true}}, Precision::fp8};
   const auto why = backend->unsupported_reason(problem);
   ASSERT_TRUE(why);
-  EXPECT_THROW(backend->prepare(problem, inputs_for(problem), CaseOptions{}), Unsupported);
+  EXPECT_THROW(backend->prepare(problem, make_inputs(problem, 3), CaseOptions{}), Unsupported);
 }
 
 TEST(CudaBackend, ConvolutionPassesLayoutsAndPrecisions) {
@@ -185,7 +122,7 @@ TEST(CudaBackend, ConvolutionPassesLayoutsAndPrecisions) {
           }
           CaseOptions options;
           options.layout = layout;
-          const auto in = inputs_for(problem);
+          const auto in = make_inputs(problem, 2);
           std::unique_ptr<Case> c;
           try {
             c = backend->prepare(problem, in, options);
@@ -196,9 +133,8 @@ TEST(CudaBackend, ConvolutionPassesLayoutsAndPrecisions) {
           }
           EXPECT_EQ(c->library(), "cudnn");
           EXPECT_GT(c->run_timed(), 0.0);
-          const HostTensor out = c->output();
-          EXPECT_EQ(out.dims, tensor_dims(problem).output);
-          EXPECT_LT(rel_l2(out.data, conv_reference(problem.conv(), in)), tolerance(p));
+          const Validation v = validate(problem, in, c->output(), p);
+          EXPECT_TRUE(v.passed) << "rel_l2 " << v.rel_l2 << " tolerance " << v.tolerance;
           if (p == Precision::fp32) {
             EXPECT_EQ(note(*c, "tensor_cores"), "no");
           }
@@ -223,7 +159,7 @@ TEST(CudaBackend, MemoryLimitRefusesAPointThatDoesNotFit) {
   CaseOptions options;
   options.memory_limit_bytes = 8ull << 20;  // 12 MiB of operands + 32 MiB workspace cannot fit in 8 MiB
   try {
-    backend->prepare(problem, inputs_for(problem), options);
+    backend->prepare(problem, make_inputs(problem, 3), options);
     FAIL() << "expected OutOfMemory";
   } catch (const OutOfMemory& e) {
     EXPECT_GT(e.needed_bytes, e.available_bytes);
@@ -235,7 +171,7 @@ TEST(CudaBackend, ClockNotesAreRecorded) {
   REQUIRE_GPU();
   auto backend = cuda::make_backend(0);
   Problem problem{GemmProblem{GemmShape{1, 256, 256, 256, false, true}}, Precision::fp16};
-  auto c = backend->prepare(problem, inputs_for(problem), CaseOptions{});
+  auto c = backend->prepare(problem, make_inputs(problem, 3), CaseOptions{});
   for (int i = 0; i < 3; ++i) c->run_timed();
   const std::string after = note(*c, "sm_clock_mhz_after");
   if (after == "<absent>") {
@@ -257,7 +193,7 @@ TEST(CudaBackend, LaunchHoldKeepsEnqueueLatencyOut) {
              : Problem{GemmProblem{GemmShape{1, 256, 256, 256, false, true}}, Precision::fp16};
     CaseOptions options;
     options.cache = CacheMode::warm;
-    auto c = backend->prepare(problem, inputs_for(problem), options);
+    auto c = backend->prepare(problem, make_inputs(problem, 3), options);
     for (int i = 0; i < 20; ++i) c->run_timed();
     const std::string hold = note(*c, "launch_hold");
     EXPECT_EQ(hold.rfind("on:", 0), 0u) << describe(problem) << ": " << hold;
