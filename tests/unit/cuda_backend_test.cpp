@@ -45,7 +45,9 @@ TEST(CudaBackend, ContextNamesDeviceAndLibraries) {
   auto backend = cuda::make_backend(0);
   EXPECT_EQ(backend->name(), "cuda");
   EXPECT_EQ(backend->device(), "gpu:0");
-  std::map<std::string, std::string> facts(backend->context().begin(), backend->context().end());
+  // context() returns by value: one copy, so begin() and end() belong to the same vector.
+  const auto context = backend->context();
+  const std::map<std::string, std::string> facts(context.begin(), context.end());
   for (const char* key : {"cuda_driver", "cuda_runtime", "cudnn", "cublaslt", "gpu_name", "compute_capability",
                           "sm_count", "memory_bytes", "l2_bytes"})
     EXPECT_TRUE(facts.count(key)) << key;
