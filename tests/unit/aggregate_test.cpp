@@ -196,6 +196,7 @@ TEST(Aggregate, OomBatchGetsLargestFittingBatchAndAccumulation) {
   EXPECT_EQ(b5.accumulation->effective_batch(), 6);
   EXPECT_DOUBLE_EQ(b5.accumulation->images_per_s, 2 / 0.017);
   const ModelResult& b8 = find(a, PassSet::fwd, 8);
+  ASSERT_TRUE(b8.accumulation.has_value());
   EXPECT_EQ(b8.accumulation->steps, 4);
   // Batches that fit carry neither.
   EXPECT_FALSE(find(a, PassSet::fwd, 2).largest_fitting_batch.has_value());
@@ -215,6 +216,7 @@ TEST(Aggregate, OomBatchGetsLargestFittingBatchAndAccumulation) {
 TEST(Aggregate, OomAtTheFirstBatchHasNoFittingBatch) {
   std::vector<Point> points{make_point("stem", "fwd", 1, "gpu:0", "fp8", Status::oom)};
   const auto a = aggregate(points, models, {});
+  ASSERT_EQ(a.models.size(), 1u);
   EXPECT_EQ(a.models[0].status, "oom");  // oom outranks the missing points
   EXPECT_FALSE(a.models[0].largest_fitting_batch.has_value());
   EXPECT_FALSE(a.models[0].accumulation.has_value());
