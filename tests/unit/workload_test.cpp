@@ -274,6 +274,16 @@ TEST(Indexing, LargestResNetActivationLimitsTheBatch) {
 
 // ---- the loader's errors: one fixture per case, exact message ----
 
+// Loading `path` fails with "<path>: " + message.
+void expect_rejected(const std::filesystem::path& path, const std::string& message) {
+  try {
+    load_model_file(path);
+    ADD_FAILURE() << "loaded " << path;
+  } catch (const WorkloadError& e) {
+    EXPECT_EQ(std::string(e.what()), path.string() + ": " + message);
+  }
+}
+
 struct BadFile {
   const char* file;
   const char* message;  // after "<path>: "
@@ -284,12 +294,7 @@ class BadWorkload : public ::testing::TestWithParam<BadFile> {};
 TEST_P(BadWorkload, IsRejectedWithFileOpAndField) {
   const auto path = fixtures / GetParam().file;
   ASSERT_TRUE(std::filesystem::exists(path)) << path;
-  try {
-    load_model_file(path);
-    FAIL() << "loaded " << path;
-  } catch (const WorkloadError& e) {
-    EXPECT_EQ(std::string(e.what()), path.string() + ": " + GetParam().message);
-  }
+  expect_rejected(path, GetParam().message);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -349,39 +354,36 @@ std::filesystem::path write_model(const std::string& text) {
   return path;
 }
 
-// A one-conv model with these fields after the op's id, kind and layers.
-std::filesystem::path write_conv_model(const std::string& conv_fields) {
-  return write_model(R"({"schema": "layerbench-model/1", "name": "g", "title": "t",
-  "source": "test data", "input": {"channels": 6, "height": 8, "width": 8},
-  "ops": [{"id": "a", "kind": "conv", "layers": ["a"], )" + conv_fields + "}]}");
-}
-
-void expect_conv_rejected(const std::string& conv_fields, const std::string& message) {
-  const auto path = write_conv_model(conv_fields);
-  try {
-    load_model_file(path);
-    ADD_FAILURE() << "loaded " << conv_fields;
-  } catch (const WorkloadError& e) {
-    EXPECT_EQ(std::string(e.what()), path.string() + ": " + message);
-  }
+void expect_model_rejected(const std::string& text, const std::string& message) {
+  const auto path = write_model(text);
+  expect_rejected(path, message);
   std::filesystem::remove(path);
 }
 
+// A one-conv model with these fields after the op's id, kind and layers.
+std::string conv_model(const std::string& conv_fields) {
+  return R"({"schema": "layerbench-model/1", "name": "g", "title": "t",
+  "source": "test data", "input": {"channels": 6, "height": 8, "width": 8},
+  "ops": [{"id": "a", "kind": "conv", "layers": ["a"], )" + conv_fields + "}]}";
+}
+
 TEST(Loader, GroupsMustAlsoDivideTheOutputChannels) {
-  expect_conv_rejected(
-      R"("c": 6, "h": 8, "w": 8, "k": 8, "r": 1, "s": 1, "stride_h": 1, "stride_w": 1, "groups": 3)",
+  expect_model_rejected(
+      conv_model(
+          R"("c": 6, "h": 8, "w": 8, "k": 8, "r": 1, "s": 1, "stride_h": 1, "stride_w": 1, "groups": 3)"),
       "ops[0].groups: k (8) is not divisible by groups (3)");
 }
 
 TEST(Loader, WindowMustFitThePaddedWidth) {
-  expect_conv_rejected(
-      R"("c": 6, "h": 8, "w": 3, "k": 8, "r": 1, "s": 3, "stride_h": 1, "stride_w": 1, "dil_w": 2)",
+  expect_model_rejected(
+      conv_model(
+          R"("c": 6, "h": 8, "w": 3, "k": 8, "r": 1, "s": 3, "stride_h": 1, "stride_w": 1, "dil_w": 2)"),
       "ops[0]: output width is not positive: the window (s 3, dilation 2, spanning 5) is larger "
       "than the padded input (w 3 + 2 x pad_w 0)");
   // Padding makes it fit.
-  const auto path = write_conv_model(
+  const auto path = write_model(conv_model(
       R"("c": 6, "h": 8, "w": 3, "k": 8, "r": 1, "s": 3, "stride_h": 1, "stride_w": 1, "dil_w": 2,
-         "pad_w": 1)");
+         "pad_w": 1)"));
   EXPECT_EQ(load_model_file(path).ops.at(0).conv.q(), 1);
   std::filesystem::remove(path);
 }
@@ -396,17 +398,6 @@ std::string two_op_model(const std::string& top_extra, const std::string& input_
            "layers": ["a.0", "a.1"]},
           {"id": "b", "kind": "linear", "tokens": 4, "in_features": 8, "out_features": 8,
            "layers": ["b"])" + second_op_extra + "}]}";
-}
-
-void expect_model_rejected(const std::string& text, const std::string& message) {
-  const auto path = write_model(text);
-  try {
-    load_model_file(path);
-    ADD_FAILURE() << "loaded " << text;
-  } catch (const WorkloadError& e) {
-    EXPECT_EQ(std::string(e.what()), path.string() + ": " + message);
-  }
-  std::filesystem::remove(path);
 }
 
 TEST(Loader, DuplicateKeysAreRejectedWithTheirObject) {
@@ -428,13 +419,7 @@ TEST(Loader, TheSameKeyInDifferentObjectsIsNoDuplicate) {
 }
 
 TEST(Loader, MissingFileIsNamed) {
-  const auto path = fixtures / "no_such_file.json";
-  try {
-    load_model_file(path);
-    FAIL() << "loaded";
-  } catch (const WorkloadError& e) {
-    EXPECT_EQ(std::string(e.what()), path.string() + ": cannot be opened for reading");
-  }
+  expect_rejected(fixtures / "no_such_file.json", "cannot be opened for reading");
 }
 
 TEST(Loader, OptionalConvFieldsTakeTheirDefaults) {
