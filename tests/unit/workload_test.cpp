@@ -68,7 +68,6 @@ TEST(Builtin, ShipsTheThreeModelsSortedByFile) {
 TEST(Builtin, ResNet50ForwardIs8178MegaFlopPerImage) {
   const auto t = totals(model("resnet50"), 1, PassSet::fwd);
   EXPECT_NEAR(t.flop_per_image, 8.178e9, 8.178e9 * 1e-3);
-  EXPECT_NEAR(t.flop_per_image / 2, 4.089e9, 4.089e9 * 1e-3);  // multiply-adds
   // Exact sum of the 53 convolutions and the fc layer, derived by hand from torchvision's
   // resnet50 (4 089 184 256 multiply-adds).
   EXPECT_DOUBLE_EQ(t.flop, 2.0 * 4089184256);
@@ -221,7 +220,6 @@ TEST(Accounting, HandComputedForOneSmallConvolution) {
   const auto fp32 = problem_for(stem, 1, Pass::fwd, Precision::fp32);
   EXPECT_DOUBLE_EQ(flop_count(fp32), 2.0 * 256 * 27);  // each output: 3x3x3 multiply-adds
   EXPECT_DOUBLE_EQ(min_bytes(fp32), (192 + 108 + 256) * 4.0);
-  EXPECT_NEAR(flop_count(fp32) / min_bytes(fp32), 13824.0 / 2224.0, 1e-12);
   EXPECT_EQ(memory_bytes(fp32), (192u + 108u + 256u) * 4u);
   EXPECT_EQ(memory_bytes(problem_for(stem, 1, Pass::fwd, Precision::bf16)), (192u + 108u + 256u) * 2u);
   // FP8: E4M3 inputs (1 byte), BF16 output (2 bytes)
