@@ -6,8 +6,9 @@
 Prints what differs in the set-up (devices, library versions) first, then a table of the points
 both files measured: both median times, NEW/BASE, and a verdict. SAME means the difference is
 within the larger of the two points' recorded noise (or within --threshold PCT). Points found in
-only one file are listed. Exit codes: 0 done, 1 a point is slower than --fail-above allows,
-2 bad input.
+only one file are listed. With --fail-above the comparison is a gate that judges every point BASE
+timed: such a point slower than PCT in NEW, or with no time in NEW (not measured, or not reached
+by an unfinished run), fails it. Exit codes: 0 done, 1 the gate failed, 2 bad input.
 """
 from __future__ import annotations
 
@@ -106,7 +107,8 @@ def main(argv=None) -> int:
                     help="SAME when the times differ by at most PCT percent (default: the larger "
                          "recorded noise of the two points)")
     ap.add_argument("--fail-above", type=percentage, metavar="PCT",
-                    help="exit 1 when any point is slower by more than PCT percent")
+                    help="exit 1 when any point BASE timed is slower by more than PCT percent "
+                         "in NEW or has no time in NEW")
     args = ap.parse_args(argv)
     try:
         base, new = lr.load(args.base), lr.load(args.new)
@@ -167,13 +169,23 @@ def main(argv=None) -> int:
                         if w in counts)
     print(f"\n{len(both)} points in both files: {summary or 'none'}; "
           f"{len(set(a) - set(b))} only in BASE, {len(set(b) - set(a))} only in NEW.")
+    if args.fail_above is None:
+        return 0
+    # A gate never passes on a point it could not compare: BASE timed it, NEW has no time for it.
+    untimed = [key for key in sorted(a, key=lambda k: sort_key(k, op_order))
+               if lr.median_ms(a[key]) is not None and lr.median_ms(b.get(key, {})) is None]
     if regressions:
         print(f"\nREGRESSION: {len(regressions)} point(s) slower by more than "
               f"{args.fail_above:g}%:")
         for key, change in regressions:
             print(f"  {describe(key)}: {change:+.1f}%")
-        return 1
-    return 0
+    if untimed:
+        print(f"\nNOT COMPARED: {len(untimed)} point(s) timed in BASE have no time in NEW, so "
+              "the gate cannot pass them:")
+        for key in untimed:
+            print(f"  {describe(key)}: " + (f"NEW {b[key]['status']}" if key in b else
+                                            f"not in NEW ({new.status})"))
+    return 1 if regressions or untimed else 0
 
 
 def _ms(p) -> str:

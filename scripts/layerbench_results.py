@@ -6,6 +6,7 @@ message names the file and the problem in one line; the scripts print it and exi
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,13 +17,15 @@ PRECISIONS = ("fp32", "tf32", "fp16", "bf16", "fp8")
 POINT_PASSES = ("fwd", "bwd_data", "bwd_weights")
 MODEL_PASSES = ("fwd", "train")
 STATUSES = ("ok", "unsupported", "oom", "failed")
+# A model record is "incomplete" when some of its points were not reached (an unfinished run).
+MODEL_STATUSES = STATUSES + ("incomplete",)
 FILE_STATUSES = ("complete", "incomplete", "interrupted")
 
 PRECISION_NAMES = {"fp32": "FP32", "tf32": "TF32", "fp16": "FP16", "bf16": "BF16", "fp8": "FP8"}
 PASS_NAMES = {"fwd": "forward", "train": "training step", "bwd_data": "backward (data)",
               "bwd_weights": "backward (weights)"}
 STATUS_NAMES = {"ok": "ok", "unsupported": "unsupported", "oom": "out of memory",
-                "failed": "failed"}
+                "failed": "failed", "incomplete": "incomplete"}
 
 
 class BadResultsFile(Exception):
@@ -86,7 +89,7 @@ def _parse_json(path: Path, text: str):
         raise BadResultsFile(path, "not JSON (does not start with '{'): not a layerbench "
                                    "results file")
     try:
-        return json.loads(text)
+        return _loads(text)
     except json.JSONDecodeError as e:
         # A document that stops in the middle (a run killed while writing, a partial copy)
         # fails at its very end or inside a string that never closes.
@@ -96,86 +99,235 @@ def _parse_json(path: Path, text: str):
                                        "short") from None
         raise BadResultsFile(path, f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") \
             from None
+    except ValueError as e:  # an integer too long for Python to convert
+        raise BadResultsFile(path, f"not valid JSON: {e}") from None
+    except RecursionError:
+        raise BadResultsFile(path, "not a layerbench results file: arrays or objects nested too "
+                                   "deeply to read") from None
 
 
-def _require(path, obj, key, types, where):
-    if not isinstance(obj, dict) or key not in obj:
-        raise BadResultsFile(path, f"{where}{key}: missing")
-    value = obj[key]
-    if not isinstance(value, types) or isinstance(value, bool) and bool not in _as_tuple(types):
-        raise BadResultsFile(path, f"{where}{key}: expected {_type_words(types)}, "
-                                   f"found {type(value).__name__}")
-    return value
+def _non_finite_as_null(text):
+    """NaN, Infinity and numbers too large for a double read as null: layerbench's writer
+    (nlohmann_json) writes every non-finite number as null, so both spellings mean the same."""
+    value = float(text)
+    return value if math.isfinite(value) else None
 
 
-def _as_tuple(types):
-    return types if isinstance(types, tuple) else (types,)
+def _loads(text):
+    return json.loads(text, parse_float=_non_finite_as_null, parse_constant=lambda _: None)
+
+
+def _quoted(text: str) -> str:
+    """A value from the file, quoted for a one-line message (newlines and the like escaped)."""
+    return "'" + json.dumps(text)[1:-1] + "'"
+
+
+def _json_words(value) -> str:
+    return "null" if value is None else _type_words(type(value))
 
 
 def _type_words(types) -> str:
     words = {dict: "an object", list: "an array", str: "a string", int: "an integer",
              float: "a number", bool: "true/false", type(None): "null"}
-    return " or ".join(words.get(t, t.__name__) for t in _as_tuple(types))
+    types = types if isinstance(types, tuple) else (types,)
+    return " or ".join(words.get(t, t.__name__) for t in types)
 
 
-def _check_devices(path, context) -> dict:
+class _Fields:
+    """Reads the fields of one object of a file; a problem raises BadResultsFile naming the file
+    and the field's path (e.g. 'points[12].timing.median_ms')."""
+
+    def __init__(self, path, obj, where):
+        self.path, self.obj, self.where = path, obj, where
+
+    def fail(self, key, problem):
+        raise BadResultsFile(self.path, f"{self.where}{key}: {problem}")
+
+    def get(self, key, types, optional=False, nullable=False):
+        if key not in self.obj:
+            if optional:
+                return None
+            self.fail(key, "missing")
+        value = self.obj[key]
+        if value is None and nullable:
+            return None
+        types = types if isinstance(types, tuple) else (types,)
+        if not isinstance(value, types) or isinstance(value, bool) and bool not in types:
+            self.fail(key, f"expected {_type_words(types)}, found {_json_words(value)}")
+        return value
+
+    def text(self, key, choices=None, optional=False, nullable=False):
+        value = self.get(key, str, optional, nullable)
+        if choices is not None and value is not None and value not in choices:
+            self.fail(key, f"unknown value {_quoted(value)} (expected one of {', '.join(choices)})")
+        return value
+
+    def device(self, devices):
+        """The id in "device", which must be one of the context's devices."""
+        dev_id = self.text("device")
+        if dev_id not in devices:
+            self.fail("device", f"{_quoted(dev_id)} is not in context.devices")
+        return dev_id
+
+    def count(self, key, optional=False, nullable=False):
+        """A positive integer: a batch, a number of layers or steps."""
+        value = self.get(key, int, optional, nullable)
+        if value is not None and value < 1:
+            self.fail(key, f"must be a positive integer, is {value}")
+        return value
+
+    def number(self, key, positive=False, optional=False, nullable=False):
+        """A finite number, >= 0 (or > 0 with positive). Non-finite numbers read as null."""
+        if key in self.obj and self.obj[key] is None and not nullable:
+            self.fail(key, "expected a finite number, found null (NaN and infinity read as null)")
+        value = self.get(key, (int, float), optional, nullable)
+        if value is not None and (value <= 0 if positive else value < 0):
+            self.fail(key, f"must be {'positive' if positive else '>= 0'}, is {value}")
+        return value
+
+    def object(self, key, optional=True, nullable=True):
+        """The _Fields of a nested object, or None where it may be absent or null."""
+        value = self.get(key, dict, optional, nullable)
+        return None if value is None else _Fields(self.path, value, f"{self.where}{key}.")
+
+    def objects(self, key, optional=False):
+        """The _Fields of each element of an array of objects ([] for an absent or null array
+        where optional)."""
+        items = self.get(key, list, optional, nullable=optional) or []
+        out = []
+        for i, item in enumerate(items):
+            if not isinstance(item, dict):
+                self.fail(f"{key}[{i}]", f"expected an object, found {_json_words(item)}")
+            out.append(_Fields(self.path, item, f"{self.where}{key}[{i}]."))
+        return out
+
+
+def _check_devices(context: _Fields) -> dict:
     devices = {}
-    for i, d in enumerate(_require(path, context, "devices", list, "context.")):
-        where = f"context.devices[{i}]."
-        dev_id = _require(path, d, "id", str, where)
-        kind = _require(path, d, "kind", str, where)
-        if kind not in ("cpu", "gpu"):
-            raise BadResultsFile(path, f"{where}kind: '{kind}' is neither 'cpu' nor 'gpu'")
-        _require(path, d, "name", str, where)
-        devices[dev_id] = d
+    for d in context.objects("devices"):
+        dev_id = d.text("id")
+        if dev_id in devices:
+            d.fail("id", f"{_quoted(dev_id)} is used by another device too")
+        d.text("kind", ("cpu", "gpu"))
+        d.text("name")
+        d.object("facts")
+        peaks = d.object("peaks")
+        for precision in peaks.obj if peaks else ():
+            peak = peaks.object(precision, nullable=False)
+            peak.number("tflops", positive=True, optional=True, nullable=True)
+            peak.text("source", optional=True)
+        bandwidth = d.object("memory_bandwidth_gbps")
+        if bandwidth:
+            bandwidth.number("value", positive=True, optional=True, nullable=True)
+            bandwidth.text("source", optional=True)
+        devices[dev_id] = d.obj
     return devices
 
 
-def _check_point(path, i, p, devices):
-    where = f"points[{i}]."
-    for key in ("model", "op", "precision", "pass", "device", "status"):
-        _require(path, p, key, str, where)
-    _require(path, p, "batch", int, where)
-    if p["status"] not in STATUSES:
-        raise BadResultsFile(path, f"{where}status: unknown value '{p['status']}'")
-    if p["device"] not in devices:
-        raise BadResultsFile(path, f"{where}device: '{p['device']}' is not in context.devices")
-    timing = p.get("timing")
-    if p["status"] == "ok":
-        _require(path, p, "timing", dict, where)
-        median = _require(path, timing, "median_ms", (int, float), where + "timing.")
-        if median <= 0:
-            raise BadResultsFile(path, f"{where}timing.median_ms: must be positive, is {median}")
-    elif timing is not None and not isinstance(timing, dict):
-        raise BadResultsFile(path, f"{where}timing: expected an object or null")
+def _check_point(path, where, p, devices):
+    """where: the point's place, e.g. 'points[12]' or, in a journal, 'line 5: point'."""
+    if not isinstance(p, dict):
+        raise BadResultsFile(path, f"{where}: expected an object, found {_json_words(p)}")
+    f = _Fields(path, p, f"{where}.")
+    for key in ("model", "op"):
+        f.text(key)
+    f.count("batch")
+    f.text("precision", PRECISIONS)
+    f.text("pass", POINT_PASSES)
+    f.device(devices)
+    status = f.text("status", STATUSES)
+    f.text("reason", optional=True)
+    f.text("kind", optional=True, nullable=True)
+    f.count("count", optional=True)
+    for key in ("gflop", "bytes", "intensity", "tflops", "gbps"):
+        f.number(key, optional=True, nullable=True)
+    timing = f.object("timing", optional=status != "ok", nullable=status != "ok")
+    if timing:  # a point that was timed has a usable median, whatever its status
+        timing.number("median_ms", positive=True)
+        timing.number("noise", optional=True, nullable=True)
+    validation = f.object("validation")
+    if validation:
+        validation.number("rel_l2", optional=True, nullable=True)
+        validation.number("tolerance", positive=True)
+        validation.get("passed", bool)
+
+
+def _check_model_record(r: _Fields, devices):
+    r.text("model")
+    r.text("title", optional=True, nullable=True)
+    r.device(devices)
+    r.text("precision", PRECISIONS)
+    r.text("pass", MODEL_PASSES)
+    r.count("batch")
+    ok = r.text("status", MODEL_STATUSES) == "ok"
+    r.text("reason", optional=True)
+    # A record measured ok has its layer-sum time and rate; any other has neither.
+    r.number("time_ms", positive=True, optional=not ok, nullable=not ok)
+    r.number("images_per_s", positive=True, optional=not ok, nullable=not ok)
+    accumulation = r.object("accumulation")
+    if accumulation:
+        accumulation.count("batch")
+        accumulation.count("steps")
+        accumulation.number("images_per_s", positive=True, optional=True, nullable=True)
+
+
+def _check_boundary(b: _Fields, devices):
+    b.text("model")
+    b.device(devices)
+    b.text("precision", PRECISIONS)
+    b.text("pass", MODEL_PASSES)
+    b.count("largest_fitting_batch", optional=True, nullable=True)
+    b.count("first_oom_batch", optional=True, nullable=True)
+    b.number("memory_limit_bytes", positive=True, optional=True, nullable=True)
+
+
+def _unique(path, items, key_of, array):
+    """Raises when two items of an array share their identity: one would hide the other."""
+    first = {}
+    for i, item in enumerate(items):
+        key = key_of(item)
+        if key in first:
+            raise BadResultsFile(path, f"{array}[{i}]: a second record of "
+                                       f"{'/'.join(map(str, key))} (first: {array}[{first[key]}])")
+        first[key] = i
 
 
 def check(path, data) -> ResultsFile:
     """Checks a parsed document; returns it wrapped. Raises BadResultsFile."""
     if not isinstance(data, dict):
         raise BadResultsFile(path, f"not a layerbench results file: the top level is "
-                                   f"{_type_words(type(data))}, not an object")
+                                   f"{_json_words(data)}, not an object")
     if "schema" not in data:
         raise BadResultsFile(path, 'not a layerbench results file: no "schema" field')
     schema = data["schema"]
     if not isinstance(schema, str) or not schema.startswith(SCHEMA_FAMILY):
         raise BadResultsFile(path, f"not a layerbench results file: schema is {json.dumps(schema)}")
     if schema != SCHEMA:
-        raise BadResultsFile(path, f"unknown schema version '{schema}' (these scripts read "
+        raise BadResultsFile(path, f"unknown schema version {_quoted(schema)} (these scripts read "
                                    f"{SCHEMA}; update layerbench's scripts)")
-    status = _require(path, data, "status", str, "")
-    if status not in FILE_STATUSES:
-        raise BadResultsFile(path, f"status: unknown value '{status}'")
-    context = _require(path, data, "context", dict, "")
-    devices = _check_devices(path, context)
-    for i, p in enumerate(_require(path, data, "points", list, "")):
-        _check_point(path, i, p, devices)
-    # An unfinished run has written no model records or boundaries yet.
+    top = _Fields(path, data, "")
+    top.text("status", FILE_STATUSES)
+    context = top.object("context", optional=False, nullable=False)
+    devices = _check_devices(context)
+    libraries = context.object("libraries")
+    for name in libraries.obj if libraries else ():
+        libraries.text(name, nullable=True)
+    doctor = context.object("doctor")
+    if doctor:
+        doctor.text("verdict", optional=True, nullable=True)
+    points = top.get("points", list)
+    for i, p in enumerate(points):
+        _check_point(path, f"points[{i}]", p, devices)
+    _unique(path, points, point_id, "points")
+    # An unfinished run has written no model records or boundaries yet: absent or null is [].
+    for r in top.objects("models", optional=True):
+        _check_model_record(r, devices)
+    for b in top.objects("boundaries", optional=True):
+        _check_boundary(b, devices)
     for key in ("models", "boundaries"):
-        if data.get(key) is None:
-            data[key] = []
-        elif not isinstance(data[key], list):
-            raise BadResultsFile(path, f"{key}: expected an array")
+        data[key] = data.get(key) or []
+    _unique(path, data["models"], lambda r: tuple(r[k] for k in (
+        "model", "device", "precision", "batch", "pass")), "models")
     return ResultsFile(Path(path), data, devices=devices)
 
 
@@ -190,20 +342,23 @@ def _merge_journal(results: ResultsFile):
     if results.status == "complete" or not journal.is_file():
         return
     seen = {point_id(p) for p in results.points}
-    with open(journal, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # a line cut short by the kill
-            p = entry.get("point") if isinstance(entry, dict) else None
-            if not isinstance(p, dict):
-                continue
-            _check_point(journal, len(results.points), p, results.devices)
-            if point_id(p) not in seen:
-                seen.add(point_id(p))
-                results.points.append(p)
-                results.recovered_from_journal += 1
+    try:
+        lines = journal.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError as e:
+        raise BadResultsFile(journal, f"cannot be read: {e.strerror}") from None
+    for number, line in enumerate(lines, 1):
+        try:
+            entry = _loads(line)
+        except (ValueError, RecursionError):
+            continue  # a line cut short by the kill
+        p = entry.get("point") if isinstance(entry, dict) else None
+        if not isinstance(p, dict):
+            continue
+        _check_point(journal, f"line {number}: point", p, results.devices)
+        if point_id(p) not in seen:
+            seen.add(point_id(p))
+            results.points.append(p)
+            results.recovered_from_journal += 1
 
 
 def load(path) -> ResultsFile:

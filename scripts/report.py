@@ -415,8 +415,10 @@ def availability(data, model, device, pass_):
             continue
         bad = recs or [p for p in data.points_of(model, device, prec) if p["status"] != "ok"]
         if bad:
-            missing[prec] = f"{lr.STATUS_NAMES[bad[0]['status']]}" + \
-                (f" ({bad[0]['reason']})" if bad[0].get("reason") else "")
+            status, reason = bad[0]["status"], bad[0].get("reason", "")
+            # A model record's reason starts with its status ("oom: conv1 fwd (conv1): ...").
+            reason = reason.removeprefix(f"{status}: ")
+            missing[prec] = lr.STATUS_NAMES[status] + (f" ({reason})" if reason else "")
         else:
             missing[prec] = "not measured"
     return missing
@@ -1143,6 +1145,7 @@ table.small{font-size:12px} table.kv td:first-child{font-weight:600;white-space:
 .st{display:inline-block;padding:1px 7px;border-radius:9px;font-size:12px;font-weight:600}
 .st-ok{background:#d7f2dc;color:#1b5e20} .st-unsupported{background:#e4e4e4;color:#444}
 .st-oom{background:#ffe0b2;color:#8a4b00} .st-failed{background:#ffcdd2;color:#b71c1c}
+.st-incomplete{background:#fff3cd;color:#6b5200}
 .note{color:#555;font-style:italic} ul.unknown{color:#8a1c1c;font-size:13px}
 nav{font-size:14px;margin:12px 0} nav a{margin-right:14px}
 details{margin:8px 0} summary{cursor:pointer;color:#0d47a1}
@@ -1165,18 +1168,24 @@ window.addEventListener('load', function () {
 </script>"""
 
 
+NOTHING_MEASURED = "holds no points: the run stopped before it finished its first point, so " \
+    "nothing in it was measured"
+
+
 def banners(data) -> str:
     out = []
     for f in data.files:
         if f.status != "complete":
             why = {"incomplete": "the run was still going or was killed",
-                   "interrupted": "the run was stopped (Ctrl-C)"}[f.status]
+                   "interrupted": "the run was stopped (Ctrl-C or SIGTERM)"}[f.status]
             n = f.recovered_from_journal
             extra = f"; {n} point{'' if n == 1 else 's'} recovered from its journal" \
                 if n else ""
             out.append(f'<div class="banner">{esc(f.name)} is {esc(f.status.upper())}: {esc(why)}'
                        f"{esc(extra)}. Its results are partial: points and model totals that "
                        "were not reached are missing, not zero.</div>")
+        if not f.points:
+            out.append(f'<div class="banner">{esc(f.name)} {NOTHING_MEASURED}.</div>')
     return "".join(out)
 
 
@@ -1256,6 +1265,8 @@ def summary_markdown(data, heads) -> str:
     for f in data.files:
         if f.status != "complete":
             out += [f"> **{f.name} is {f.status}**: its results are partial.", ""]
+        if not f.points:
+            out += [f"> **{f.name}** {NOTHING_MEASURED}.", ""]
     for m in data.models:
         out += [f"## {data.title(m)}", ""]
         out += [f"- {s}" for s in heads[m].sentences] + [""]

@@ -107,7 +107,8 @@ def test_cpu_only_says_there_is_no_gpu_and_what_is_missing(tmp_path):
     for text in (page, summary):
         assert "No GPU results are present in these files" in text
         assert figure in text
-        assert "FP16: unsupported (oneDNN: fp16 unimplemented on this CPU (TEST DATA))" in text
+        assert "FP16: unsupported (conv7x7_3to64_s2 fwd (stem): oneDNN: fp16 unimplemented on " \
+            "this CPU (TEST DATA))" in text
         assert "TF32, FP8: not measured" in text
 
 
