@@ -2,7 +2,6 @@
 // goes (crash-safe, resumable), then add the model-level sums and print a summary.
 #include <algorithm>
 #include <atomic>
-#include <csignal>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -11,6 +10,7 @@
 #include "bench/commands.hpp"
 #include "bench/run_context.hpp"
 #include "harness/aggregate.hpp"
+#include "harness/interrupt.hpp"
 #include "harness/plan.hpp"
 #include "harness/progress.hpp"
 #include "harness/results_file.hpp"
@@ -87,12 +87,6 @@ void apply_settings(const nlohmann::json& s, RunOptions& o) {
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
-
-std::atomic<bool> interrupted{false};
-extern "C" void on_signal(int sig) {
-  interrupted.store(true);
-  std::signal(sig, SIG_DFL);
-}
 
 // --device: auto (the CPU and every usable GPU), cpu, gpu (= gpu:0), gpu:N, all.
 struct DeviceChoice {
@@ -188,6 +182,9 @@ void check_same_machine(const nlohmann::json& recorded, const nlohmann::json& cu
 }
 
 int run_main(RunOptions o, const CLI::App& sub) {
+  // From here a first Ctrl-C or SIGTERM stops the run at the next point boundary with a
+  // loadable file marked interrupted; a second one ends the process at once.
+  interrupt::arm(exit_interrupted);
   std::optional<LoadedResults> previous;
   if (!o.resume.empty()) {
     previous = load_results(o.resume);
@@ -283,7 +280,7 @@ int run_main(RunOptions o, const CLI::App& sub) {
   loop.config.case_options.memory_limit_bytes =
       static_cast<std::uint64_t>(o.memory_limit_gb * (1ull << 30));
   loop.backend_for = [&](const PlannedPoint& pp) -> Backend& { return *backends.at(pp.device); };
-  loop.stop = &interrupted;
+  loop.stop = &interrupt::stop_requested();
 
   double total_gflop = 0;
   int to_run = 0;
@@ -320,8 +317,6 @@ int run_main(RunOptions o, const CLI::App& sub) {
     progress.point_done(p.key(), std::string(name(p.status)), pp.gflop);
   };
 
-  std::signal(SIGINT, on_signal);  // a second Ctrl-C ends the process at once (on_signal)
-  std::signal(SIGTERM, on_signal);
   loop.run(plan.points, o.benchmark_args);
   progress.finish();
 
@@ -329,6 +324,7 @@ int run_main(RunOptions o, const CLI::App& sub) {
   nlohmann::json model_records = nlohmann::json::array(), boundary_records = nlohmann::json::array();
   for (const auto& r : results.models) model_records.push_back(to_json(r));
   for (const auto& b : results.boundaries) boundary_records.push_back(to_json(b));
+  const bool interrupted = interrupt::stop_requested().load();
   writer->finish(interrupted ? "interrupted" : "complete", model_records, boundary_records);
 
   int failed = 0;

@@ -4,8 +4,10 @@
 #include "bench/commands.hpp"
 #include "bench/run_context.hpp"
 #include "bench/version.hpp"
+#include "harness/interrupt.hpp"
 
 int main(int argc, char** argv) {
+  lb::interrupt::install();  // before any thread exists, so every thread inherits the mask
   CLI::App app{"layerbench: cuDNN, cuBLASLt and oneDNN on the layers of ResNet-50 and ViT"};
   app.require_subcommand(0, 1);
   app.failure_message(CLI::FailureMessage::help);  // a usage error shows the usage

@@ -1,0 +1,250 @@
+"""Signals at seeded moments of real `layerbench run`s (run by tests/cli/signals.sh).
+
+Every interrupted run must end 130 with a loadable results file marked "interrupted" whose points
+are all complete, and `--resume` must finish it with exactly the point keys of a clean run. A
+second Ctrl-C ends the process at once; SIGKILL at any moment leaves a file --resume completes.
+The moments are drawn from a fixed seed over the measured length of a clean run, so they fall
+in set-up (device probing, before the first point), warm-up, sampling, validation, between
+points and the final write. LAYERBENCH_SIGNAL_TRIES scales the number of seeded moments.
+"""
+import json
+import math
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BIN = sys.argv[1]
+SOURCE = Path(os.environ["LAYERBENCH_SOURCE_DIR"])
+TINY = [
+    "--device", "cpu", "--workload", str(SOURCE / "tests/data/workloads/tiny.json"),
+    "--model", "tiny", "--precision", "fp32", "--quiet",
+]
+SHORT = ["--max-time-per-point", "0.05"]
+SEED = 20261201
+TRIES = int(os.environ.get("LAYERBENCH_SIGNAL_TRIES", "2"))
+STATUSES = {"ok", "unsupported", "oom", "failed"}
+WORK = Path(tempfile.mkdtemp(prefix="lb-signals-"))
+failures = []
+
+
+def fail(what):
+    failures.append(what)
+    print("FAIL:", what, file=sys.stderr)
+
+
+def key(p):
+    return "/".join(str(p[k]) for k in ("model", "op", "batch", "precision", "pass", "device"))
+
+
+def load(path):
+    """The results document, or None (with a failure) when it is missing or not JSON."""
+    try:
+        return json.loads(Path(path).read_text())
+    except (OSError, ValueError) as e:
+        fail(f"{path}: not loadable: {e}")
+        return None
+
+
+def complete_points(doc, what):
+    """Checks every point is whole; returns their keys."""
+    keys = [key(p) for p in doc["points"]]
+    if len(keys) != len(set(keys)):
+        fail(f"{what}: a point key appears twice")
+    for p in doc["points"]:
+        if p["status"] not in STATUSES:
+            fail(f"{what}: {key(p)} has status {p['status']!r}")
+        elif p["status"] == "ok":
+            median = p.get("timing", {}).get("median_ms")
+            if not (isinstance(median, (int, float)) and math.isfinite(median) and median > 0):
+                fail(f"{what}: {key(p)} ok without a positive median")
+            if not p.get("validation", {}).get("passed"):
+                fail(f"{what}: {key(p)} ok without a passed validation")
+        elif not p.get("reason"):
+            fail(f"{what}: {key(p)} {p['status']} without a reason")
+    return set(keys)
+
+
+def start(args, out):
+    return subprocess.Popen([BIN, "run", *args, "-o", str(out)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def wait_until_started(proc):
+    """Waits until main() has installed the signal thread (the process has a second thread)."""
+    task = Path(f"/proc/{proc.pid}/task")
+    for _ in range(2000):
+        try:
+            if len(list(task.iterdir())) >= 2:
+                return
+        except OSError:
+            return
+        if proc.poll() is not None:
+            return
+        time.sleep(0.001)
+
+
+def clean_run(args, out):
+    t0 = time.monotonic()
+    proc = start(args, out)
+    _, err = proc.communicate(timeout=300)
+    if proc.returncode != 0:
+        sys.exit(f"FAIL: clean run {args}: exit {proc.returncode}\n{err}")
+    doc = json.loads(Path(out).read_text())
+    return time.monotonic() - t0, complete_points(doc, f"clean run {out.name}")
+
+
+def resume(out, expected_keys, what):
+    proc = subprocess.run([BIN, "run", "--resume", str(out), "--quiet"], capture_output=True,
+                          text=True, timeout=300)
+    if proc.returncode != 0:
+        fail(f"{what}: --resume exit {proc.returncode}: {proc.stderr.strip()}")
+        return
+    doc = load(out)
+    if doc is None:
+        return
+    if doc["status"] != "complete":
+        fail(f"{what}: resumed file is {doc['status']}")
+    keys = complete_points(doc, f"{what} resumed")
+    if keys != expected_keys:
+        fail(f"{what}: resumed keys differ from a clean run's: {sorted(keys ^ expected_keys)[:4]}")
+
+
+def interrupted_run(args, delay, sig, out, expected_keys, what, check_resume=True):
+    proc = start(args, out)
+    wait_until_started(proc)
+    time.sleep(delay)
+    if proc.poll() is not None:  # finished before the moment came: nothing to interrupt
+        return "finished first"
+    proc.send_signal(sig)
+    try:
+        _, err = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        fail(f"{what}: still running 120 s after {sig.name}")
+        return "hung"
+    if proc.returncode != 130:
+        fail(f"{what}: exit {proc.returncode} after {sig.name}, wanted 130\n{err}")
+        return f"exit {proc.returncode}"
+    doc = load(out)
+    if doc is None:
+        return "no file"
+    if doc["status"] != "interrupted":
+        fail(f"{what}: status {doc['status']!r}, wanted 'interrupted'")
+    complete_points(doc, what)
+    if check_resume:
+        resume(out, expected_keys, what)
+    return f"130, {len(doc['points'])} points kept"
+
+
+def signal_mask_check():
+    """Every thread but the signal thread blocks SIGINT and SIGTERM while points run."""
+    out = WORK / "mask.json"
+    proc = start([*TINY, "--pass", "train", "--batch", "1,2,4", "--max-time-per-point", "2"], out)
+    journal = Path(str(out) + ".journal")
+    for _ in range(600):
+        if journal.exists() and journal.stat().st_size > 0 or proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    time.sleep(0.5)  # inside a point: oneDNN's worker threads exist
+    wanted = (1 << (signal.SIGINT - 1)) | (1 << (signal.SIGTERM - 1))
+    masks = {}
+    for task in Path(f"/proc/{proc.pid}/task").iterdir():
+        for line in (task / "status").read_text().splitlines():
+            if line.startswith("SigBlk:"):
+                masks[int(task.name)] = int(line.split()[1], 16)
+    unblocked = [tid for tid, mask in masks.items() if mask & wanted != wanted]
+    if masks.get(proc.pid, 0) & wanted != wanted:
+        fail("the main thread does not block SIGINT/SIGTERM while measuring")
+    if len(unblocked) > 1:  # the one that waits in sigwait() shows them unblocked
+        fail(f"{len(unblocked)} of {len(masks)} threads can take SIGINT/SIGTERM asynchronously")
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=120)
+    print(f"mask: {len(masks)} threads, {len(masks) - len(unblocked)} block SIGINT and SIGTERM")
+
+
+def second_signal_stops_at_once():
+    out = WORK / "twice.json"
+    # Long points: the first signal alone would wait for the current point's 5 s cap.
+    proc = start([*TINY, "--pass", "train", "--batch", "1,2", "--max-time-per-point", "5",
+                  "--noise-target", "1e-9"], out)
+    journal = Path(str(out) + ".journal")
+    for _ in range(600):
+        if journal.exists() and journal.stat().st_size > 0 or proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.2)
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=60)
+    took = time.monotonic() - t0
+    if proc.returncode != 130:
+        fail(f"second Ctrl-C: exit {proc.returncode}, wanted 130")
+    if took > 2:
+        fail(f"second Ctrl-C: the process took {took:.1f} s to end")
+    doc = load(out)
+    if doc is not None:
+        complete_points(doc, "second Ctrl-C")
+    print(f"second Ctrl-C: ended in {took:.2f} s, exit {proc.returncode}")
+
+
+def main():
+    rng = random.Random(SEED)
+    signal_mask_check()
+    second_signal_stops_at_once()
+    runs = 0
+    for pass_, batches in (("fwd", "1,2"), ("train", "1")):
+        args = [*TINY, *SHORT, "--pass", pass_, "--batch", batches]
+        length, keys = clean_run(args, WORK / f"clean-{pass_}.json")
+        print(f"tiny {pass_}: clean run {length:.2f} s, {len(keys)} points")
+        # Seeded moments over the whole run, plus the first instants (set-up) and the end.
+        moments = [0.01, 0.2] + [rng.uniform(0, length) for _ in range(TRIES)] + [length * 0.97]
+        for i, delay in enumerate(moments):
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                what = f"tiny {pass_} {sig.name} at {delay:.2f} s"
+                out = WORK / f"{pass_}-{i}-{sig.name}.json"
+                print(f"{what}: {interrupted_run(args, delay, sig, out, keys, what)}")
+                runs += 1
+            # SIGKILL: no handler runs at all; the journal keeps what the file does not yet.
+            what = f"tiny {pass_} SIGKILL at {delay:.2f} s"
+            out = WORK / f"{pass_}-{i}-kill.json"
+            proc = start(args, out)
+            wait_until_started(proc)
+            time.sleep(delay)
+            proc.kill()
+            proc.wait()
+            doc = json.loads(out.read_text()) if out.exists() else None
+            if doc is None:  # a kill during set-up comes before the file is made
+                print(f"{what}: killed before the file existed")
+            elif doc["status"] == "complete":
+                print(f"{what}: finished first")
+            else:
+                resume(out, keys, what)
+                print(f"{what}: resumed from {len(doc['points'])} points")
+
+    # The real shapes: oneDNN's JIT GEMM and convolution kernels of ViT-B/16 and ResNet-50
+    # training (where an asynchronous handler corrupted the heap), interrupted mid-run.
+    for model in ("vit_b_16", "resnet50"):
+        args = ["--device", "cpu", "--model", model, "--batch", "1", "--precision", "fp32",
+                "--pass", "train", "--max-time-per-point", "0.05", "--quiet"]
+        for i in range(2):
+            delay = rng.uniform(1.0, 6.0)
+            sig = (signal.SIGINT, signal.SIGTERM)[i]
+            what = f"{model} train {sig.name} at {delay:.2f} s"
+            out = WORK / f"{model}-{i}.json"
+            print(f"{what}: {interrupted_run(args, delay, sig, out, set(), what, False)}")
+            runs += 1
+    print(f"{runs} interrupted runs, {len(failures)} failures")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    finally:
+        subprocess.run(["rm", "-rf", str(WORK)])
