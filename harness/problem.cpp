@@ -1,5 +1,6 @@
 #include "harness/problem.hpp"
 
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -41,7 +42,13 @@ GemmShape gemm_for_pass(const GemmShape& f, Pass pass) {
 
 std::int64_t element_count(const std::vector<std::int64_t>& dims) {
   std::int64_t n = 1;
-  for (auto d : dims) n *= d;
+  for (auto d : dims) {
+    if (d < 0) throw std::invalid_argument("a tensor dimension is negative: " + std::to_string(d));
+    // Checked before multiplying: a wrapped count would size buffers and byte counts wrongly.
+    if (d != 0 && n > std::numeric_limits<std::int64_t>::max() / d)
+      throw std::overflow_error("a tensor of more than 2^63 - 1 elements");
+    n *= d;
+  }
   return n;
 }
 

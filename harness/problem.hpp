@@ -69,6 +69,8 @@ struct TensorDims {
   std::vector<std::int64_t> output;
 };
 TensorDims tensor_dims(const Problem& problem);
+// The product of the dimensions; throws std::overflow_error beyond INT64_MAX (never wraps)
+// and std::invalid_argument for a negative dimension.
 std::int64_t element_count(const std::vector<std::int64_t>& dims);
 
 // 2 x multiply-adds.

@@ -2,16 +2,15 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <fstream>
 #include <initializer_list>
 #include <map>
-#include <set>
 #include <sstream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
 #include "harness/data_paths.hpp"
+#include "harness/json_limits.hpp"
 
 namespace lb {
 
@@ -117,84 +116,6 @@ class FieldReader {
   std::string where_;
 };
 
-// nlohmann keeps the last of two equal keys in one object, which would hide a typo in a model
-// file; this parser callback rejects the second one instead. It tracks every open object's
-// keys, and every open array's element count so that the path names the element (ops[3]).
-class RejectDuplicateKeys {
- public:
-  explicit RejectDuplicateKeys(const std::string& file) : file_(file) {}
-
-  bool operator()(int /*depth*/, json::parse_event_t event, const json& parsed) {
-    switch (event) {
-      case json::parse_event_t::object_start:
-      case json::parse_event_t::array_start: {
-        std::string path = child_path();
-        count_element();
-        open_.push_back({std::move(path), event == json::parse_event_t::object_start, {}, {}, 0});
-        break;
-      }
-      case json::parse_event_t::key: {
-        Container& object = open_.back();
-        object.key = parsed.get<std::string>();
-        if (!object.keys.insert(object.key).second)
-          throw WorkloadError(file_ + ": " + (object.path.empty() ? "" : object.path + ": ") +
-                              "duplicate key \"" + object.key + "\"");
-        break;
-      }
-      case json::parse_event_t::value: count_element(); break;
-      case json::parse_event_t::object_end:
-      case json::parse_event_t::array_end: open_.pop_back(); break;
-    }
-    return true;  // keep every value: this callback only checks
-  }
-
- private:
-  struct Container {
-    std::string path;  // as the loader's messages write it: "", "input", "ops[3]"
-    bool is_object;
-    std::set<std::string> keys;  // objects: the keys read so far
-    std::string key;             // objects: the key whose value is being read
-    std::size_t elements;        // arrays: the elements read so far
-  };
-
-  // The path of the value about to be read inside the innermost open container.
-  std::string child_path() const {
-    if (open_.empty()) return "";
-    const Container& parent = open_.back();
-    if (!parent.is_object) return parent.path + "[" + std::to_string(parent.elements) + "]";
-    return parent.path.empty() ? parent.key : parent.path + "." + parent.key;
-  }
-  void count_element() {
-    if (!open_.empty() && !open_.back().is_object) ++open_.back().elements;
-  }
-
-  std::string file_;
-  std::vector<Container> open_;
-};
-
-json parse_file(const std::filesystem::path& file) {
-  const std::string name = file.string();
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw WorkloadError(name + ": cannot be opened for reading");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
-  try {
-    return json::parse(text, RejectDuplicateKeys(name));
-  } catch (const json::parse_error& e) {
-    // e.byte counts from 1 and may point one past the end of the text.
-    const auto end = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
-    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n');
-    // nlohmann's message reads "[json.exception.parse_error.101] parse error at line L,
-    // column C: <what>"; keep <what>, the line is stated here.
-    std::string what = e.what();
-    if (auto column = what.find("column"); column != std::string::npos)
-      if (auto colon = what.find(": ", column); colon != std::string::npos)
-        what = what.substr(colon + 2);
-    throw WorkloadError(name + ": line " + std::to_string(line) + ": invalid JSON: " + what);
-  }
-}
-
 // Reads a conv op's shape at batch 1 and checks that it describes a computable convolution.
 ConvShape read_conv(const FieldReader& f) {
   ConvShape s;
@@ -297,9 +218,12 @@ std::string join_dims(const std::vector<std::int64_t>& dims) {
 }
 }  // namespace
 
-Model load_model_file(const std::filesystem::path& path) {
-  const std::string file = path.string();
-  const json root = parse_file(path);
+namespace {
+// The model-file limits of SCHEMA.md ("Limits"): the schema's deepest value is an op's layer
+// name, four containers down (top object, ops, the op, its layers).
+constexpr JsonLimits model_file_limits{max_model_file_bytes, 4};
+
+Model model_from_json(const json& root, const std::string& file) {
   const FieldReader top(root, file, "");
   if (!root.is_object()) top.fail("", "must hold a JSON object (a model)");
 
@@ -323,6 +247,9 @@ Model load_model_file(const std::filesystem::path& path) {
 
   const auto& ops = top.required("ops");
   if (!ops.is_array() || ops.empty()) top.fail("ops", "must be a non-empty array of operations");
+  if (ops.size() > max_model_ops)
+    top.fail("ops", std::to_string(ops.size()) + " operations, more than the limit of " +
+                        std::to_string(max_model_ops));
   std::map<std::string, std::size_t> id_at, layer_at;
   for (std::size_t i = 0; i < ops.size(); ++i) {
     Op op = read_op(ops[i], file, i, model);
@@ -338,6 +265,23 @@ Model load_model_file(const std::filesystem::path& path) {
     model.ops.push_back(std::move(op));
   }
   return model;
+}
+}  // namespace
+
+Model load_model_file(const std::filesystem::path& file) {
+  try {
+    return model_from_json(read_bounded_json(file, model_file_limits), file.string());
+  } catch (const JsonFileError& e) {
+    throw WorkloadError(e.what());
+  }
+}
+
+Model load_model_text(std::string_view text, const std::string& file) {
+  try {
+    return model_from_json(parse_bounded_json(text, file, model_file_limits), file);
+  } catch (const JsonFileError& e) {
+    throw WorkloadError(e.what());
+  }
 }
 
 std::vector<Model> load_models(const std::vector<std::filesystem::path>& files) {
@@ -419,8 +363,13 @@ std::vector<Pass> passes_for(const Op& op, PassSet set) {
 
 std::uint64_t memory_bytes(const Problem& problem) {
   // Every tensor the problem touches is resident at once: exactly the tensors min_bytes counts
-  // (a whole number of bytes, far below 2^53, so the double holds it exactly).
-  return static_cast<std::uint64_t>(min_bytes(problem));
+  // (a whole number of bytes, exact in the double below 2^53). Beyond 2^64 the conversion
+  // would be undefined; a checked problem never gets there (3 tensors of at most 2^31 - 1
+  // elements of at most 4 bytes), an unchecked one is refused.
+  const double bytes = min_bytes(problem);
+  if (!(bytes < 18446744073709551616.0))  // 2^64
+    throw std::overflow_error("a problem needing 2^64 bytes or more");
+  return static_cast<std::uint64_t>(bytes);
 }
 
 ModelTotals totals(const Model& model, int batch, PassSet set) {

@@ -1,6 +1,7 @@
 #pragma once
 // The workload catalogue: models as data files (bench/models/*.json, schema in
 // bench/models/SCHEMA.md), their operations, and the accounting per batch/pass/precision.
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -53,7 +54,14 @@ struct WorkloadError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Limits of a model file (bench/models/SCHEMA.md, "Limits", says where they come from); the
+// loader also bounds the nesting depth to the schema's and every size to max_tensor_elements.
+inline constexpr std::size_t max_model_file_bytes = 4 << 20;
+inline constexpr std::size_t max_model_ops = 4096;
+
 Model load_model_file(const std::filesystem::path& file);
+// The same from text already read; `file` names it in errors.
+Model load_model_text(std::string_view text, const std::string& file);
 // Several files at once; a model name defined twice is an error naming both files.
 std::vector<Model> load_models(const std::vector<std::filesystem::path>& files);
 // The shipped model files (data_dir()/models/*.json, sorted by name).
@@ -78,7 +86,7 @@ std::optional<PassSet> parse_pass_set(std::string_view text);
 std::vector<Pass> passes_for(const Op& op, PassSet set);
 
 // Device memory needed by a problem: inputs, weights and output at the precision's storage
-// sizes (the backend adds its workspace).
+// sizes (the backend adds its workspace). Throws std::overflow_error at 2^64 bytes or more.
 std::uint64_t memory_bytes(const Problem& problem);
 
 // A model's work at a batch: every op's passes times its layer count.

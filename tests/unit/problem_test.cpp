@@ -2,6 +2,7 @@
 // numerically against gradients computed by hand), tensor dimensions, FLOPs and bytes.
 #include "harness/problem.hpp"
 
+#include <cstdint>
 #include <stdexcept>
 #include <vector>
 
@@ -162,6 +163,15 @@ TEST(TensorDims, GemmStorageFollowsTheTransposes) {
   d = tensor_dims(Problem{GemmProblem{{1, 4, 5, 6, false, false}}, Precision::fp32});
   EXPECT_EQ(d.inputs, (std::vector<Dims>{{1, 4, 6}, {1, 6, 5}}));
   EXPECT_EQ(element_count(d.output), 20);
+}
+
+TEST(TensorDims, ElementCountRefusesToWrap) {
+  const std::int64_t two31 = std::int64_t{1} << 31;
+  // 2^62 fits; 2^93 would wrap to 0 in 64-bit arithmetic.
+  EXPECT_EQ(element_count({two31, two31}), std::int64_t{1} << 62);
+  EXPECT_THROW(element_count({two31, two31, two31}), std::overflow_error);
+  EXPECT_EQ(element_count({two31, two31, 0}), 0);
+  EXPECT_THROW(element_count({2, -3}), std::invalid_argument);
 }
 
 TEST(Flops, ConvolutionCountsGroupedMultiplyAddsTwice) {

@@ -2,8 +2,10 @@
 // passes, per-op accounting, and the loader's rejection of every kind of bad file.
 #include "harness/workload.hpp"
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -331,7 +333,7 @@ INSTANTIATE_TEST_SUITE_P(
                 "(8), got 16"},
         BadFile{"not_an_object.json", "must hold a JSON object (a model)"},
         BadFile{"malformed.json",
-                "line 5: invalid JSON: syntax error while parsing object - unexpected string "
+                "line 5: not valid JSON: syntax error while parsing object - unexpected string "
                 "literal; expected '}'"}),
     [](const auto& info) {
       std::string name = info.param.file;
@@ -414,6 +416,77 @@ TEST(Loader, TheSameKeyInDifferentObjectsIsNoDuplicate) {
   EXPECT_EQ(m.ops[0].count(), 2);
   EXPECT_EQ(m.ops[1].gemm.m, 4);
   std::filesystem::remove(path);
+}
+
+// ---- the limits (SCHEMA.md, "Limits"): checked while reading, before any DOM is built ----
+
+TEST(Limits, DeepNestingIsRejectedAtTheSchemasDepthWithItsPath) {
+  // 100k unclosed objects took 54 s and 14 GB before the SAX pass (duplicate-key paths grew
+  // with the depth); the error now comes at the fifth level.
+  std::string nested_objects;
+  for (int i = 0; i < 100000; ++i) nested_objects += R"({"a":)";
+  expect_model_rejected(nested_objects, "a.a.a.a: nested deeper than 4 levels of objects and "
+                                        "arrays (the limit for this file)");
+  expect_model_rejected(std::string(1000000, '['), "[0][0][0][0]: nested deeper than 4 levels "
+                                                   "of objects and arrays (the limit for this file)");
+  expect_model_rejected(two_op_model("", "", R"(, "note": {"x": [1]})"),
+                        "ops[1].note.x: nested deeper than 4 levels of objects and arrays (the "
+                        "limit for this file)");
+}
+
+TEST(Limits, NumberBeyondADoubleNamesItsLineAndField) {
+  expect_model_rejected(conv_model(R"("c": 1e999, "h": 8, "w": 8, "k": 8, "r": 1, "s": 1)"),
+                        "line 3: ops[0].c: number 1e999 is out of range (beyond a double's)");
+  expect_model_rejected(two_op_model("", R"(, "depth": -1E+400)", ""),
+                        "line 2: input.depth: number -1E+400 is out of range (beyond a double's)");
+}
+
+TEST(Limits, DimensionsBeyond32BitsNameTheField) {
+  const std::string rest = R"(, "h": 8, "w": 8, "k": 8, "r": 1, "s": 1, "stride_h": 1, "stride_w": 1)";
+  for (const char* c : {"2147483648", "4611686018427387904", "9223372036854775807"})
+    expect_model_rejected(conv_model(std::string(R"("c": )") + c + rest),
+                          "ops[0].c: must be at most 2147483647");
+  // Beyond uint64 nlohmann reads a double, below int64 it stays an integer: both refused.
+  for (const char* c : {"18446744073709551616", "-9223372036854775808"})
+    expect_model_rejected(conv_model(std::string(R"("c": )") + c + rest),
+                          "ops[0].c: must be a positive integer");
+}
+
+// `count` linear ops named op0, op1, ...
+std::string model_with_ops(std::size_t count) {
+  std::string ops;
+  for (std::size_t i = 0; i < count; ++i)
+    ops += std::string(i ? "," : "") + R"({"id": "op)" + std::to_string(i) +
+           R"(", "kind": "linear", "tokens": 1, "in_features": 1, "out_features": 1, "layers": ["l)" +
+           std::to_string(i) + R"("]})";
+  return R"({"schema": "layerbench-model/1", "name": "g", "title": "t", "source": "test data",
+  "input": {"channels": 3, "height": 8, "width": 8}, "ops": [)" + ops + "]}";
+}
+
+TEST(Limits, OpCount) {
+  const auto path = write_model(model_with_ops(max_model_ops));
+  EXPECT_EQ(load_model_file(path).ops.size(), max_model_ops);
+  std::filesystem::remove(path);
+  expect_model_rejected(model_with_ops(max_model_ops + 1),
+                        "ops: 4097 operations, more than the limit of 4096");
+}
+
+TEST(Limits, FileSize) {
+  std::string text = two_op_model(R"("notes": "", )", "", "");
+  const std::size_t padding = max_model_file_bytes - text.size();
+  text.insert(text.find(R"("notes": ")") + 10, padding, 'x');
+  ASSERT_EQ(text.size(), max_model_file_bytes);  // the largest file accepted
+  EXPECT_EQ(load_model_text(text, "at_limit.json").notes.size(), padding);
+  expect_model_rejected(text + " ", "larger than 4194304 bytes (the limit for this file)");
+}
+
+TEST(Limits, MemoryBytesRefusesWhatAUint64CannotHold) {
+  // A = 2^31 x 2^30 x 2 = 2^62 elements of 4 bytes: 2^64 bytes before B and C.
+  Problem p;
+  p.op = GemmProblem{GemmShape{std::int64_t{1} << 31, std::int64_t{1} << 30, 1, 2}};
+  EXPECT_THROW(memory_bytes(p), std::overflow_error);
+  p.op = GemmProblem{GemmShape{1, 1 << 15, 1 << 15, 2}};  // A 2^16, B 2^16, C 2^30 elements
+  EXPECT_EQ(memory_bytes(p), 4 * ((1u << 16) + (1u << 16) + (std::uint64_t{1} << 30)));
 }
 
 TEST(Loader, MissingFileIsNamed) {

@@ -1,0 +1,33 @@
+#pragma once
+// Bounded parsing of JSON that comes from outside (model files, results files). The size is
+// checked before the text is read, nesting depth, duplicate keys and numbers while a SAX pass
+// reads it, and only a text that passes is built into a DOM: a hostile file costs time and
+// memory in proportion to its size limit, never to its nesting.
+#include <cstddef>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace lb {
+
+struct JsonLimits {
+  std::size_t max_bytes = 0;
+  int max_depth = 0;  // objects and arrays open at once; the root container is depth 1
+};
+
+// what(): "<name>: line 5: not valid JSON: <nlohmann's reason>", "<name>: ops[3]: duplicate key
+// \"c\"", "<name>: line 2: ops[0].c: number 1e999 is out of range (beyond a double's)", ...
+struct JsonFileError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Parses `text`, whose errors name `name`. Throws JsonFileError.
+nlohmann::json parse_bounded_json(std::string_view text, const std::string& name,
+                                  const JsonLimits& limits);
+// Reads at most limits.max_bytes + 1 bytes of `file` and parses them. Throws JsonFileError.
+nlohmann::json read_bounded_json(const std::filesystem::path& file, const JsonLimits& limits);
+
+}  // namespace lb
