@@ -384,8 +384,7 @@ FrameworkTarget parse_framework_target(const std::string& spec) {
   FrameworkTarget t{spec.substr(0, eq), spec.substr(eq + 2)};
   if (t.framework != "tensorflow")
     throw std::invalid_argument("unknown framework \"" + t.framework + "\" (known: tensorflow)");
-  static const std::regex version(R"(\d+\.\d+(\.\d+)?)");
-  if (!std::regex_match(t.version, version))
+  if (!is_dotted_version(t.version, 2, 3))
     throw std::invalid_argument("\"" + t.version +
                                 "\" is not a TensorFlow version such as 2.15 or 2.15.1");
   return t;

@@ -164,6 +164,20 @@ TEST(DoctorVersions, DecodeAndCompare) {
   EXPECT_EQ(driver_version_from_module_text("garbage\n1.2.3"), "");
 }
 
+TEST(DoctorVersions, MalformedAndHugeTextIsRefusedNotCrashedOn) {
+  EXPECT_THROW(dotted("2.15."), std::invalid_argument);  // read as 2.15 before
+  EXPECT_THROW(dotted(".2"), std::invalid_argument);
+  EXPECT_THROW(dotted("1234567890.1"), std::invalid_argument);  // 10 digits: beyond an int
+  // 999999999 x 1000 overflowed an int; minors above 99 collide with the next major.
+  EXPECT_THROW(parse_cuda_version("999999999.1"), std::invalid_argument);
+  EXPECT_THROW(parse_cuda_version("12.100"), std::invalid_argument);
+  EXPECT_EQ(parse_cuda_version("2147482.99"), 2147482990);
+  // A million-character first line overflowed std::regex's recursion (segmentation fault).
+  const std::string long_line(1000000, '7');
+  EXPECT_EQ(driver_version_from_module_text(long_line + " 550.54.15"), "550.54.15");
+  EXPECT_EQ(driver_version_from_module_text("Module 1234567890.54 x"), "");  // not comparable
+}
+
 // --- the diagnosis ---
 
 TEST(DoctorDiagnosis, HealthyMachineIsReady) {
@@ -376,6 +390,10 @@ TEST(DoctorFramework, ParseTarget) {
   EXPECT_THROW(parse_framework_target("tensorflow=2.15"), std::invalid_argument);
   EXPECT_THROW(parse_framework_target("tensorflow==2"), std::invalid_argument);
   EXPECT_THROW(parse_framework_target("tensorflow==two"), std::invalid_argument);
+  EXPECT_THROW(parse_framework_target("tensorflow==2.15."), std::invalid_argument);
+  // 100k digits crashed std::regex_match (stack overflow) before.
+  EXPECT_THROW(parse_framework_target("tensorflow==" + std::string(100000, '1') + ".1"),
+               std::invalid_argument);
   EXPECT_THROW(parse_framework_target("pytorch==2.1"), std::invalid_argument);
 }
 
