@@ -9,4 +9,8 @@ if compgen -G "$ROOT/tests/python/test_*.py" >/dev/null; then
   run_step "Python tests (pytest)" env LAYERBENCH_BINARY="$BUILD_DIR/layerbench" \
     "$PY" -m pytest -q "$ROOT/tests/python"
 fi
+# Sanitizers and fuzzing (issue 12): its own build, build-asan/; LAYERBENCH_SKIP_SANITIZE=1 skips.
+if [ "${LAYERBENCH_SKIP_SANITIZE:-0}" != 1 ]; then
+  run_step "sanitizers and fuzzing (scripts/sanitize.sh)" "$ROOT/scripts/sanitize.sh"
+fi
 step "all tests passed"

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Issue 12's checks, run by scripts/test.sh: the `asan` preset (clang, AddressSanitizer +
+# UndefinedBehaviorSanitizer, leak checks on, CPU only) runs every unit and command-line test;
+# then each libFuzzer target runs for FUZZ_SECONDS (default 60) from its seed corpus. Any
+# sanitizer report, crash, leak, timeout (10 s per input) or out-of-memory (2 GB) fails.
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cd "$ROOT"
+ASAN_BUILD="$ROOT/build-asan"
+FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
+
+run_step "configure (asan preset: clang, ASan + UBSan, CPU only)" cmake --preset asan
+run_step "build (asan)" cmake --build --preset asan -j "$(nproc)"
+# ctest --preset asan sets ASAN_OPTIONS/UBSAN_OPTIONS (CMakePresets.json): halt and abort on the
+# first report. The Windows cross-compile has nothing to sanitize and runs in the main build.
+run_step "unit and command-line tests under ASan + UBSan" \
+  ctest --preset asan -j "$(nproc)" --timeout 900 -E '^windows_compile_check$'
+
+# A journaled results file as the results target reads it: the file, a separator line, the
+# journal (results_file_fuzz.cpp).
+journaled_seeds() {
+  local out="$1" file
+  for file in "$ROOT"/tests/python/fixtures/real/*.json; do
+    [ -f "$file.journal" ] || continue
+    { cat "$file"; printf '\n--journal--\n'; cat "$file.journal"; } > "$out/$(basename "$file")+journal"
+  done
+}
+
+fuzz() {
+  local target="$1" max_len="$2"; shift 2
+  local work="$ASAN_BUILD/fuzz-work/$target" seeds=() regressions=()
+  local run=(env ASAN_OPTIONS=detect_leaks=1 LAYERBENCH_DATA_DIR="$ASAN_BUILD/share/layerbench"
+             "$ASAN_BUILD/tests/fuzz/$target" -timeout=10 -rss_limit_mb=2048)
+  rm -rf "$work" && mkdir -p "$work/new" "$work/artifacts"
+  # Inputs that once crashed the target, each replayed whole (fuzzing cuts inputs at max_len).
+  for input in "$ROOT/tests/fuzz/regressions/$target"/*; do [ -f "$input" ] && regressions+=("$input"); done
+  if [ ${#regressions[@]} -gt 0 ] && ! "${run[@]}" "${regressions[@]}" > "$work/log" 2>&1; then
+    tail -n 60 "$work/log" >&2
+    return 1
+  fi
+  [ "$target" = results_file_fuzz ] && journaled_seeds "$work/new"
+  for dir in "$ROOT/tests/fuzz/corpus/$target" "$@"; do [ -d "$dir" ] && seeds+=("$dir"); done
+  # New inputs go to the first folder (under the build), never into the source tree; a crash
+  # is written to $work/artifacts and belongs in tests/fuzz/regressions/$target once fixed.
+  if ! "${run[@]}" -max_total_time="$FUZZ_SECONDS" -max_len="$max_len" \
+      -dict="$ROOT/tests/fuzz/json.dict" -print_final_stats=1 -artifact_prefix="$work/artifacts/" \
+      "$work/new" "${seeds[@]}" > "$work/log" 2>&1; then
+    tail -n 60 "$work/log" >&2
+    echo "fuzzing $target failed; the input is in $work/artifacts/" >&2
+    return 1
+  fi
+  grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb' "$work/log" || true
+}
+# max_len: above the largest seed of each (models 10 KB, real results files 25 KB).
+run_step "fuzz the model-file loader (${FUZZ_SECONDS} s)" fuzz model_file_fuzz 16384 \
+  "$ROOT/bench/models" "$ROOT/tests/data/workloads"
+run_step "fuzz the results-file loader (${FUZZ_SECONDS} s)" fuzz results_file_fuzz 32768 \
+  "$ROOT/tests/python/fixtures/real"
+run_step "fuzz the flag and version parsers (${FUZZ_SECONDS} s)" fuzz text_parsers_fuzz 16384
