@@ -4,7 +4,11 @@
 #include <atomic>
 #include <filesystem>
 #include <iostream>
+#include <cmath>
 #include <memory>
+#include <optional>
+#include <regex>
+#include <sstream>
 #include <set>
 
 #include "bench/commands.hpp"
@@ -24,6 +28,10 @@ namespace lb::cli {
 namespace {
 
 namespace fs = std::filesystem;
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 // What the command line asked for. Everything that changes what a point measures is part of
 // the settings a resumed run must share.
@@ -63,30 +71,66 @@ nlohmann::json settings_json(const RunOptions& o) {
           {"seed", o.seed}};
 }
 
-void apply_settings(const nlohmann::json& s, RunOptions& o) {
-  o.suite = s.at("suite");
-  o.models = s.at("models").get<std::vector<std::string>>();
-  o.workloads = s.at("workloads").get<std::vector<std::string>>();
-  o.batches = s.at("batches");
-  o.precisions = s.at("precisions");
-  o.pass = s.at("pass");
-  o.device = s.at("device");
-  o.threads = s.at("threads");
-  o.max_time_per_point = s.at("max_time_per_point_s");
-  o.min_time_per_point = s.at("min_time_per_point_s");
-  o.noise_target = s.at("noise_target");
-  o.warm = s.at("cache") == "warm";
-  o.algo = s.at("algo");
-  o.layout = s.at("layout");
-  o.cudnn_api = s.at("cudnn_api");
-  o.workspace_mb = s.at("workspace_mb");
-  o.memory_limit_gb = s.at("memory_limit_gb");
-  o.seed = s.at("seed");
+// Reads settings.<key> into `out`, naming the key when a file has it missing or mistyped.
+template <class T>
+void read_setting(const nlohmann::json& s, const char* key, T& out) {
+  if (!s.contains(key)) throw UsageError(std::string("settings.") + key + " is missing");
+  try {
+    out = s.at(key).get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw UsageError(std::string("settings.") + key + " is " + s.at(key).dump() +
+                     ", not a value a run writes");
+  }
 }
 
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+void apply_settings(const nlohmann::json& s, RunOptions& o) {
+  std::string cache;
+  read_setting(s, "suite", o.suite);
+  read_setting(s, "models", o.models);
+  read_setting(s, "workloads", o.workloads);
+  read_setting(s, "batches", o.batches);
+  read_setting(s, "precisions", o.precisions);
+  read_setting(s, "pass", o.pass);
+  read_setting(s, "device", o.device);
+  read_setting(s, "threads", o.threads);
+  read_setting(s, "max_time_per_point_s", o.max_time_per_point);
+  read_setting(s, "min_time_per_point_s", o.min_time_per_point);
+  read_setting(s, "noise_target", o.noise_target);
+  read_setting(s, "cache", cache);
+  o.warm = cache == "warm";
+  read_setting(s, "algo", o.algo);
+  read_setting(s, "layout", o.layout);
+  read_setting(s, "cudnn_api", o.cudnn_api);
+  read_setting(s, "workspace_mb", o.workspace_mb);
+  read_setting(s, "memory_limit_gb", o.memory_limit_gb);
+  read_setting(s, "seed", o.seed);
+}
+
+// The numeric settings' ranges, checked for flags and for the settings of a resumed file alike
+// (a file can carry what no flag would pass). The upper bounds are choices that keep the
+// seconds, MiB and GiB conversions far from overflow: an hour per point, 2^24 MiB (16 TiB) of
+// workspace, 2^24 GiB of memory; --threads stops at the machine's logical processors, since
+// more OpenMP threads than processors only time the scheduler (10000 did not finish).
+void check_ranges(const RunOptions& o) {
+  const auto in_range = [](const char* flag, double value, double lo, bool lo_open, double hi,
+                           const std::string& unit) {
+    if (std::isfinite(value) && (lo_open ? value > lo : value >= lo) && value <= hi) return;
+    std::ostringstream why;
+    why.precision(12);  // 16777216, not 1.67772e+07
+    why << flag << " " << value << ": not " << unit << " in " << (lo_open ? "(" : "[") << lo
+        << ", " << hi << "]";
+    throw UsageError(why.str());
+  };
+  in_range("--max-time-per-point", o.max_time_per_point, 0, true, 3600, "a number of seconds");
+  in_range("--noise-target", o.noise_target, 0, true, 1, "a relative noise");
+  in_range("--workspace-mb", o.workspace_mb, 0, false, 1 << 24, "a number of MiB");
+  in_range("--memory-limit", o.memory_limit_gb, 0, false, 1 << 24,
+           "a number of GiB (0: the device's own)");
+  const int processors = std::max(1, platform::cpu_features().threads);
+  if (o.threads < 0 || o.threads > processors)
+    throw UsageError("--threads " + std::to_string(o.threads) + ": this machine has " +
+                     std::to_string(processors) + " logical processors (0: all of them)");
+}
 
 // --device: auto (the CPU and every usable GPU), cpu, gpu (= gpu:0), gpu:N, all.
 struct DeviceChoice {
@@ -120,11 +164,40 @@ DeviceChoice parse_device(const std::string& text) {
   return d;
 }
 
+// --benchmark_filter goes to Google Benchmark, which takes a regular expression (a leading '-'
+// negates it) and runs what matches. One that does not compile or matches no planned point
+// would end in a "complete" file with nothing measured.
+void check_benchmark_filter(const std::vector<std::string>& benchmark_args, const Plan& plan) {
+  const std::string flag = "--benchmark_filter=";
+  for (const auto& arg : benchmark_args) {
+    if (arg.rfind(flag, 0) != 0) continue;
+    std::string pattern = arg.substr(flag.size());
+    const bool negated = !pattern.empty() && pattern[0] == '-';
+    if (negated) pattern.erase(0, 1);
+    std::regex re;
+    try {
+      re = std::regex(pattern);
+    } catch (const std::regex_error& e) {
+      throw UsageError("--benchmark_filter '" + arg.substr(flag.size()) +
+                       "': not a regular expression (" + e.what() + ")");
+    }
+    const bool any = std::any_of(plan.points.begin(), plan.points.end(), [&](const auto& pp) {
+      return std::regex_search(point_name(pp), re) != negated;
+    });
+    if (!any)
+      throw UsageError("--benchmark_filter '" + arg.substr(flag.size()) + "': matches none of " +
+                       "the " + std::to_string(plan.points.size()) + " planned points (names " +
+                       "like " + (plan.points.empty() ? "?" : point_name(plan.points.front())) +
+                       "; model/op/bB/precision/pass/device)");
+  }
+}
+
 // With --resume, the file's settings are the run's; flags given again must agree with them.
-void adopt_resumed_settings(const LoadedResults& previous, const CLI::App& sub, RunOptions& o) {
-  nlohmann::json file_settings = previous.document.at("settings");
+void adopt_settings(nlohmann::json file_settings, const CLI::App& sub, RunOptions& o) {
   // Files written before --cudnn-api existed measured through the graph API.
   if (!file_settings.contains("cudnn_api")) file_settings["cudnn_api"] = "graph";
+  RunOptions from_file = o;
+  apply_settings(file_settings, from_file);  // every setting present and well typed
   const nlohmann::json asked = settings_json(o);
   static const std::map<std::string, std::string> flag_of = {
       {"suite", "--suite"},       {"models", "--model"},     {"workloads", "--workload"},
@@ -137,10 +210,18 @@ void adopt_resumed_settings(const LoadedResults& previous, const CLI::App& sub, 
       {"seed", "--seed"}};
   for (const auto& [key, flag] : flag_of) {
     if (sub.count(flag) > 0 && asked.at(key) != file_settings.at(key))
-      throw UsageError("--resume: " + flag + " " + asked.at(key).dump() + " differs from the " +
+      throw UsageError(flag + " " + asked.at(key).dump() + " differs from the " +
                        "run being resumed (" + file_settings.at(key).dump() + ")");
   }
-  apply_settings(file_settings, o);
+  o = from_file;
+}
+
+void adopt_resumed_settings(const LoadedResults& previous, const CLI::App& sub, RunOptions& o) {
+  try {
+    adopt_settings(previous.document.at("settings"), sub, o);
+  } catch (const UsageError& e) {
+    throw UsageError("--resume: " + o.resume + ": " + e.what());
+  }
 }
 
 // Peaks and memory per device, from the context's device records; --memory-limit caps a GPU's
@@ -192,6 +273,12 @@ int run_main(RunOptions o, const CLI::App& sub) {
     if (status == "complete")
       throw UsageError("--resume: " + o.resume + " is already complete; nothing to resume");
     adopt_resumed_settings(*previous, sub, o);
+  }
+  try {
+    check_ranges(o);
+  } catch (const UsageError& e) {
+    if (previous) throw UsageError("--resume: " + o.resume + ": settings: " + e.what());
+    throw;
   }
 
   // Models: the shipped ones plus --workload files (a name defined twice is an error).
@@ -247,6 +334,8 @@ int run_main(RunOptions o, const CLI::App& sub) {
   if (targets.empty() && gpu_unusable) return exit_failed;  // nothing else was asked for
   const Plan plan = expand_plan(request, models, targets);
 
+  check_benchmark_filter(o.benchmark_args, plan);
+
   // The results file: new, or the resumed one.
   if (o.output.empty() && o.resume.empty()) o.output = default_output_path();
   nlohmann::json context = context_json(machine, backends, o.seed, o.warm, o.threads);
@@ -280,7 +369,8 @@ int run_main(RunOptions o, const CLI::App& sub) {
   loop.config.case_options.memory_limit_bytes =
       static_cast<std::uint64_t>(o.memory_limit_gb * (1ull << 30));
   loop.backend_for = [&](const PlannedPoint& pp) -> Backend& { return *backends.at(pp.device); };
-  loop.stop = &interrupt::stop_requested();
+  std::optional<std::string> write_error;  // the disk refused the results file mid-run
+  loop.stop = [&] { return interrupt::stop_requested().load() || write_error.has_value(); };
 
   double total_gflop = 0;
   int to_run = 0;
@@ -313,7 +403,12 @@ int run_main(RunOptions o, const CLI::App& sub) {
   loop.on_point = [&](const PlannedPoint& pp, const Point& p) {
     if (already.count(p.key())) return;  // resumed: already in the file
     if (p.status == Status::oom) sweep.record_oom(pp);
-    writer->append(p);
+    try {
+      writer->append(p);
+    } catch (const OutputError& e) {
+      write_error = e.what();
+      return;
+    }
     progress.point_done(p.key(), std::string(name(p.status)), pp.gflop);
   };
 
@@ -325,7 +420,19 @@ int run_main(RunOptions o, const CLI::App& sub) {
   for (const auto& r : results.models) model_records.push_back(to_json(r));
   for (const auto& b : results.boundaries) boundary_records.push_back(to_json(b));
   const bool interrupted = interrupt::stop_requested().load();
-  writer->finish(interrupted ? "interrupted" : "complete", model_records, boundary_records);
+  if (!write_error) {
+    try {
+      writer->finish(interrupted ? "interrupted" : "complete", model_records, boundary_records);
+    } catch (const OutputError& e) {
+      write_error = e.what();
+    }
+  }
+  if (write_error) {
+    std::cerr << "layerbench run: " << *write_error << "\n  The points measured before it are in "
+              << writer->file().string() << " and its journal; make room, then `layerbench run "
+              << "--resume " << writer->file().string() << "` measures the rest.\n";
+    return exit_failed;
+  }
 
   int failed = 0;
   for (const auto& p : writer->points())
@@ -354,14 +461,11 @@ void add_run(CLI::App& app, Action& action) {
   sub->add_option("--pass", opts->pass, "fwd (inference) or train (fwd + both gradients)")
       ->check(CLI::IsMember({"fwd", "train"}));
   sub->add_option("--device", opts->device, "auto (default), cpu, gpu, gpu:N or all");
-  sub->add_option("--threads", opts->threads, "CPU threads (default: all cores)")
-      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--threads", opts->threads, "CPU threads (default: all cores)");
   sub->add_option("--max-time-per-point", opts->max_time_per_point,
-                  "Seconds of sampling after which a noisy point stops (default 1)")
-      ->check(CLI::PositiveNumber);
+                  "Seconds of sampling after which a noisy point stops (default 1)");
   sub->add_option("--noise-target", opts->noise_target,
-                  "Relative noise at which sampling stops early (default 0.01)")
-      ->check(CLI::PositiveNumber);
+                  "Relative noise at which sampling stops early (default 0.01)");
   sub->add_flag("--warm", opts->warm, "Measure with warm caches (default: cold)");
   sub->add_option("--algo", opts->algo, "GPU algorithm choice: autotune (default) or heuristic")
       ->check(CLI::IsMember({"autotune", "heuristic"}));
@@ -371,11 +475,9 @@ void add_run(CLI::App& app, Action& action) {
                   "cuDNN convolution API: graph (default) or legacy (cudnnConvolutionForward and "
                   "its backward calls, for comparison with older frameworks)")
       ->check(CLI::IsMember({"graph", "legacy"}));
-  sub->add_option("--workspace-mb", opts->workspace_mb, "GPU workspace limit in MiB (default 32)")
-      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--workspace-mb", opts->workspace_mb, "GPU workspace limit in MiB (default 32)");
   sub->add_option("--memory-limit", opts->memory_limit_gb,
-                  "Behave as if the GPU had this many GiB")
-      ->check(CLI::PositiveNumber);
+                  "Behave as if the GPU had this many GiB");
   sub->add_option("--seed", opts->seed, "Seed of the random inputs (default 42)");
   sub->add_option("-o,--output", opts->output, "Results file (default results/<host>-<time>.json)");
   sub->add_option("--resume", opts->resume, "Continue an incomplete results file");

@@ -1,5 +1,6 @@
 #include "harness/results.hpp"
 
+#include <cmath>
 #include <stdexcept>
 
 namespace lb {
@@ -27,18 +28,47 @@ nlohmann::json timing_json(const SampleStats& t, const std::string& cache) {
           {"stddev_ms", t.stddev_s * 1e3}, {"noise", t.noise},       {"stopped_by", t.stopped_by}};
 }
 
+// A timing figure; the writer writes a NaN or infinity as null, which no measurement gives.
+double timing_number(const nlohmann::json& j, const char* key) {
+  if (!j.contains(key) || !j.at(key).is_number())
+    throw std::runtime_error(std::string("timing.") + key + " is " +
+                             (j.contains(key) ? j.at(key).dump() : "missing") + ", not a number");
+  return j.at(key).get<double>();
+}
+
 SampleStats timing_from_json(const nlohmann::json& j) {
   SampleStats t;
   t.samples = j.at("samples").get<std::int64_t>();
-  t.median_s = j.at("median_ms").get<double>() / 1e3;
-  t.min_s = j.at("min_ms").get<double>() / 1e3;
-  t.max_s = j.at("max_ms").get<double>() / 1e3;
-  t.mean_s = j.at("mean_ms").get<double>() / 1e3;
-  t.stddev_s = j.at("stddev_ms").get<double>() / 1e3;
-  t.noise = j.at("noise").get<double>();
+  t.median_s = timing_number(j, "median_ms") / 1e3;
+  t.min_s = timing_number(j, "min_ms") / 1e3;
+  t.max_s = timing_number(j, "max_ms") / 1e3;
+  t.mean_s = timing_number(j, "mean_ms") / 1e3;
+  t.stddev_s = timing_number(j, "stddev_ms") / 1e3;
+  t.noise = timing_number(j, "noise");
   t.stopped_by = j.at("stopped_by").get<std::string>();
   return t;
 }
+// A point resumed or reported must be one the runner could have written: counts of at least
+// one, and an ok point timed (positive, finite times) and validated.
+void check_measured(const Point& p) {
+  const auto bad = [&](const std::string& field, const std::string& why) {
+    throw std::runtime_error("point " + p.key() + ": " + field + " " + why);
+  };
+  if (p.batch < 1) bad("batch", std::to_string(p.batch) + " is not a batch size (>= 1)");
+  if (p.count < 1) bad("count", std::to_string(p.count) + " is not a count (>= 1)");
+  if (p.timing) {
+    const SampleStats& t = *p.timing;
+    if (t.samples < 1) bad("timing.samples", std::to_string(t.samples) + " is below 1");
+    for (const auto& [field, seconds] : {std::pair{"timing.median_ms", t.median_s},
+                                         std::pair{"timing.min_ms", t.min_s},
+                                         std::pair{"timing.max_ms", t.max_s}})
+      if (!std::isfinite(seconds) || seconds <= 0)
+        bad(field, std::to_string(seconds * 1e3) + " is not a measured time (finite, > 0)");
+  }
+  if (p.status == Status::ok && (!p.timing || !p.validation))
+    bad("status", "is ok without timing and validation");
+}
+
 }  // namespace
 
 std::string point_key(const std::string& model, const std::string& op, int batch,
@@ -140,6 +170,7 @@ Point point_from_json(const nlohmann::json& j) {
     }
     p.status = parse_status(field("status").get<std::string>());
     p.reason = j.value("reason", "");
+    check_measured(p);
     return p;
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(std::string("point: ") + e.what());

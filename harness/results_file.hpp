@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -19,6 +20,26 @@ namespace lb {
 // A file that is not a readable layerbench results file; what() names the file and the problem.
 struct ResultsError : std::runtime_error {
   using std::runtime_error::runtime_error;
+};
+
+// The results file could not be written during a run (disk full, folder removed): not bad
+// input. What() names the file and the system's reason.
+struct OutputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// An exclusive lock on FILE.lock (flock, so a killed run's lock ends with its process) that
+// keeps two runs from writing one results file. Refuses with the holder's pid.
+class OutputLock {
+ public:
+  explicit OutputLock(const std::filesystem::path& file);
+  ~OutputLock();
+  OutputLock(const OutputLock&) = delete;
+  OutputLock& operator=(const OutputLock&) = delete;
+
+ private:
+  std::filesystem::path path_;
+  int fd_ = -1;
 };
 
 struct LoadedResults {
@@ -37,12 +58,14 @@ class ResultsWriter {
                 bool force);
   // Continues an incomplete file: keeps its points, context and settings.
   ResultsWriter(std::filesystem::path file, LoadedResults previous);
+  ~ResultsWriter();
 
   const std::vector<Point>& points() const { return points_; }
   const nlohmann::json& context() const { return context_; }
   const std::filesystem::path& file() const { return file_; }
 
   // Journal the point (flushed before returning), then rewrite the file if a second has passed.
+  // Throws OutputError when the disk refuses; the file and journal keep what they held.
   void append(const Point& point);
   // Final rewrite with the model-level records; status "complete" or "interrupted".
   // Removes the journal once the file holds everything.
@@ -54,6 +77,7 @@ class ResultsWriter {
                const nlohmann::json& boundaries);
 
   std::filesystem::path file_, journal_;
+  std::unique_ptr<OutputLock> lock_;
   nlohmann::json context_, settings_;
   std::vector<Point> points_;
   std::ofstream journal_out_;

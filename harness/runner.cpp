@@ -126,7 +126,7 @@ void RunLoop::run(const std::vector<PlannedPoint>& points, std::vector<std::stri
 
   for (const auto& pp : points) {
     benchmark::RegisterBenchmark(point_name(pp).c_str(), [this, &pp](benchmark::State& state) {
-      if (stop && stop->load()) {
+      if (stop && stop()) {
         state.SkipWithError("interrupted");
         for (auto _ : state) {
         }

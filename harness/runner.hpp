@@ -3,7 +3,6 @@
 // (allocation, inputs, algorithm choice; never timed) -> samples under the stopping rule ->
 // validation against the double-precision reference -> a results Point. And the run loop that
 // drives the points through Google Benchmark, one registered benchmark per point.
-#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -44,7 +43,9 @@ struct RunLoop {
   std::function<void(const PlannedPoint&, const Point&)> on_point;
   // Called before a point runs; returning a Point records it without running (resume, sweeps).
   std::function<std::optional<Point>(const PlannedPoint&)> pre_empt;
-  const std::atomic<bool>* stop = nullptr;
+  // Checked before each point; once true, the rest are skipped (Ctrl-C, a results file that
+  // can no longer be written).
+  std::function<bool()> stop;
 
   void run(const std::vector<PlannedPoint>& points, std::vector<std::string> benchmark_args);
 };
