@@ -1168,8 +1168,7 @@ window.addEventListener('load', function () {
 </script>"""
 
 
-NOTHING_MEASURED = "holds no points: the run stopped before it finished its first point, so " \
-    "nothing in it was measured"
+NOTHING_MEASURED = "holds no points: nothing in it was measured"
 
 
 def banners(data) -> str:
