@@ -30,8 +30,8 @@ SETTINGS = dict(deadline=None, derandomize=True, database=None,
 
 TOO_LARGE = "__a number too large for a double__"  # written as 1e400
 VALUES = [None, float("nan"), float("inf"), float("-inf"), 0, -1, 0.0, -0.0, 1e-300, 1e300,
-          10 ** 30, -(10 ** 30), 2 ** 31, 10 ** 400, True, False, "", "two\nlines", [], [None], {}, {"x": 1},
-          TOO_LARGE]
+          10 ** 30, -(10 ** 30), 2 ** 31, 10 ** 400, True, False, "", "two\nlines", [], [None],
+          {}, {"x": 1}, TOO_LARGE]
 # Valid values of the fields with a fixed set, to make files that are well-formed but unusual.
 DOMAINS = [*lr.MODEL_STATUSES, *lr.FILE_STATUSES, *lr.PRECISIONS, *lr.POINT_PASSES, "train",
            "cpu", "gpu", "gpu:0", 1, 2, 64]
