@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Installs what layerbench needs and is missing: Debian packages (as root; otherwise prints the
 # apt-get line) and the Python packages of scripts/requirements.txt into .venv. Idempotent.
+# --tests adds what only the tests need: Slurm and munge for the fleet's test (tests/slurm),
+# kept out of a plain set-up because their packages enable system daemons.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 debian_packages=(cmake g++ ninja-build git pkg-config libbenchmark-dev libgtest-dev libcli11-dev
   nlohmann-json3-dev libdnnl-dev ocl-icd-opencl-dev libopenblas-dev python3 python3-venv chromium
   g++-mingw-w64-x86-64-posix)
+if [ "${1:-}" = "--tests" ]; then debian_packages+=(slurmctld slurmd slurm-client munge); fi
 
 missing=()
 for p in "${debian_packages[@]}"; do
