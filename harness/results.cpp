@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 namespace lb {
 
@@ -28,6 +29,17 @@ nlohmann::json timing_json(const SampleStats& t, const std::string& cache) {
           {"stddev_ms", t.stddev_s * 1e3}, {"noise", t.noise},       {"stopped_by", t.stopped_by}};
 }
 
+// nlohmann converts a JSON number to an integer type with a plain cast, undefined for a value
+// outside the type (1e300 as an int; found by tests/fuzz/results_file_fuzz): integers are read
+// only from JSON integers within the type's range.
+template <class T>
+T whole_number(const nlohmann::json& v, const char* key) {
+  const bool fits = v.is_number_unsigned() ? std::in_range<T>(v.get<std::uint64_t>())
+                                           : v.is_number_integer() && std::in_range<T>(v.get<std::int64_t>());
+  if (!fits) throw std::runtime_error(std::string(key) + " is " + v.dump() + ", not an integer in range");
+  return v.get<T>();
+}
+
 // A timing figure; the writer writes a NaN or infinity as null, which no measurement gives.
 double timing_number(const nlohmann::json& j, const char* key) {
   if (!j.contains(key) || !j.at(key).is_number())
@@ -38,7 +50,7 @@ double timing_number(const nlohmann::json& j, const char* key) {
 
 SampleStats timing_from_json(const nlohmann::json& j) {
   SampleStats t;
-  t.samples = j.at("samples").get<std::int64_t>();
+  t.samples = whole_number<std::int64_t>(j.at("samples"), "timing.samples");
   t.median_s = timing_number(j, "median_ms") / 1e3;
   t.min_s = timing_number(j, "min_ms") / 1e3;
   t.max_s = timing_number(j, "max_ms") / 1e3;
@@ -135,8 +147,8 @@ Point point_from_json(const nlohmann::json& j) {
     p.op = field("op").get<std::string>();
     p.kind = field("kind").get<std::string>();
     p.layers = field("layers").get<std::vector<std::string>>();
-    p.count = field("count").get<int>();
-    p.batch = field("batch").get<int>();
+    p.count = whole_number<int>(field("count"), "count");
+    p.batch = whole_number<int>(field("batch"), "batch");
     p.precision = field("precision").get<std::string>();
     p.precision_meaning = j.value("precision_meaning", "");
     p.pass = field("pass").get<std::string>();
@@ -146,8 +158,10 @@ Point point_from_json(const nlohmann::json& j) {
     p.gflop = field("gflop").get<double>();
     p.bytes = field("bytes").get<double>();
     p.intensity = field("intensity").get<double>();
-    p.memory_bytes = field("memory_bytes").get<std::uint64_t>();
-    p.workspace_bytes = j.value("workspace_bytes", std::uint64_t{0});
+    p.memory_bytes = whole_number<std::uint64_t>(field("memory_bytes"), "memory_bytes");
+    p.workspace_bytes = j.contains("workspace_bytes")
+                            ? whole_number<std::uint64_t>(j.at("workspace_bytes"), "workspace_bytes")
+                            : 0;
     p.backend = j.value("backend", "");
     p.implementation = j.value("implementation", "");
     p.notes = j.value("notes", std::map<std::string, std::string>{});
@@ -162,9 +176,12 @@ Point point_from_json(const nlohmann::json& j) {
       val.rel_l2 = v.at("rel_l2").get<double>();
       val.max_abs = v.at("max_abs").get<double>();
       val.tolerance = v.at("tolerance").get<double>();
-      val.checked_elements = v.at("checked_elements").get<std::int64_t>();
-      val.total_elements = v.at("total_elements").get<std::int64_t>();
-      val.non_finite_elements = v.value("non_finite_elements", std::int64_t{0});  // absent in older files
+      val.checked_elements = whole_number<std::int64_t>(v.at("checked_elements"), "checked_elements");
+      val.total_elements = whole_number<std::int64_t>(v.at("total_elements"), "total_elements");
+      val.non_finite_elements =  // absent in older files
+          v.contains("non_finite_elements")
+              ? whole_number<std::int64_t>(v.at("non_finite_elements"), "non_finite_elements")
+              : 0;
       val.passed = v.at("passed").get<bool>();
       p.validation = val;
     }
