@@ -5,7 +5,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 debian_packages=(cmake g++ ninja-build git pkg-config libbenchmark-dev libgtest-dev libcli11-dev
   nlohmann-json3-dev libdnnl-dev ocl-icd-opencl-dev libopenblas-dev python3 python3-venv chromium
-  g++-mingw-w64-x86-64-posix clang libclang-rt-14-dev)
+  g++-mingw-w64-x86-64-posix wine64 clang libclang-rt-14-dev)
 
 missing=()
 for p in "${debian_packages[@]}"; do
