@@ -16,7 +16,7 @@ std::string lower(std::string s) {
 bool matches(const std::string& file_name, const DllFamily& family) {
   const std::string name = lower(file_name), prefix = lower(family.prefix),
                     suffix = lower(family.suffix);
-  return name.size() >= prefix.size() + suffix.size() && name.starts_with(prefix) &&
+  return name.size() > prefix.size() + suffix.size() && name.starts_with(prefix) &&
          name.ends_with(suffix);
 }
 
