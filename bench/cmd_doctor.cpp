@@ -9,6 +9,7 @@
 #include "harness/doctor/facts.hpp"
 #include "harness/doctor/probe.hpp"
 #include "harness/doctor/report.hpp"
+#include "harness/scheduler.hpp"
 
 namespace lb::cli {
 namespace {
@@ -38,10 +39,13 @@ int run_doctor(const DoctorOptions& options) {
   std::optional<doctor::FrameworkCheck> framework;
   if (target) framework = doctor::check_framework(snapshot, facts, *target);
 
-  if (options.json)
-    std::cout << doctor::to_json(snapshot, diagnosis, framework).dump(2) << "\n";
-  else
+  if (options.json) {
+    nlohmann::json report = doctor::to_json(snapshot, diagnosis, framework);
+    report["scheduler"] = scheduler_provenance();  // a fleet's verdict names its job and node
+    std::cout << report.dump(2) << "\n";
+  } else {
     doctor::print_text(std::cout, snapshot, diagnosis, framework);
+  }
   return diagnosis.gpu_usable ? exit_ok : exit_failed;
 }
 

@@ -16,6 +16,7 @@
 #include "harness/aggregate.hpp"
 #include "harness/interrupt.hpp"
 #include "harness/plan.hpp"
+#include "harness/plan_estimate.hpp"
 #include "harness/progress.hpp"
 #include "harness/results_file.hpp"
 #include "harness/runner.hpp"
@@ -46,7 +47,7 @@ struct RunOptions {
   double workspace_mb = 32, memory_limit_gb = 0;
   std::uint64_t seed = 42;
   std::string output, resume;
-  bool force = false, quiet = false;
+  bool force = false, quiet = false, dry_run = false;
   std::vector<std::string> benchmark_args;
 };
 
@@ -262,6 +263,21 @@ void check_same_machine(const nlohmann::json& recorded, const nlohmann::json& cu
                        value.dump() + ", here: " + now.at(key).dump() + ")");
 }
 
+// --dry-run plans without touching the machine: the devices --device names, one GPU (gpu:0)
+// standing for "every GPU" (auto, all) since a scheduler, not this host, knows a node's count.
+int print_dry_run(const RunRequest& request, const std::vector<Model>& models,
+                  const DeviceChoice& choice, double max_time_per_point_s) {
+  std::vector<DeviceTarget> devices;
+  if (choice.cpu) devices.push_back({"cpu", false});
+  for (int i : choice.gpus) devices.push_back({"gpu:" + std::to_string(i), true});
+  if (choice.all_gpus) devices.push_back({"gpu:0", true});
+  const Plan plan = expand_plan(request, models, devices);
+  std::cout << estimate_json(estimate_plan(plan, max_time_per_point_s), max_time_per_point_s)
+                   .dump(2)
+            << "\n";
+  return exit_ok;
+}
+
 int run_main(RunOptions o, const CLI::App& sub) {
   // From here a first Ctrl-C or SIGTERM stops the run at the next point boundary with a
   // loadable file marked interrupted; a second one ends the process at once.
@@ -295,6 +311,7 @@ int run_main(RunOptions o, const CLI::App& sub) {
 
   // Devices: ask the doctor before touching a GPU, so an unusable one is explained.
   const DeviceChoice choice = parse_device(o.device);
+  if (o.dry_run) return print_dry_run(request, models, choice, o.max_time_per_point);
   const RunContext machine = probe_run_context();
   const auto& diagnosis = machine.diagnosis;
   bool gpu_unusable = false;
@@ -483,6 +500,8 @@ void add_run(CLI::App& app, Action& action) {
   sub->add_option("--resume", opts->resume, "Continue an incomplete results file");
   sub->add_flag("--force", opts->force, "Overwrite an existing results file");
   sub->add_flag("--quiet", opts->quiet, "No progress and no summary");
+  sub->add_flag("--dry-run", opts->dry_run,
+                "Print the plan's point count and estimated seconds as JSON; measure nothing");
   sub->allow_extras();  // --benchmark_* flags go on to Google Benchmark
   sub->callback([&action, opts, sub] {
     for (const auto& extra : sub->remaining()) {

@@ -7,6 +7,7 @@
 #include "harness/doctor/versions.hpp"
 #include "harness/peaks.hpp"
 #include "harness/platform.hpp"
+#include "harness/scheduler.hpp"
 
 namespace lb::cli {
 
@@ -98,7 +99,8 @@ nlohmann::json context_json(const RunContext& machine,
           {"libraries", libraries},
           {"devices", devices},
           {"doctor", {{"gpu_usable", machine.diagnosis.gpu_usable},
-                      {"verdict", machine.diagnosis.verdict}}}};
+                      {"verdict", machine.diagnosis.verdict}}},
+          {"scheduler", scheduler_provenance()}};
 }
 
 std::string default_output_path() {

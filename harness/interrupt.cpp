@@ -68,6 +68,10 @@ void install() {
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  // An ignored signal is dropped before sigwait() can see it, and a shell starts a background
+  // job (`layerbench run ... &` in a script) with SIGINT ignored: `kill -INT` must still stop it.
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
   std::thread(wait_for_signals, set).detach();
 #endif
 }

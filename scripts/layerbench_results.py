@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -113,8 +114,14 @@ def _non_finite_as_null(text):
     return value if math.isfinite(value) else None
 
 
+def _integer(text):
+    value = int(text)
+    return value if abs(value) <= sys.float_info.max else None  # as a double: infinite
+
+
 def _loads(text):
-    return json.loads(text, parse_float=_non_finite_as_null, parse_constant=lambda _: None)
+    return json.loads(text, parse_float=_non_finite_as_null, parse_int=_integer,
+                      parse_constant=lambda _: None)
 
 
 def _quoted(text: str) -> str:
@@ -130,6 +137,8 @@ def _type_words(types) -> str:
     words = {dict: "an object", list: "an array", str: "a string", int: "an integer",
              float: "a number", bool: "true/false", type(None): "null"}
     types = types if isinstance(types, tuple) else (types,)
+    if types == (int, float):
+        return "a number"
     return " or ".join(words.get(t, t.__name__) for t in types)
 
 
@@ -170,20 +179,25 @@ class _Fields:
         return dev_id
 
     def count(self, key, optional=False, nullable=False):
-        """A positive integer: a batch, a number of layers or steps."""
+        """A positive integer that fits the writer's int (a batch, a number of layers or steps)."""
         value = self.get(key, int, optional, nullable)
-        if value is not None and value < 1:
-            self.fail(key, f"must be a positive integer, is {value}")
+        if value is not None and not 1 <= value < 2 ** 31:
+            self.fail(key, f"must be a positive integer below 2^31, is {value}")
         return value
 
     def number(self, key, positive=False, optional=False, nullable=False):
-        """A finite number, >= 0 (or > 0 with positive). Non-finite numbers read as null."""
+        """A finite number, >= 0 (or > 0 with positive), stored back as a float (the writer's
+        double: a 30-digit integer would reach matplotlib as a Python object). Non-finite
+        numbers read as null."""
         if key in self.obj and self.obj[key] is None and not nullable:
             self.fail(key, "expected a finite number, found null (NaN and infinity read as null)")
         value = self.get(key, (int, float), optional, nullable)
-        if value is not None and (value <= 0 if positive else value < 0):
+        if value is None:
+            return None
+        if value <= 0 if positive else value < 0:
             self.fail(key, f"must be {'positive' if positive else '>= 0'}, is {value}")
-        return value
+        self.obj[key] = float(value)
+        return self.obj[key]
 
     def object(self, key, optional=True, nullable=True):
         """The _Fields of a nested object, or None where it may be absent or null."""

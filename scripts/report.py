@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Turns layerbench results files into a self-contained HTML report.
 
-    report.py RESULTS.json... -o DIR [--baseline FILE] [--skip-bad]
+    report.py RESULTS.json... -o DIR [--baseline FILE] [--skip-bad] [--not-measured FILE]
 
 Writes DIR/index.html (charts embedded as PNG, no network needed), DIR/results.csv (one row per
 point) and DIR/summary.md (the headline tables in Markdown). A file that is not a usable results
 file stops the report with one line on stderr and exit code 2, or with --skip-bad is left out.
+--not-measured lists targets of a Slurm fleet (scripts/slurm/fleet.py) that left no results, with
+the reason.
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import base64
 import csv
 import html
 import io
+import json
 import statistics
 import sys
 from dataclasses import dataclass
@@ -81,19 +84,20 @@ class Data:
                 palette = CPU_COLOURS if info["kind"] == "cpu" else GPU_COLOURS
                 colour = palette[by_kind[info["kind"]] % len(palette)]
                 by_kind[info["kind"]] += 1
-                self.devices.append(Device(f, dev_id, info["kind"], info["name"], info["name"],
-                                           info, colour))
-        names = [d.name for d in self.devices]
+                label = info["name"] + placement(f.context)
+                self.devices.append(Device(f, dev_id, info["kind"], info["name"], label, info,
+                                           colour))
+        labels = [d.label for d in self.devices]
         for d in self.devices:
-            if names.count(d.name) > 1:
-                d.label = f"{d.name} [{d.file.name}]"
+            if labels.count(d.label) > 1:
+                d.label = f"{d.label} [{d.file.name}]"
         self._device = {(id(d.file), d.id): d for d in self.devices}
         self.points = [(self.device(f, p["device"]), p) for f in files for p in f.points]
         self.records = [(self.device(f, r["device"]), r) for f in files for r in f.models
                         if isinstance(r, dict) and r.get("device") in f.devices]
         self.boundaries = [(self.device(f, b["device"]), b) for f in files for b in f.boundaries
                            if isinstance(b, dict) and b.get("device") in f.devices]
-        self.baseline = files[baseline_index]
+        self.baseline = files[baseline_index] if files else None
         self.models = []
         for _, p in self.points:
             if p["model"] not in self.models:
@@ -141,6 +145,37 @@ class Data:
         """The reference among `devices` of this kind: the baseline file's, else the first."""
         mine = [d for d in devices if d.kind == kind]
         return next((d for d in mine if d.file is self.baseline), mine[0] if mine else None)
+
+
+def placement(context) -> str:
+    """" (partition h100, node gpu017)" for a file measured under a scheduler, else ""."""
+    s = context.get("scheduler")
+    if not isinstance(s, dict):
+        return ""
+    where = [f"{k} {s[k]}" for k in ("partition", "node") if s.get(k)]
+    return f" ({', '.join(where)})" if where else ""
+
+
+NOT_MEASURED_SCHEMA = "layerbench-not-measured/1"
+
+
+def load_not_measured(path):
+    """The records of a fleet's not-measured file: [{target, job_id, node, partition, reason}].
+    Raises lr.BadResultsFile naming the file and the problem."""
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as e:
+        raise lr.BadResultsFile(path, f"cannot be read: {e.strerror}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise lr.BadResultsFile(path, f"not a not-measured file: {e}") from None
+    if not isinstance(doc, dict) or doc.get("schema") != NOT_MEASURED_SCHEMA:
+        raise lr.BadResultsFile(path, f'not a not-measured file: schema is not "{NOT_MEASURED_SCHEMA}"')
+    records = doc.get("targets")
+    if not isinstance(records, list) or not all(
+            isinstance(r, dict) and isinstance(r.get("target"), str) and
+            isinstance(r.get("reason"), str) for r in records):
+        raise lr.BadResultsFile(path, "targets: expected an array of objects with target and reason")
+    return records
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1077,6 +1112,11 @@ def section_environment(data) -> str:
                 ["seed", c.get("seed")],
                 ["libraries", ", ".join(f"{k} {v}" for k, v in libs.items()) or None],
                 ["doctor", doctor.get("verdict")]]
+        scheduler = c.get("scheduler")
+        if isinstance(scheduler, dict):
+            rows.append(["scheduler", f"{scheduler.get('name')} job {scheduler.get('job_id')}, "
+                         f"node {scheduler.get('node')}, partition {scheduler.get('partition')}, "
+                         f"fleet target {scheduler.get('target')}"])
         if f.recovered_from_journal:
             rows.append(["journal", f"{f.recovered_from_journal} points recovered from "
                          f"{f.name}.journal"])
@@ -1168,8 +1208,7 @@ window.addEventListener('load', function () {
 </script>"""
 
 
-NOTHING_MEASURED = "holds no points: the run stopped before it finished its first point, so " \
-    "nothing in it was measured"
+NOTHING_MEASURED = "holds no points: nothing in it was measured"
 
 
 def banners(data) -> str:
@@ -1189,16 +1228,25 @@ def banners(data) -> str:
     return "".join(out)
 
 
+def section_not_measured(not_measured) -> str:
+    rows = [[r["target"], r.get("job_id"), r.get("node") or "—", r.get("partition") or "—",
+             r["reason"]] for r in not_measured]
+    return (f'<section id="not-measured"><h2>Not measured</h2>'
+            f"{table(['target', 'job', 'node', 'partition', 'reason'], rows)}</section>")
+
+
 def anchor(model) -> str:
     return "m-" + "".join(ch if ch.isalnum() else "-" for ch in model)
 
 
-def render_html(data, heads, skipped) -> tuple:
+def render_html(data, heads, skipped, not_measured=()) -> tuple:
     charts = Charts()
     body = []
     for msg in skipped:
         body.append(f'<div class="banner bad">Left out: {esc(msg)}</div>')
     body.append(banners(data))
+    if not_measured:
+        body.append(section_not_measured(not_measured))
     nav = "".join(f'<a href="#{anchor(m)}">{esc(data.title(m))}</a>' for m in data.models)
     body.append(f'<nav>Models: {nav}<a href="#environment">Environment and validation</a></nav>')
     glance = ['<section class="glance"><h2>1. At a glance</h2>']
@@ -1259,9 +1307,12 @@ def write_csv(data, path):
                         p.get("backend"), p.get("implementation"), p.get("shape_text")])
 
 
-def summary_markdown(data, heads) -> str:
+def summary_markdown(data, heads, not_measured=()) -> str:
     out = ["# layerbench report", "", "Files: " + ", ".join(
         f"`{f.name}` ({f.status})" for f in data.files), ""]
+    if not_measured:
+        out += ["## Not measured", "", md_table(["target", "job", "reason"], [
+            [r["target"], r.get("job_id"), r["reason"]] for r in not_measured]), ""]
     for f in data.files:
         if f.status != "complete":
             out += [f"> **{f.name} is {f.status}**: its results are partial.", ""]
@@ -1284,13 +1335,15 @@ def summary_markdown(data, heads) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="HTML report from layerbench results files.")
-    ap.add_argument("results", nargs="+", help="results files (layerbench run -o FILE)")
+    ap.add_argument("results", nargs="*", help="results files (layerbench run -o FILE)")
     ap.add_argument("-o", "--output", required=True, help="directory for index.html, results.csv "
                     "and summary.md")
     ap.add_argument("--baseline", help="the results file the others are normalised to "
                     "(default: the first)")
     ap.add_argument("--skip-bad", action="store_true", help="leave out files that cannot be read "
                     "instead of stopping")
+    ap.add_argument("--not-measured", help="a Slurm fleet's list of targets that left no "
+                    "results (scripts/slurm/fleet.py writes it)")
     args = ap.parse_args(argv)
 
     skipped = []
@@ -1300,7 +1353,10 @@ def main(argv=None) -> int:
         skipped.append(msg)
 
     try:
-        files = lr.load_all(args.results, args.skip_bad, warn)
+        not_measured = load_not_measured(args.not_measured) if args.not_measured else []
+        # A fleet whose every target failed still gets a page that says why.
+        files = lr.load_all(args.results, args.skip_bad, warn) \
+            if args.results or not not_measured else []
     except lr.BadResultsFile as e:
         print(f"report.py: {e}", file=sys.stderr)
         return 2
@@ -1317,10 +1373,10 @@ def main(argv=None) -> int:
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
     heads = {m: headline(data, m) for m in data.models}
-    page, n_charts = render_html(data, heads, skipped)
+    page, n_charts = render_html(data, heads, skipped, not_measured)
     (out / "index.html").write_text(page, encoding="utf-8")
     write_csv(data, out / "results.csv")
-    (out / "summary.md").write_text(summary_markdown(data, heads), encoding="utf-8")
+    (out / "summary.md").write_text(summary_markdown(data, heads, not_measured), encoding="utf-8")
     print(f"report.py: wrote {out / 'index.html'} ({n_charts} charts, {len(data.points)} points "
           f"from {len(files)} file(s)), results.csv and summary.md")
     return 0

@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
 # Installs what layerbench needs and is missing: Debian packages (as root; otherwise prints the
 # apt-get line) and the Python packages of scripts/requirements.txt into .venv. Idempotent.
+# --tests adds what only the tests need (below): kept out of a plain set-up, which needs no
+# compiler but g++, and because the Slurm and munge packages enable system daemons.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 debian_packages=(cmake g++ ninja-build git pkg-config libbenchmark-dev libgtest-dev libcli11-dev
   nlohmann-json3-dev libdnnl-dev ocl-icd-opencl-dev libopenblas-dev python3 python3-venv chromium
-  g++-mingw-w64-x86-64-posix wine64 clang libclang-rt-14-dev)
+  g++-mingw-w64-x86-64-posix)
+# What only the tests need: clang for the sanitizer and fuzz builds, Wine to run the Windows
+# build, a real Slurm for the fleet.
+if [ "${1:-}" = "--tests" ]; then
+  debian_packages+=(clang libclang-rt-14-dev wine64 slurmctld slurmd slurm-client munge)
+fi
 
 missing=()
 for p in "${debian_packages[@]}"; do

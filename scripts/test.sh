@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set-up, configure, build and run every test (C++ through ctest, Python through pytest).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-run_step "set-up" "$ROOT/scripts/setup.sh"
+run_step "set-up" "$ROOT/scripts/setup.sh" --tests
 configure_and_build
 run_step "C++ and command-line tests (ctest)" \
   ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$(nproc)" --timeout 600

@@ -48,7 +48,7 @@ def set_peaks(doc):
 
 def zero_batch(doc):
     doc["points"][3]["batch"] = 0
-    return "points[3].batch: must be a positive integer, is 0"
+    return "points[3].batch: must be a positive integer below 2^31, is 0"
 
 
 def duplicate_point(doc):
@@ -164,3 +164,29 @@ def test_a_nan_noise_reads_as_no_noise(tmp_path, capsys):
     rows = [line.split() for line in capsys.readouterr().out.splitlines()
             if line.startswith("tiny ") and "NOT TIMED" not in line]
     assert rows and all(cells[10] == "0.0%" for cells in rows)  # the "within" column
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("[" * 100000 + "]" * 100000, "nested too deeply"),
+    ('{"schema": "layerbench-results/1", "seed": ' + "9" * 5000 + "}", "not valid JSON"),
+    ('{"schema": "layerbench-results/1", "status": "ok\\nok"}', "status: unknown value 'ok\\nok'"),
+], ids=["deeply-nested", "5000-digit-integer", "newline-in-a-value"])
+def test_json_python_cannot_hold_is_bad_input(tmp_path, capsys, text, problem):
+    """Python's json raises RecursionError and ValueError (not JSONDecodeError) on these; a value
+    with a newline must not break the one-line message."""
+    path = tmp_path / "odd.json"
+    path.write_text(text)
+    assert report.main([str(path), "-o", str(tmp_path / "out")]) == 2
+    assert_one_line(capsys.readouterr().err, "report.py", path, "", problem)
+
+
+def test_a_30_digit_integer_time_is_drawn_as_a_number(tmp_path, capsys):
+    """JSON integers have no size limit; one reached matplotlib as a Python object and failed
+    (found by test_properties.py)."""
+    doc = read_fixture(COMPLETE)
+    for p in doc["points"]:
+        if p["status"] == "ok":
+            p["timing"]["median_ms"] = 10 ** 30
+    path = write(tmp_path, doc)
+    assert report.main([str(path), "-o", str(tmp_path / "out")]) == 0, capsys.readouterr().err
+    assert (tmp_path / "out" / "index.html").is_file()

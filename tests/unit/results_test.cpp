@@ -2,8 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <memory>
 
 namespace lb {
 namespace {
@@ -129,6 +133,55 @@ TEST_F(ResultsFileTest, BadFilesAreNamed) {
   expect_error("{\"points\": []}", "no \"schema\"");
   expect_error("{\"schema\": \"layerbench-results/9\"}", "unknown schema");
   EXPECT_THROW(load_results(dir / "missing.json"), ResultsError);
+}
+
+TEST_F(ResultsFileTest, DamagedPointsAreRefusedNamingTheirIndexAndField) {
+  const auto expect_refused = [&](const std::function<void(nlohmann::json&)>& damage,
+                                  const std::string& needle) {
+    nlohmann::json doc = {{"schema", results_schema}, {"status", "incomplete"},
+                          {"context", nlohmann::json::object()},
+                          {"settings", nlohmann::json::object()},
+                          {"points", {to_json(sample_point("a")), to_json(sample_point("b"))}}};
+    damage(doc);
+    fs::create_directories(dir);
+    std::ofstream(file, std::ios::trunc) << doc.dump();
+    try {
+      load_results(file);
+      FAIL() << needle;
+    } catch (const ResultsError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expect_refused([](auto& d) { d["points"][1] = d["points"][0]; }, "points[1]: point tiny/a");
+  expect_refused([](auto& d) { d["points"][1]["timing"]["median_ms"] = -1.0; },
+                 "points[1]: point tiny/b/b4/fp32/fwd/cpu: timing.median_ms -1");
+  expect_refused([](auto& d) { d["points"][0]["timing"]["median_ms"] = nullptr; },
+                 "points[0]: timing.median_ms is null, not a number");
+  expect_refused([](auto& d) { d["points"][0]["batch"] = 0; }, "batch 0 is not a batch size");
+  expect_refused([](auto& d) { d["points"][0]["validation"] = nullptr; }, "ok without timing");
+  expect_refused([](auto& d) { d.erase("settings"); }, "\"settings\" is missing");
+}
+
+TEST_F(ResultsFileTest, SecondWriterOfOneFileIsRefusedWithTheFirstOnesPid) {
+  auto first = std::make_unique<ResultsWriter>(file, nlohmann::json{{"host", "h"}},
+                                               nlohmann::json::object(), false);
+  try {
+    ResultsWriter second(file, {}, {}, /*force=*/true);
+    FAIL() << "a second writer of one file was allowed";
+  } catch (const ResultsError& e) {
+    EXPECT_NE(std::string(e.what()).find("pid " + std::to_string(::getpid())), std::string::npos)
+        << e.what();
+  }
+  first.reset();  // the lock ends with its writer
+  EXPECT_NO_THROW(ResultsWriter(file, {}, {}, true));
+}
+
+TEST_F(ResultsFileTest, OnlyARegularFileIsReplaced) {
+  EXPECT_THROW(ResultsWriter("/dev/null", {}, {}, /*force=*/true), ResultsError);
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+  fs::create_directories(dir / "folder");
+  EXPECT_THROW(ResultsWriter(dir / "folder", {}, {}, true), ResultsError);
+  EXPECT_THROW(load_results(dir), ResultsError);
 }
 
 }  // namespace

@@ -193,10 +193,30 @@ def second_signal_stops_at_once():
     print(f"second Ctrl-C: ended in {took:.2f} s, exit {proc.returncode}")
 
 
+def started_with_sigint_ignored():
+    """A script's background job (`layerbench run ... &`) starts with SIGINT ignored."""
+    out = WORK / "ignored.json"
+    args = [*TINY, "--pass", "train", "--batch", "1,2", "--max-time-per-point", "0.3"]
+    proc = subprocess.Popen([BIN, "run", *args, "-o", str(out)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    journal = Path(str(out) + ".journal")
+    for _ in range(600):
+        if journal.exists() and journal.stat().st_size > 0 or proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=120)
+    if proc.returncode != 130:
+        fail(f"SIGINT to a run started with SIGINT ignored: exit {proc.returncode}, wanted 130")
+    print(f"started with SIGINT ignored: exit {proc.returncode}")
+
+
 def main():
     rng = random.Random(SEED)
     signal_mask_check()
     second_signal_stops_at_once()
+    started_with_sigint_ignored()
     runs = 0
     for pass_, batches in (("fwd", "1,2"), ("train", "1")):
         args = [*TINY, *SHORT, "--pass", pass_, "--batch", batches]

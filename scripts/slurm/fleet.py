@@ -1,0 +1,521 @@
+#!/usr/bin/env python3
+"""layerbench on several kinds of cluster node through Slurm, then one report of them all.
+
+    fleet.sh --targets "partition=a100;partition=h100,gres=gpu:h100:1" --suite standard --out DIR
+             [--resume] [--dry-run] [--binary PATH] [--time-margin F] [--report-options OPTS]
+             [-- MORE `layerbench run` FLAGS]
+
+A target is a comma-separated list of sbatch options (key=value, as `sbatch --key=value`); targets
+are separated by ';'. Each target becomes one exclusive one-node job running `layerbench doctor
+--json` and `layerbench run` into DIR/results/; one report job (afterany: every target job) turns
+DIR/results/ into DIR/report/. Slurm applies one resource request to every task of a job array,
+and targets differ in exactly that (partition, gres), so each target is its own job.
+
+Standard library only: it runs on login and compute nodes alike. The subcommands `job-resume-file`
+and `job-report` are what the generated job scripts call; they are not meant to be typed.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import shlex
+import socket
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+SCRIPTS = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(SCRIPTS))
+import layerbench_results as lr  # noqa: E402
+
+ROOT = SCRIPTS.parent
+NOT_MEASURED_SCHEMA = "layerbench-not-measured/1"
+
+# Options the fleet sets itself in every target's job; a target giving them would fight it.
+RESERVED_OPTIONS = {"job-name", "time", "exclusive", "output", "error", "dependency", "array",
+                    "nodes", "ntasks", "wrap", "parsable", "chdir", "export", "hold"}
+# `layerbench run` flags the fleet sets itself (file names, resumption, planning).
+RESERVED_RUN_FLAGS = {"-o", "--output", "--resume", "--force", "--dry-run", "--suite"}
+
+# Time limits. The plan's estimate bounds the timed part of each point only
+# (harness/plan_estimate.hpp); set-up (inputs, cache-rotation buffers, algorithm choice) and
+# validation come on top. Measured on a shared 2-core AMD EPYC: ResNet-50 fwd, batch 1 and 8,
+# FP32 on the CPU at a 0.2 s cap took 84 s for 48 points against an estimate of 19.2 s, i.e.
+# 1.35 s per point beyond the estimate; SETUP_S_PER_POINT rounds that up (GPU set-up, with its
+# autotuning, has not been measured). The factor and the start-up allowance (doctor, the CPU
+# peak of the results context, model loading) are chosen margins; --time-margin sets the factor.
+DEFAULT_TIME_MARGIN = 1.5
+SETUP_S_PER_POINT = 2
+STARTUP_ALLOWANCE_S = 300
+REPORT_TIME_LIMIT_MIN = 30  # chosen: report.py over a fleet's files; --report-options time=...
+
+
+class FleetError(Exception):
+    """Bad input: one line naming the flag, file or field; exit code 2."""
+
+
+# ----------------------------------------------------------------------------------------------
+# Targets
+
+@dataclass(frozen=True)
+class Target:
+    text: str       # canonical "key=value,key=value": recorded as the results' provenance
+    options: tuple  # ((key, value), ...) in the order given
+    slug: str       # file-name part: the values, e.g. "h100_gpu-h100-1"
+
+    def option(self, key):
+        return next((v for k, v in self.options if k == key), None)
+
+
+OPTION_KEY = re.compile(r"^[a-z][a-z0-9-]*$")
+
+
+def slug_of(options) -> str:
+    return "_".join(re.sub(r"[^A-Za-z0-9.]+", "-", v).strip("-") or "x" for _, v in options)
+
+
+def parse_options(text: str, flag: str, reserved=RESERVED_OPTIONS) -> tuple:
+    """'partition=h100,gres=gpu:h100:1' -> (('partition', 'h100'), ('gres', 'gpu:h100:1'))."""
+    options = []
+    for item in text.split(","):
+        item = item.strip()
+        key, sep, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not item or not sep or not value:
+            raise FleetError(f"{flag}: '{item}' in '{text}' is not key=value (an sbatch option "
+                             "without its leading --)")
+        if not OPTION_KEY.match(key):
+            raise FleetError(f"{flag}: '{key}' in '{text}' is not an sbatch long option name")
+        if key in reserved:
+            raise FleetError(f"{flag}: '{key}' in '{text}' is set by the fleet itself")
+        if any(k == key for k, _ in options):
+            raise FleetError(f"{flag}: '{key}' given twice in '{text}'")
+        if any(c.isspace() or c in "'\"" for c in value):
+            raise FleetError(f"{flag}: the value of '{key}' in '{text}' contains a space or quote")
+        options.append((key, value))
+    return tuple(options)
+
+
+def parse_targets(text: str) -> list:
+    targets = []
+    for part in text.split(";"):
+        if not part.strip():
+            raise FleetError(f"--targets: empty target in '{text}'")
+        options = parse_options(part, "--targets")
+        target = Target(",".join(f"{k}={v}" for k, v in options), options, slug_of(options))
+        clash = next((t for t in targets if t.slug == target.slug), None)
+        if clash:
+            raise FleetError(f"--targets: '{clash.text}' and '{target.text}' would share the file "
+                             f"name '{target.slug}'; make their values differ")
+        targets.append(target)
+    return targets
+
+
+def gpu_count(target: Target):
+    """GPUs a target asks for per node (gres=gpu[:type][:N], gpus=/gpus-per-node=[type:]N);
+    None when it asks for none."""
+    for item in (target.option("gres") or "").split("+"):  # gres lists may be joined with '+'
+        fields = item.split(":")
+        if fields[0] == "gpu":
+            return int(fields[-1]) if len(fields) > 1 and fields[-1].isdigit() else 1
+    for key in ("gpus", "gpus-per-node"):
+        value = target.option(key)
+        if value:
+            last = value.split(":")[-1]
+            return int(last) if last.isdigit() else 1
+    return None
+
+
+# ----------------------------------------------------------------------------------------------
+# Time limits from the plan's own estimate (`layerbench run --dry-run`)
+
+def run_device(run_flags) -> str:
+    """The --device the run flags give (layerbench's default: auto)."""
+    for i, flag in enumerate(run_flags):
+        if flag == "--device" and i + 1 < len(run_flags):
+            return run_flags[i + 1]
+        if flag.startswith("--device="):
+            return flag.split("=", 1)[1]
+    return "auto"
+
+
+def wants_gpu(device: str) -> bool:
+    return device != "cpu"
+
+
+def node_plan(dry_run: dict, device: str, gpus) -> tuple:
+    """(points, estimated seconds) of a node: the dry run plans one GPU (gpu:0) for --device
+    auto/all, so every GPU the target gets adds that GPU's plan again (points run one after
+    another)."""
+    points, seconds = 0, 0.0
+    for dev_id, e in (dry_run.get("devices") or {}).items():
+        copies = (gpus or 1) if dev_id.startswith("gpu") and device in ("auto", "all") else 1
+        points += copies * int(e["points"])
+        seconds += copies * float(e["estimated_seconds"])
+    return points, seconds
+
+
+def time_limit_minutes(points: int, estimate_s: float, margin: float) -> int:
+    """(estimate x margin + points x set-up allowance + start-up allowance), in whole minutes."""
+    seconds = estimate_s * margin + points * SETUP_S_PER_POINT + STARTUP_ALLOWANCE_S
+    return max(1, math.ceil(seconds / 60))
+
+
+def dry_run_estimate(binary: Path, suite: str, run_flags) -> dict:
+    cmd = [str(binary), "run", "--dry-run", "--suite", suite, *run_flags]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise FleetError(f"--binary: {binary} run --dry-run failed: {e}") from None
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["(no message)"])[-1]
+        raise FleetError(f"layerbench run flags: {last}")
+    try:
+        return json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        raise FleetError(f"--binary: {binary} has no `run --dry-run` (rebuild it)") from None
+
+
+# ----------------------------------------------------------------------------------------------
+# Job scripts
+
+def sbatch_lines(options) -> list:
+    return [f"#SBATCH --{k}={v}" for k, v in options]
+
+
+def q(x) -> str:
+    return shlex.quote(str(x))
+
+
+def stem_expression(results_dir: Path, slug: str) -> str:
+    """The results file's path without .json, evaluated in the job: <slug>-<node>-<job id>."""
+    return f'{q(results_dir)}/{q(slug)}-"$SLURMD_NODENAME"-"$SLURM_JOB_ID"'
+
+
+def job_script(target: Target, *, out: Path, binary: Path, python: str, suite: str, run_flags,
+               minutes: int, points: int, estimate_s: float, margin: float) -> str:
+    results = out / "results"
+    run = " ".join(q(x) for x in [binary, "run", "--suite", suite, *run_flags])
+    lines = [
+        "#!/bin/bash",
+        f"# layerbench fleet target {target.text} (scripts/slurm/fleet.py). Time limit: the plan's",
+        f"# estimate {estimate_s:.0f} s x {margin} + {points} points x {SETUP_S_PER_POINT} s set-up"
+        f" + {STARTUP_ALLOWANCE_S} s start-up.",
+        f"#SBATCH --job-name=layerbench-{target.slug}",
+        *sbatch_lines(target.options),
+        "#SBATCH --exclusive",
+        "#SBATCH --nodes=1",
+        "#SBATCH --ntasks=1",
+        f"#SBATCH --time={minutes}",
+        f"#SBATCH --output={out / 'logs'}/{target.slug}-%j.out",
+        "set -u",
+        f"export LAYERBENCH_FLEET_TARGET={q(target.text)}",
+        f"stem={stem_expression(results, target.slug)}",
+        "# The doctor's verdict first: a node whose GPU is unusable still leaves its reason.",
+        f'{q(binary)} doctor --json > "$stem.doctor.json"',
+        "# An unfinished file of this target on this node (an earlier submission, a requeue).",
+        f"previous=$({q(python)} {q(Path(__file__).resolve())} job-resume-file "
+        f"--results {q(results)} --target {q(target.text)})",
+        'if [ -n "$previous" ]; then',
+        f'  exec {q(binary)} run --resume "$previous"',
+        "fi",
+        f'exec {run} -o "$stem.json"',
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def report_script(jobs, *, out: Path, python: str, device: str, report_options) -> str:
+    """jobs: [(target text, job id)]; the report waits for every one of them to end."""
+    options = list(report_options)
+    if not any(k == "time" for k, _ in options):
+        options.append(("time", str(REPORT_TIME_LIMIT_MIN)))
+    dependency = ":".join(job for _, job in jobs)
+    job_args = " ".join(f"--job {q(job)} {q(text)}" for text, job in jobs)
+    lines = [
+        "#!/bin/bash",
+        "# layerbench fleet report (scripts/slurm/fleet.py): every file in results/ into report/.",
+        "#SBATCH --job-name=layerbench-report",
+        *sbatch_lines(options),
+        *([f"#SBATCH --dependency=afterany:{dependency}"] if jobs else []),
+        "#SBATCH --nodes=1",
+        "#SBATCH --ntasks=1",
+        f"#SBATCH --output={out / 'logs'}/report-%j.out",
+        "set -u",
+        f"exec {q(python)} {q(Path(__file__).resolve())} job-report --out {q(out)} "
+        f"--device {q(device)} {job_args}".rstrip(),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------------------------------------
+# Results directory
+
+def is_results_name(path: Path) -> bool:
+    return path.name.endswith(".json") and not path.name.endswith(".doctor.json")
+
+
+def load_results_dir(results_dir: Path, warn):
+    """(results files, doctor documents) found in DIR/results; unreadable files are warned about."""
+    results, doctors = [], []
+    for path in sorted(results_dir.glob("*.json")):
+        if is_results_name(path):
+            try:
+                results.append(lr.load(path))
+            except lr.BadResultsFile as e:
+                warn(str(e))
+        else:
+            try:
+                doc = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+                warn(f"{path}: not a doctor report ({e})")
+                continue
+            if isinstance(doc, dict):
+                doctors.append(doc)
+    return results, doctors
+
+
+def scheduler_of(doc: dict) -> dict:
+    s = doc.get("scheduler")
+    return s if isinstance(s, dict) else {}
+
+
+def target_of(results: lr.ResultsFile):
+    return scheduler_of(results.context).get("target")
+
+
+def complete_targets(results) -> set:
+    return {target_of(r) for r in results if r.status == "complete" and target_of(r)}
+
+
+def pick_resume_file(results, target: str, host: str):
+    """The newest unfinished results file of `target` measured on `host` (layerbench resumes on
+    the same machine only), or None."""
+    mine = [r for r in results if r.status != "complete" and target_of(r) == target and
+            r.context.get("host") == host]
+    return max(mine, key=lambda r: r.path.stat().st_mtime).path if mine else None
+
+
+def job_state(job_id: str) -> dict:
+    """Slurm's record of a job (`scontrol show job -o`): {'JobState': ..., 'Reason': ...}; empty
+    once Slurm has forgotten it (MinJobAge) or where scontrol cannot be run."""
+    try:
+        proc = subprocess.run(["scontrol", "show", "job", "-o", job_id], capture_output=True,
+                              text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    if proc.returncode != 0:
+        return {}
+    return dict(f.split("=", 1) for f in proc.stdout.split() if "=" in f)
+
+
+def not_measured(jobs, results, doctors, device: str, state_of, logs_dir: Path) -> list:
+    """A record for each target of `jobs` ([(target text, job id)]) that left no results file,
+    and for each whose GPU was asked for (--device) but not measured; with the reason: the
+    doctor's verdict where it says the GPU is unusable, else what Slurm says of the job."""
+    records = []
+    for target, job in jobs:
+        mine = [r for r in results if target_of(r) == target]
+        verdicts = [d for d in doctors if scheduler_of(d).get("target") == target and
+                    str(scheduler_of(d).get("job_id")) == job]
+        diagnosis = (verdicts[-1].get("diagnosis") or {}) if verdicts else {}
+        where = scheduler_of(verdicts[-1]) if verdicts else {}
+        record = {"target": target, "job_id": job, "node": where.get("node"),
+                  "partition": where.get("partition")}
+        if mine:
+            if not wants_gpu(device) or any(d.get("kind") == "gpu" for r in mine
+                                            for d in r.devices.values()):
+                continue
+            doctor = mine[-1].context.get("doctor") or {}
+            reason = f"GPU not measured: {doctor.get('verdict') or 'no GPU in the results file'}"
+            record.update(node=record["node"] or scheduler_of(mine[-1].context).get("node"),
+                          partition=record["partition"] or
+                          scheduler_of(mine[-1].context).get("partition"))
+        elif wants_gpu(device) and diagnosis and not diagnosis.get("gpu_usable", True):
+            reason = diagnosis.get("verdict") or "no usable GPU"
+        else:
+            state = state_of(job)
+            record["node"] = record["node"] or (state.get("NodeList") if state.get("NodeList") not
+                                                in (None, "(null)") else None)
+            record["partition"] = record["partition"] or state.get("Partition")
+            log = logs_dir / f"{slug_of(parse_options(target, 'job-report --job'))}-{job}.out"
+            if state.get("JobState"):
+                reason = (f"job {job} ended {state['JobState']} without a results file "
+                          f"(reason {state.get('Reason', 'None')}; log {log})")
+            else:
+                reason = f"job {job} left no results file (log {log})"
+        records.append({**record, "reason": reason})
+    return records
+
+
+# ----------------------------------------------------------------------------------------------
+# Commands
+
+def find_python() -> str:
+    venv = ROOT / ".venv" / "bin" / "python"
+    return str(venv) if venv.exists() else sys.executable
+
+
+def submit(script: str, path: Path) -> str:
+    path.write_text(script, encoding="utf-8")
+    try:
+        proc = subprocess.run(["sbatch", "--parsable", str(path)], capture_output=True, text=True,
+                              timeout=120)
+    except OSError as e:
+        raise FleetError(f"sbatch: {e.strerror}: fleet.sh submits through Slurm's sbatch") \
+            from None
+    except subprocess.TimeoutExpired:
+        raise FleetError(f"sbatch {path}: no answer from Slurm in 120 s") from None
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["(no message)"])[-1]
+        raise FleetError(f"sbatch {path}: {last}")
+    return proc.stdout.strip().split(";")[0]  # "<job id>[;<cluster>]"
+
+
+def fleet_main(args) -> int:
+    targets = parse_targets(args.targets)
+    report_options = parse_options(args.report_options, "--report-options",
+                                   RESERVED_OPTIONS - {"time"}) if args.report_options else ()
+    run_flags = args.run_flags[1:] if args.run_flags[:1] == ["--"] else args.run_flags
+    for flag in run_flags:
+        if flag.split("=", 1)[0] in RESERVED_RUN_FLAGS:
+            raise FleetError(f"run flags: {flag.split('=', 1)[0]} is set by the fleet itself "
+                             "(use --suite, --out and --resume of fleet.sh)")
+    if not (args.time_margin >= 1):
+        raise FleetError(f"--time-margin: {args.time_margin} must be at least 1")
+    binary = Path(args.binary).resolve()
+    if not binary.is_file():
+        raise FleetError(f"--binary: {binary} not found (build layerbench first: scripts/test.sh, "
+                         "or README's manual build)")
+    out = Path(args.out).resolve()
+    results_dir = out / "results"
+    device = run_device(run_flags)
+    python = find_python()
+
+    done = set()
+    if results_dir.is_dir() and any(results_dir.glob("*.json")):
+        if not args.resume:
+            raise FleetError(f"--out: {results_dir} already holds results; --resume continues "
+                             "that fleet, or choose another --out")
+        results, _ = load_results_dir(results_dir, lambda m: print(f"fleet: {m}", file=sys.stderr))
+        done = complete_targets(results)
+
+    estimate = dry_run_estimate(binary, args.suite, run_flags)
+    scripts = []
+    for t in targets:
+        if t.text in done:
+            print(f"{t.text}: complete in {results_dir}, not submitted again")
+            continue
+        points, estimate_s = node_plan(estimate, device, gpu_count(t))
+        minutes = time_limit_minutes(points, estimate_s, args.time_margin)
+        scripts.append((t, minutes, job_script(
+            t, out=out, binary=binary, python=python, suite=args.suite, run_flags=run_flags,
+            minutes=minutes, points=points, estimate_s=estimate_s, margin=args.time_margin)))
+
+    if args.dry_run:
+        for t, _, script in scripts:
+            print(f"# ---- {out / 'jobs' / (t.slug + '.sbatch')}\n{script}")
+        jobs = [(t.text, f"<job of {t.slug}>") for t, _, _ in scripts]
+        print(f"# ---- {out / 'jobs' / 'report.sbatch'}\n" + report_script(
+            jobs, out=out, python=python, device=device, report_options=report_options))
+        return 0
+
+    for sub in ("results", "logs", "jobs"):
+        (out / sub).mkdir(parents=True, exist_ok=True)
+    jobs = []
+    for t, minutes, script in scripts:
+        job = submit(script, out / "jobs" / f"{t.slug}.sbatch")
+        jobs.append((t.text, job))
+        print(f"{t.text}: job {job} (time limit {minutes} min, log {out / 'logs'}/"
+              f"{t.slug}-{job}.out)")
+    report_job = submit(report_script(jobs, out=out, python=python, device=device,
+                                      report_options=report_options),
+                        out / "jobs" / "report.sbatch")
+    after = f" after jobs {', '.join(j for _, j in jobs)} end" if jobs else ""
+    print(f"report: job {report_job}{after}: {out / 'report' / 'index.html'}")
+    return 0
+
+
+def job_resume_file_main(args) -> int:
+    results, _ = load_results_dir(Path(args.results),
+                                  lambda m: print(f"fleet: {m}", file=sys.stderr))
+    path = pick_resume_file(results, args.target, socket.gethostname())
+    if path:
+        print(path)
+    return 0
+
+
+def job_report_main(args) -> int:
+    out = Path(args.out)
+    results, doctors = load_results_dir(out / "results",
+                                        lambda m: print(f"fleet: {m}", file=sys.stderr))
+    jobs = [(text, job) for job, text in args.job]
+    records = not_measured(jobs, results, doctors, args.device, job_state, out / "logs")
+    report_dir = out / "report"
+    report_dir.mkdir(parents=True, exist_ok=True)
+    not_measured_file = report_dir / "not-measured.json"
+    not_measured_file.write_text(json.dumps({"schema": NOT_MEASURED_SCHEMA, "targets": records},
+                                            indent=2), encoding="utf-8")
+    for r in records:
+        print(f"not measured: {r['target']}: {r['reason']}")
+    files = sorted(str(p) for p in (out / "results").glob("*.json") if is_results_name(p))
+    cmd = [sys.executable, str(SCRIPTS / "report.py"), *files, "--not-measured",
+           str(not_measured_file), "--skip-bad", "-o", str(report_dir)]
+    return subprocess.run(cmd).returncode
+
+
+def parse_args(argv):
+    if argv[:1] == ["job-resume-file"]:
+        ap = argparse.ArgumentParser(prog="fleet.py job-resume-file")
+        ap.add_argument("--results", required=True)
+        ap.add_argument("--target", required=True)
+        return job_resume_file_main, ap.parse_args(argv[1:])
+    if argv[:1] == ["job-report"]:
+        ap = argparse.ArgumentParser(prog="fleet.py job-report")
+        ap.add_argument("--out", required=True)
+        ap.add_argument("--device", required=True)
+        ap.add_argument("--job", nargs=2, action="append", default=[],
+                        metavar=("JOB_ID", "TARGET"))
+        return job_report_main, ap.parse_args(argv[1:])
+    ap = argparse.ArgumentParser(
+        prog="fleet.sh", description="layerbench on several Slurm node types, then one report.",
+        epilog="Flags after -- go to `layerbench run` (e.g. -- --device gpu --precision fp16).")
+    ap.add_argument("--targets", required=True,
+                    help="';'-separated targets, each ','-separated sbatch options, e.g. "
+                         "\"partition=a100;partition=h100,gres=gpu:h100:1\"")
+    ap.add_argument("--suite", default="quick", choices=["quick", "standard", "full"],
+                    help="layerbench run --suite (default quick)")
+    ap.add_argument("--out", required=True,
+                    help="fleet directory on storage every node sees: results/, report/, logs/")
+    ap.add_argument("--resume", action="store_true",
+                    help="continue a fleet in --out: complete targets are not run again, "
+                         "unfinished files are continued")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="print the sbatch scripts instead of submitting them")
+    ap.add_argument("--binary", default=str(ROOT / "build" / "layerbench"),
+                    help="the layerbench binary, on shared storage (default build/layerbench)")
+    ap.add_argument("--time-margin", type=float, default=DEFAULT_TIME_MARGIN,
+                    help=f"time limit = estimate x this + {SETUP_S_PER_POINT} s per point + "
+                         f"{STARTUP_ALLOWANCE_S} s (default {DEFAULT_TIME_MARGIN})")
+    ap.add_argument("--report-options", default="",
+                    help="sbatch options of the report job, e.g. \"partition=cpu\"")
+    ap.add_argument("run_flags", nargs=argparse.REMAINDER)
+    return fleet_main, ap.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        command, args = parse_args(argv)
+        return command(args)
+    except FleetError as e:
+        print(f"fleet: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,299 @@
+"""The pure parts of the Slurm fleet (scripts/slurm/fleet.py): target parsing, time limits, file
+naming, the job scripts, resumption and the "not measured" list. The results and doctor files
+are written here by the real binary, with the Slurm variables a job would have (set by hand:
+the end-to-end run under a real Slurm is tests/slurm/fleet_test.sh). Needs LAYERBENCH_BINARY
+(scripts/test.sh sets it) or a build in build/."""
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, SCRIPTS, run_script
+
+sys.path.insert(0, str(SCRIPTS / "slurm"))
+import fleet  # noqa: E402
+import layerbench_results as lr  # noqa: E402
+
+TINY = ROOT / "tests" / "data" / "workloads" / "tiny.json"
+TINY_RUN = ["--device", "cpu", "--workload", str(TINY), "--model", "tiny", "--batch", "1",
+            "--precision", "fp32", "--pass", "fwd", "--max-time-per-point", "0.05"]
+
+
+def binary():
+    path = Path(os.environ.get("LAYERBENCH_BINARY") or ROOT / "build" / "layerbench")
+    if not path.is_file():
+        pytest.skip(f"no layerbench binary at {path}: build it, or set LAYERBENCH_BINARY")
+    return path
+
+
+def job_env(job_id, target, node="node7"):
+    """The variables Slurm sets in a job of `target` ("partition=NAME")."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM")}
+    env.update(SLURM_JOB_ID=job_id, SLURMD_NODENAME=node,
+               SLURM_JOB_PARTITION=target.split("=")[1], LAYERBENCH_FLEET_TARGET=target)
+    return env
+
+
+# ---- targets
+
+def test_targets_parse_into_sbatch_options_and_file_names():
+    a100, h100 = fleet.parse_targets("partition=a100; partition=h100, gres=gpu:h100:1")
+    assert a100.options == (("partition", "a100"),)
+    assert h100.text == "partition=h100,gres=gpu:h100:1"
+    assert (a100.slug, h100.slug) == ("a100", "h100_gpu-h100-1")
+    assert fleet.sbatch_lines(h100.options) == ["#SBATCH --partition=h100",
+                                                "#SBATCH --gres=gpu:h100:1"]
+
+
+@pytest.mark.parametrize("text, words", [
+    ("", "empty target"),
+    ("partition=a;;partition=b", "empty target"),
+    ("partition", "not key=value"),
+    ("partition=", "not key=value"),
+    ("Partition=a", "not an sbatch long option"),
+    ("time=10", "set by the fleet"),
+    ("exclusive=user", "set by the fleet"),
+    ("partition=a,partition=b", "given twice"),
+    ("partition=a b", "space or quote"),
+    ("partition=a;partition=a", "share the file name"),
+    ("partition=a:b;partition=a-b", "share the file name"),
+])
+def test_bad_targets_are_refused_naming_the_flag(text, words):
+    with pytest.raises(fleet.FleetError, match=words) as e:
+        fleet.parse_targets(text)
+    assert str(e.value).startswith("--targets: ")
+
+
+@pytest.mark.parametrize("text, gpus", [
+    ("partition=cpu", None),
+    ("partition=g,gres=gpu", 1),
+    ("partition=g,gres=gpu:h100", 1),
+    ("partition=g,gres=gpu:h100:4", 4),
+    ("partition=g,gres=gpu:2", 2),
+    ("partition=g,gres=tmpfs:10G+gpu:a100:8", 8),
+    ("partition=g,gpus=3", 3),
+    ("partition=g,gpus-per-node=a100:2", 2),
+])
+def test_gpu_count_of_a_target(text, gpus):
+    assert fleet.gpu_count(fleet.parse_targets(text)[0]) == gpus
+
+
+# ---- time limits
+
+DRY_RUN = {"devices": {"cpu": {"points": 10, "estimated_seconds": 20.0},
+                       "gpu:0": {"points": 30, "estimated_seconds": 60.0}}}
+
+
+def test_every_gpu_of_an_auto_run_adds_the_planned_gpu_again():
+    assert fleet.node_plan(DRY_RUN, "auto", None) == (40, 80)  # one GPU assumed
+    assert fleet.node_plan(DRY_RUN, "auto", 4) == (10 + 4 * 30, 20 + 4 * 60)
+    assert fleet.node_plan(DRY_RUN, "all", 2) == (10 + 2 * 30, 20 + 2 * 60)
+    # gpu:N names one GPU: the count the target gets does not multiply it.
+    assert fleet.node_plan({"devices": {"gpu:1": DRY_RUN["devices"]["gpu:0"]}}, "gpu:1", 4) \
+        == (30, 60)
+
+
+def test_time_limit_is_the_estimate_with_margins_in_whole_minutes():
+    assert (fleet.SETUP_S_PER_POINT, fleet.STARTUP_ALLOWANCE_S) == (2, 300)
+    # (600 s x 1.5 + 150 points x 2 s + 300 s) / 60 = 25 minutes; a little more rounds up.
+    assert fleet.time_limit_minutes(150, 600, 1.5) == 25
+    assert fleet.time_limit_minutes(150, 601, 1.5) == 26
+    assert fleet.time_limit_minutes(0, 0, 1.5) == 5
+
+
+def test_the_device_of_the_run_flags():
+    assert fleet.run_device([]) == "auto"
+    assert fleet.run_device(["--batch", "1", "--device", "gpu:1"]) == "gpu:1"
+    assert fleet.run_device(["--device=cpu"]) == "cpu"
+
+
+def test_dry_run_estimate_of_the_real_binary():
+    estimate = fleet.dry_run_estimate(binary(), "quick", TINY_RUN)
+    # tiny, batch 1, fp32, forward: 4 points on the CPU at 2 x 0.05 s each.
+    assert estimate["devices"] == {"cpu": {"points": 4, "estimated_seconds": pytest.approx(0.4)}}
+    both = fleet.dry_run_estimate(binary(), "quick", [f for f in TINY_RUN if f != "cpu" and
+                                                      f != "--device"])
+    assert set(both["devices"]) == {"cpu", "gpu:0"}  # auto plans the CPU and one GPU
+    with pytest.raises(fleet.FleetError, match="--batch"):
+        fleet.dry_run_estimate(binary(), "quick", ["--batch", "0"])
+
+
+# ---- job scripts
+
+def scripts_of(tmp_path, *extra):
+    out = tmp_path / "fleet"
+    proc = run_script("slurm/fleet.py", "--binary", binary(), "--targets",
+                      "partition=alpha;partition=beta,gres=gpu:2", "--out", out, "--dry-run",
+                      *extra, "--", *TINY_RUN)
+    assert proc.returncode == 0, proc.stderr
+    return out, proc.stdout
+
+
+def test_dry_run_prints_exclusive_jobs_and_an_afterany_report(tmp_path):
+    out, text = scripts_of(tmp_path)
+    assert not out.exists()  # nothing written, nothing submitted
+    jobs = text.split("# ---- ")[1:]
+    assert [j.splitlines()[0] for j in jobs] == [
+        f"{out}/jobs/alpha.sbatch", f"{out}/jobs/beta_gpu-2.sbatch", f"{out}/jobs/report.sbatch"]
+    for job in jobs[:2]:
+        assert "#SBATCH --exclusive\n" in job and "#SBATCH --nodes=1\n" in job
+        # 4 points x 2 x 0.05 s = 0.4 s; x 1.5 + 4 x 2 s + 300 s = 308.6 s, 6 minutes.
+        assert "#SBATCH --time=6\n" in job
+        assert " doctor --json > \"$stem.doctor.json\"" in job
+    assert "#SBATCH --partition=beta\n#SBATCH --gres=gpu:2\n" in jobs[1]
+    assert f"stem={out}/results/beta_gpu-2-\"$SLURMD_NODENAME\"-\"$SLURM_JOB_ID\"" in jobs[1]
+    assert "export LAYERBENCH_FLEET_TARGET=partition=beta,gres=gpu:2" in jobs[1]
+    assert "#SBATCH --dependency=afterany:<job of alpha>:<job of beta_gpu-2>" in jobs[2]
+    assert "--exclusive" not in jobs[2]
+
+
+def test_time_margin_changes_the_limit(tmp_path):
+    _, text = scripts_of(tmp_path, "--time-margin", "2")
+    assert "estimate 0 s x 2.0 + 4 points x 2 s set-up + 300 s start-up" in text
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--time-margin", "0.5"], "--time-margin"),
+    (["--binary", "/nonexistent/layerbench"], "--binary"),
+    (["--", "-o", "x.json"], "set by the fleet"),
+    (["--", "--resume=x.json"], "set by the fleet"),
+    (["--report-options", "dependency=afterok:1"], "--report-options"),
+    (["--", "--precision", "fp99"], "--precision"),
+])
+def test_bad_fleet_input_is_one_line_and_exit_2(tmp_path, args, words):
+    base = ["--targets", "partition=alpha", "--out", tmp_path / "f", "--dry-run"]
+    if "--binary" not in args:
+        base = ["--binary", binary(), *base]
+    proc = run_script("slurm/fleet.py", *base, *args)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert words in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_a_fleet_directory_with_results_needs_resume(tmp_path):
+    (tmp_path / "f" / "results").mkdir(parents=True)
+    (tmp_path / "f" / "results" / "old.json").write_text("{}")
+    proc = run_script("slurm/fleet.py", "--binary", binary(), "--targets", "partition=alpha",
+                      "--out", tmp_path / "f", "--dry-run", "--", *TINY_RUN)
+    assert proc.returncode == 2 and "--resume" in proc.stderr, proc.stderr
+
+
+# ---- results directory: real files written under the Slurm variables of a job
+
+@pytest.fixture(scope="module")
+def fleet_dir(tmp_path_factory):
+    """alpha measured (job 11), beta's doctor verdict only (job 12, died before its results
+    file), an unfinished gamma file on this host (job 13, kill -9 in the middle)."""
+    results = tmp_path_factory.mktemp("fleet") / "results"
+    results.mkdir()
+    exe = str(binary())
+    for job, target in (("11", "partition=alpha"), ("12", "partition=beta")):
+        with open(results / f"{target[10:]}-node7-{job}.doctor.json", "w") as f:
+            subprocess.run([exe, "doctor", "--json"], stdout=f, env=job_env(job, target),
+                           timeout=300)
+    done = subprocess.run([exe, "run", *TINY_RUN, "--quiet", "-o",
+                           str(results / "alpha-node7-11.json")], env=job_env("11", "partition=alpha"),
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    unfinished = results / "gamma-node7-13.json"
+    proc = subprocess.Popen([exe, "run", "--device", "cpu", "--workload", str(TINY), "--model",
+                             "tiny", "--batch", "1,2,4", "--pass", "train", "--precision", "fp32",
+                             "--max-time-per-point", "0.3", "--quiet", "-o", str(unfinished)],
+                            env=job_env("13", "partition=gamma"))
+    journal = Path(str(unfinished) + ".journal")
+    for _ in range(600):  # bounded: 60 s
+        if journal.exists() and len(journal.read_text().splitlines()) >= 3:
+            break
+        time.sleep(0.1)
+    proc.kill()
+    proc.wait()
+    return results
+
+
+def loaded(results_dir):
+    warnings = []
+    results, doctors = fleet.load_results_dir(results_dir, warnings.append)
+    assert not warnings
+    return results, doctors
+
+
+def test_results_carry_the_jobs_provenance(fleet_dir):
+    results, doctors = loaded(fleet_dir)
+    alpha = next(r for r in results if r.name == "alpha-node7-11.json")
+    assert alpha.context["scheduler"] == {
+        "name": "slurm", "job_id": "11", "array_job_id": None, "array_task_id": None,
+        "node": "node7", "partition": "alpha", "target": "partition=alpha"}
+    assert {fleet.scheduler_of(d)["target"] for d in doctors} == {"partition=alpha",
+                                                                   "partition=beta"}
+    assert fleet.complete_targets(results) == {"partition=alpha"}
+
+
+def test_resume_picks_the_unfinished_file_of_the_target_on_this_host(fleet_dir):
+    results, _ = loaded(fleet_dir)
+    gamma = fleet_dir / "gamma-node7-13.json"
+    assert lr.load(gamma).status == "incomplete"
+    host = socket.gethostname()
+    assert fleet.pick_resume_file(results, "partition=gamma", host) == gamma
+    assert fleet.pick_resume_file(results, "partition=gamma", "another-host") is None
+    assert fleet.pick_resume_file(results, "partition=alpha", host) is None  # complete
+    proc = run_script("slurm/fleet.py", "job-resume-file", "--results", fleet_dir, "--target",
+                      "partition=gamma")
+    assert proc.returncode == 0 and proc.stdout.strip() == str(gamma), proc.stderr
+
+
+def state_of(states):
+    return lambda job: states.get(job, {})
+
+
+def test_not_measured_names_the_jobs_that_left_no_results(fleet_dir, tmp_path):
+    results, doctors = loaded(fleet_dir)
+    jobs = [("partition=alpha", "11"), ("partition=beta", "12"), ("partition=delta", "14")]
+    states = {"12": {"JobState": "TIMEOUT", "Reason": "None"},
+              "14": {"JobState": "CANCELLED", "Reason": "Dependency", "NodeList": "(null)",
+                     "Partition": "delta"}}
+    records = fleet.not_measured(jobs, results, doctors, "cpu", state_of(states), tmp_path)
+    assert [(r["target"], r["job_id"], r["node"], r["partition"]) for r in records] == [
+        ("partition=beta", "12", "node7", "beta"), ("partition=delta", "14", None, "delta")]
+    assert records[0]["reason"].startswith("job 12 ended TIMEOUT without a results file")
+    assert f"log {tmp_path}/beta-12.out" in records[0]["reason"]
+    assert "ended CANCELLED" in records[1]["reason"]
+    forgotten = fleet.not_measured([("partition=delta", "14")], results, doctors, "cpu",
+                                   state_of({}), tmp_path)
+    assert forgotten[0]["reason"] == f"job 14 left no results file (log {tmp_path}/delta-14.out)"
+
+
+def test_an_unusable_gpu_is_listed_with_the_doctors_verdict(fleet_dir, tmp_path):
+    results, doctors = loaded(fleet_dir)
+    doctor = next(d for d in doctors if fleet.scheduler_of(d)["target"] == "partition=beta")
+    if doctor["diagnosis"]["gpu_usable"]:
+        pytest.skip("a GPU is usable here: the doctor has no unusable-GPU verdict to show")
+    jobs = [("partition=alpha", "11"), ("partition=beta", "12")]
+    records = fleet.not_measured(jobs, results, doctors, "auto", state_of({}), tmp_path)
+    verdict = doctor["diagnosis"]["verdict"]
+    assert verdict.startswith("No usable GPU")
+    # alpha measured its CPU but no GPU; beta left only the doctor's verdict.
+    assert [(r["target"], r["reason"]) for r in records] == [
+        ("partition=alpha", f"GPU not measured: {verdict}"), ("partition=beta", verdict)]
+
+
+def test_the_report_step_writes_the_list_and_a_report_of_every_results_file(fleet_dir, tmp_path):
+    out = tmp_path / "fleet"
+    (out / "results").mkdir(parents=True)
+    for f in fleet_dir.iterdir():
+        (out / "results" / f.name).write_bytes(f.read_bytes())
+    proc = run_script("slurm/fleet.py", "job-report", "--out", out, "--device", "cpu",
+                      "--job", "11", "partition=alpha", "--job", "12", "partition=beta")
+    assert proc.returncode == 0, proc.stderr
+    listed = json.loads((out / "report" / "not-measured.json").read_text())
+    assert listed["schema"] == "layerbench-not-measured/1"
+    assert [t["target"] for t in listed["targets"]] == ["partition=beta"]
+    page = (out / "report" / "index.html").read_text()
+    assert "Not measured" in page and "job 12 left no results file" in page
+    # Both the complete and the unfinished (partial) files are in the report, labelled.
+    assert "(partition alpha, node node7)" in page and "(partition gamma, node node7)" in page
+    assert "gamma-node7-13.json is INCOMPLETE" in page

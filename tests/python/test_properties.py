@@ -1,0 +1,289 @@
+"""Property tests (hypothesis) of the results reader, compare.py and report.py on broken files:
+the real files of fixtures/real/ with fields replaced by NaN, infinity, zero, negative, wrong
+types or other valid values, deleted or duplicated; cut short; not JSON at all. Every input ends
+in exit 0 with a sane output, or exit 2 with one line naming the file; never a traceback.
+Derandomized, so that CI meets the same examples every run; max_examples bound the time."""
+import contextlib
+import csv
+import io
+import json
+import math
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, event, given, settings, strategies as st
+
+from conftest import FIXTURES, run_script
+
+import compare
+import layerbench_results as lr
+import report
+
+REAL = FIXTURES / "real"
+REAL_FILES = sorted(REAL.glob("*.json"))
+REAL_TEXT = {path.name: path.read_text() for path in REAL_FILES}
+JOURNALS = {path.name: path.read_text() for path in REAL.glob("*.json.journal")}
+
+SETTINGS = dict(deadline=None, derandomize=True, database=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
+                                       HealthCheck.data_too_large])
+
+TOO_LARGE = "__a number too large for a double__"  # written as 1e400
+VALUES = [None, float("nan"), float("inf"), float("-inf"), 0, -1, 0.0, -0.0, 1e-300, 1e300,
+          10 ** 30, -(10 ** 30), 2 ** 31, 10 ** 400, True, False, "", "two\nlines", [], [None],
+          {}, {"x": 1}, TOO_LARGE]
+# Valid values of the fields with a fixed set, to make files that are well-formed but unusual.
+DOMAINS = [*lr.MODEL_STATUSES, *lr.FILE_STATUSES, *lr.PRECISIONS, *lr.POINT_PASSES, "train",
+           "cpu", "gpu", "gpu:0", 1, 2, 64]
+# The fields the scripts read; a mutation picks among them half of the time.
+READ = {"schema", "status", "context", "points", "models", "boundaries", "devices", "id", "kind",
+        "name", "peaks", "tflops", "memory_bandwidth_gbps", "value", "libraries", "doctor",
+        "verdict", "facts", "model", "op", "batch", "precision", "pass", "device", "reason",
+        "count", "timing", "median_ms", "noise", "validation", "rel_l2", "tolerance", "passed",
+        "intensity", "gflop", "time_ms", "images_per_s", "title", "accumulation", "steps",
+        "first_oom_batch", "largest_fitting_batch", "memory_limit_bytes"}
+
+
+def places(node, path=()):
+    """Every (path to a value) in a JSON document, the root's children first."""
+    items = node.items() if isinstance(node, dict) else enumerate(node) \
+        if isinstance(node, list) else ()
+    for key, child in items:
+        yield path + (key,)
+        yield from places(child, path + (key,))
+
+
+@st.composite
+def mutated_document(draw, names=tuple(REAL_TEXT)):
+    """A real file's document with one to three fields replaced, deleted or duplicated."""
+    name = draw(st.sampled_from(names))
+    doc = json.loads(REAL_TEXT[name])
+    for _ in range(draw(st.integers(1, 3))):
+        paths = list(places(doc))
+        read = [p for p in paths if p[-1] in READ]
+        path = draw(st.sampled_from(read if read and draw(st.booleans()) else paths))
+        parent = doc
+        for key in path[:-1]:
+            parent = parent[key]
+        action = draw(st.sampled_from(["replace", "valid", "delete", "duplicate", "scale"]))
+        value = parent[path[-1]]
+        if action == "scale":  # a time or rate changed as between two runs
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                parent[path[-1]] = value * draw(st.sampled_from([0.5, 1.04, 1.5, 10]))
+        elif action == "replace":
+            parent[path[-1]] = draw(st.sampled_from(VALUES))
+        elif action == "valid":
+            parent[path[-1]] = draw(st.sampled_from(DOMAINS))
+        elif action == "delete":
+            del parent[path[-1]]
+        elif isinstance(parent, list):
+            parent.append(json.loads(json.dumps(value)))
+    return name, doc
+
+
+@st.composite
+def rerun(draw, name):
+    """A real file as another run of the same command might write it: some medians slower or
+    faster, some points missing or not timed. A valid file, for compare.py's gate."""
+    doc = json.loads(REAL_TEXT[name])
+    for p in doc["points"]:
+        if p["timing"] is not None:
+            p["timing"]["median_ms"] *= draw(st.sampled_from([1.5, 1, 0.5, 1.04, 1, 10]))
+    for _ in range(draw(st.integers(0, 2))):
+        if doc["points"]:
+            i = draw(st.integers(0, len(doc["points"]) - 1))
+            if draw(st.booleans()):
+                del doc["points"][i]
+            else:
+                doc["points"][i].update(status="unsupported", timing=None, validation=None)
+    return name, json.dumps(doc)
+
+
+@st.composite
+def broken_file(draw, names=tuple(REAL_TEXT)):
+    """(the real file it came from, the text of a broken file)."""
+    kind = draw(st.sampled_from(["mutated", "mutated", "mutated", "cut", "garbage"]))
+    if kind == "mutated":
+        name, doc = draw(mutated_document(names))
+        return name, json.dumps(doc).replace(f'"{TOO_LARGE}"', "1e400")
+    name = draw(st.sampled_from(names))
+    if kind == "cut":
+        text = REAL_TEXT[name].rstrip()
+        return name, text[:draw(st.integers(0, len(text) - 1))]
+    return name, draw(st.text(max_size=40))
+
+
+def accepted(case) -> bool:
+    """Whether the reader accepts a broken_file() case (with its real file's journal)."""
+    with tempfile.TemporaryDirectory() as folder:
+        try:
+            lr.load(write_broken(folder, "case", *case))
+        except lr.BadResultsFile:
+            return False
+    return True
+
+
+# Broken files the reader still accepts: well-formed but unusual, what report.py must draw.
+USABLE_FILE = broken_file().filter(accepted)
+
+
+def write_broken(folder, stem, name, text, draw_journal_cut=None):
+    """Writes the file (and, if its real file had one, the journal, perhaps cut short)."""
+    path = Path(folder) / f"{stem}.json"
+    path.write_text(text)
+    if name in JOURNALS:
+        journal = JOURNALS[name]
+        cut = len(journal) if draw_journal_cut is None else draw_journal_cut(len(journal))
+        Path(f"{path}.journal").write_text(journal[:cut])
+    return path
+
+
+def assert_one_line(err, script, paths):
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert any(lines[0].startswith(f"{script}: {p}") for p in paths), lines[0]
+    assert "Traceback" not in err
+
+
+def assert_usable(results):
+    """What the reader promises the scripts about a file it accepts."""
+    ids = [lr.point_id(p) for p in results.points]
+    assert len(set(ids)) == len(ids)
+    for p in results.points:
+        assert isinstance(p["batch"], int) and not isinstance(p["batch"], bool)
+        assert p["batch"] >= 1 and p["device"] in results.devices
+        assert p["precision"] in lr.PRECISIONS and p["pass"] in lr.POINT_PASSES
+        median = lr.median_ms(p)
+        assert (median is not None) if p["status"] == "ok" else True
+        assert median is None or (math.isfinite(median) and median > 0)
+        assert math.isfinite(lr.noise(p)) and lr.noise(p) >= 0
+    for r in results.models:
+        assert r["status"] in lr.MODEL_STATUSES and r["device"] in results.devices
+        if r["status"] == "ok":
+            assert math.isfinite(r["images_per_s"]) and r["images_per_s"] > 0
+
+
+@settings(max_examples=400, **SETTINGS)
+@given(broken_file(), st.data())
+def test_the_reader_accepts_a_usable_file_or_names_the_problem(case, data):
+    name, text = case
+    with tempfile.TemporaryDirectory() as folder:
+        path = write_broken(folder, "case", name, text,
+                            lambda n: data.draw(st.integers(0, n), label="journal cut"))
+        try:
+            results = lr.load(path)
+        except lr.BadResultsFile as e:
+            event("refused")
+            assert "\n" not in str(e)
+            assert str(e).startswith(f"{path}: ") or str(e).startswith(f"{path}.journal: ")
+            return
+    event("accepted")
+    assert_usable(results)
+
+
+def compare_oracle(base, new, fail_above):
+    """compare.py's exit code from the loaded files: 1 when a point BASE timed is slower by more
+    than fail_above in NEW or has no time in NEW."""
+    if fail_above is None:
+        return 0
+    new_times = {lr.point_id(p): lr.median_ms(p) for p in new.points}
+    for p in base.points:
+        tb, tn = lr.median_ms(p), new_times.get(lr.point_id(p))
+        if tb is not None and (tn is None or (tn / tb - 1) * 100 > fail_above):
+            return 1
+    return 0
+
+
+@settings(max_examples=150, **SETTINGS)
+@given(st.one_of(st.sampled_from(sorted(REAL_TEXT)).flatmap(rerun), broken_file()), st.data(),
+       st.sampled_from([5.0, 0.0, 50.0, 1e6, None]))
+def test_compare_exits_0_1_or_2_with_one_line_and_its_gate_holds(base_case, data, fail_above):
+    # NEW is most of the time from the same real file, so that most points meet in both.
+    new_case = data.draw(st.one_of(rerun(base_case[0]), rerun(base_case[0]),
+                                   broken_file((base_case[0],)), broken_file()), label="NEW")
+    with tempfile.TemporaryDirectory() as folder:
+        base = write_broken(folder, "base", *base_case)
+        new = write_broken(folder, "new", *new_case)
+        args = [str(base), str(new)] + ([] if fail_above is None else
+                                        ["--fail-above", str(fail_above)])
+        with Capture() as out:
+            code = compare.main(args)
+        event(f"compare.py exit {code}")
+        try:
+            expected = compare_oracle(lr.load(base), lr.load(new), fail_above)
+        except lr.BadResultsFile:
+            expected = 2
+    assert code == expected, out.text()
+    if code == 2:
+        assert_one_line(out.err.getvalue(), "compare.py", [base, new])
+    else:
+        assert " points in both files: " in out.out.getvalue()
+
+
+@settings(max_examples=40, **SETTINGS)
+@given(st.lists(st.one_of(USABLE_FILE, USABLE_FILE, broken_file()), min_size=1, max_size=2),
+       st.booleans())
+def test_report_renders_or_names_the_bad_file(cases, skip_bad):
+    with tempfile.TemporaryDirectory() as folder:
+        paths = [write_broken(folder, f"file{i}", *c) for i, c in enumerate(cases)]
+        out_dir = Path(folder) / "out"
+        with Capture() as out:
+            code = report.main([*map(str, paths), "-o", str(out_dir)] +
+                               (["--skip-bad"] if skip_bad else []))
+        event(f"report.py exit {code}")
+        loaded = []
+        for p in paths:
+            try:
+                loaded.append(lr.load(p))
+            except lr.BadResultsFile:
+                pass
+        err = out.err.getvalue()
+        if code == 2:
+            assert not loaded or (len(loaded) < len(paths) and not skip_bad)
+            # With --skip-bad a warning line for each bad file comes before the error.
+            assert_one_line(err.strip().splitlines()[-1] if skip_bad else err, "report.py", paths)
+            return
+        assert code == 0, out.text()
+        assert len(loaded) == len(paths) or skip_bad
+        page = (out_dir / "index.html").read_text()
+        with open(out_dir / "results.csv", newline="") as f:
+            rows = list(csv.reader(f))
+        assert len(rows) == 1 + sum(len(f.points) for f in loaded)
+        for f in loaded:
+            assert f.name in page
+            if f.status != "complete":
+                assert f"{f.name} is {f.status.upper()}" in page
+
+
+@settings(max_examples=4, **SETTINGS)
+@given(broken_file(), broken_file())
+def test_the_scripts_as_processes(base_case, new_case):
+    """A handful of runs as a user makes them: a separate interpreter, exit code and stderr."""
+    with tempfile.TemporaryDirectory() as folder:
+        base = write_broken(folder, "base", *base_case)
+        new = write_broken(folder, "new", *new_case)
+        proc = run_script("compare.py", base, new, "--fail-above", "5")
+        assert proc.returncode in (0, 1, 2) and "Traceback" not in proc.stderr
+        if proc.returncode == 2:
+            assert_one_line(proc.stderr, "compare.py", [base, new])
+        proc = run_script("report.py", base, "-o", Path(folder) / "out")
+        assert proc.returncode in (0, 2) and "Traceback" not in proc.stderr
+        if proc.returncode == 2:
+            assert_one_line(proc.stderr, "report.py", [base])
+
+
+class Capture:
+    """Captures sys.stdout and sys.stderr of a main() called in this process."""
+
+    def __enter__(self):
+        self.out, self.err = io.StringIO(), io.StringIO()
+        self._stack = contextlib.ExitStack()
+        self._stack.enter_context(contextlib.redirect_stdout(self.out))
+        self._stack.enter_context(contextlib.redirect_stderr(self.err))
+        return self
+
+    def __exit__(self, *exc):
+        self._stack.close()
+
+    def text(self):
+        return self.out.getvalue() + self.err.getvalue()
