@@ -11,7 +11,12 @@ using Action = std::function<int()>;
 
 void add_doctor(CLI::App& app, Action& action);
 void add_list(CLI::App& app, Action& action);
+// `run` measures through Google Benchmark and oneDNN. A build without them (LAYERBENCH_RUN=OFF,
+// the Windows cross build) registers a `run` that says why it is missing (bench/run_left_out.cpp).
 void add_run(CLI::App& app, Action& action);
+inline constexpr const char* run_left_out =
+    "not in this build: run needs Google Benchmark and oneDNN, which have no MinGW-w64 (Windows) "
+    "packages in Debian or PyPI; use a Linux or WSL2 build to measure";
 
 // Exit codes shared by every subcommand.
 inline constexpr int exit_ok = 0;

@@ -2,16 +2,19 @@
 // against and as loaded at run time (they differ when the loader finds another copy).
 #include "bench/version.hpp"
 
-#include <oneapi/dnnl/dnnl_version.h>
-
 #include <CLI/Version.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "bench/commands.hpp"
 #include "build_info.hpp"
 #include "harness/doctor/snapshot.hpp"
 #include "harness/doctor/versions.hpp"
+#if LAYERBENCH_HAVE_RUN
+#include <oneapi/dnnl/dnnl_version.h>
+
 #include "kernels/onednn/onednn_probe.hpp"
+#endif
 #if LAYERBENCH_HAVE_CUDA
 #include "kernels/cuda/cuda_probe.hpp"
 #endif
@@ -35,6 +38,7 @@ void print_version(std::ostream& out) {
   out << "libraries:\n";
 
   doctor::Snapshot s;
+#if LAYERBENCH_HAVE_RUN
   onednn::probe(s.cpu);
   row(out, "oneDNN",
       compiled_and_loaded(
@@ -45,6 +49,11 @@ void print_version(std::ostream& out) {
   row(out, "Google Benchmark", std::string(LAYERBENCH_BENCHMARK_VERSION) + " (as found by CMake)");
 #else
   row(out, "Google Benchmark", "version not recorded (the library has no version API)");
+#endif
+#else
+  row(out, "oneDNN", "not in this build (LAYERBENCH_RUN=OFF)");
+  row(out, "Google Benchmark", "not in this build (LAYERBENCH_RUN=OFF)");
+  row(out, "run", run_left_out);
 #endif
   row(out, "nlohmann_json",
       doctor::text({NLOHMANN_JSON_VERSION_MAJOR, NLOHMANN_JSON_VERSION_MINOR,

@@ -258,6 +258,23 @@ std::optional<std::string> nvidia_kernel_module_text() {
 #endif
 }
 
+std::vector<SearchFolder> dll_search_folders_before_path() {
+#ifdef _WIN32
+  std::vector<SearchFolder> folders = {
+      {executable_path().parent_path().string(), "application folder"}};
+  char buffer[MAX_PATH];
+  if (const UINT n = GetSystemDirectoryA(buffer, MAX_PATH); n > 0 && n < MAX_PATH)
+    folders.push_back({std::string(buffer, n), "system folder"});
+  if (const UINT n = GetWindowsDirectoryA(buffer, MAX_PATH); n > 0 && n < MAX_PATH)
+    folders.push_back({std::string(buffer, n), "Windows folder"});
+  if (const DWORD n = GetCurrentDirectoryA(MAX_PATH, buffer); n > 0 && n < MAX_PATH)
+    folders.push_back({std::string(buffer, n), "current folder"});
+  return folders;
+#else
+  return {};
+#endif
+}
+
 std::string module_path_of(const void* address) {
 #ifdef _WIN32
   HMODULE module = nullptr;

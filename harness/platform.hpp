@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace lb::platform {
 
@@ -52,6 +53,16 @@ const char* nvml_library();           // "libnvidia-ml.so.1" or "nvml.dll"
 // The NVIDIA kernel module's version text (Linux: /proc/driver/nvidia/version); empty optional
 // where the OS has no such file or it is absent (no driver loaded).
 std::optional<std::string> nvidia_kernel_module_text();
+
+// The folders Windows searches for a DLL loaded by name, before PATH's (the standard search
+// order of desktop programs, SafeDllSearchMode on): the executable's folder, the system folder
+// (System32), the Windows folder and the current folder, each with the step's name. Empty on
+// other systems.
+struct SearchFolder {
+  std::string folder;
+  std::string origin;  // "application folder", "system folder", "Windows folder", "current folder"
+};
+std::vector<SearchFolder> dll_search_folders_before_path();
 
 // The file of the loaded library (or executable) that contains `address`; empty if unknown.
 std::string module_path_of(const void* address);

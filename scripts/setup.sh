@@ -8,9 +8,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 debian_packages=(cmake g++ ninja-build git pkg-config libbenchmark-dev libgtest-dev libcli11-dev
   nlohmann-json3-dev libdnnl-dev ocl-icd-opencl-dev libopenblas-dev python3 python3-venv chromium
   g++-mingw-w64-x86-64-posix)
-# What only the tests need: clang for the sanitizer and fuzz builds, a real Slurm for the fleet.
+# What only the tests need: clang for the sanitizer and fuzz builds, Wine to run the Windows
+# build, a real Slurm for the fleet.
 if [ "${1:-}" = "--tests" ]; then
-  debian_packages+=(clang libclang-rt-14-dev slurmctld slurmd slurm-client munge)
+  debian_packages+=(clang libclang-rt-14-dev wine64 slurmctld slurmd slurm-client munge)
 fi
 
 missing=()

@@ -40,7 +40,7 @@ sources=(harness/*.cpp harness/doctor/*.cpp kernels/reference/*.cpp kernels/cuda
          kernels/onednn/*.cpp kernels/registry.cpp bench/*.cpp)
 # -c rather than -fsyntax-only: inline assembly and intrinsics are only checked at code
 # generation. -Werror: a new warning in a branch Linux never compiles fails here, not on Windows.
-flags=(-std=c++20 -Wall -Wextra -Werror -DLAYERBENCH_HAVE_CUDA=0
+flags=(-std=c++20 -Wall -Wextra -Werror -DLAYERBENCH_HAVE_CUDA=0 -DLAYERBENCH_HAVE_RUN=1
        -DLAYERBENCH_BENCHMARK_VERSION='"windows-compile-check"'
        -I"$ROOT" -I"$work/generated" -isystem "$work/include")
 

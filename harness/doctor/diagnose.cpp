@@ -1,11 +1,14 @@
 #include "harness/doctor/diagnose.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <optional>
 #include <regex>
 #include <stdexcept>
 
 #include "harness/doctor/versions.hpp"
+#include "harness/doctor/windows_dlls.hpp"
 
 namespace lb::doctor {
 
@@ -71,6 +74,13 @@ struct Context {
   }
 };
 
+bool lower_equal(const std::string& a, const std::string& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
 std::string windows_dll_note() {
   return "Windows finds nvcuda.dll (the driver, in System32), cudart64_*.dll, cudnn64_*.dll and "
          "cublas64_*.dll through PATH; the names carry the version, so a DLL of another version "
@@ -82,9 +92,62 @@ void check_build(const Context& c, std::vector<Finding>& out) {
   out.push_back({Severity::error,
                  "build",
                  "this layerbench was built without CUDA",
-                 {"Install the CUDA toolkit and cuDNN, then rebuild layerbench with the GPU "
-                  "backends: cmake -S . -B build -DLAYERBENCH_CUDA=ON (set CUDNN_ROOT when cuDNN "
-                  "is not inside the toolkit)"}});
+                 {c.windows()
+                      ? "This Windows build of layerbench has no GPU backends (it checks the "
+                        "NVIDIA DLLs frameworks load); to measure on the GPU, build layerbench "
+                        "with CUDA under Linux or WSL2."
+                      : "Install the CUDA toolkit and cuDNN, then rebuild layerbench with the "
+                        "GPU backends: cmake -S . -B build -DLAYERBENCH_CUDA=ON (set CUDNN_ROOT "
+                        "when cuDNN is not inside the toolkit)"}});
+}
+
+std::string where(const DllInfo& dll) { return dll.folder + " (" + dll.origin + ")"; }
+
+// The first DLL of `family` along the search order, preferring the one named `wanted`.
+const DllInfo* find_dll(const Snapshot& s, const std::string& family,
+                        const std::string& wanted = "") {
+  const DllInfo* first = nullptr;
+  for (const auto& dll : s.dlls) {
+    if (dll.family != family) continue;
+    if (!wanted.empty() && lower_equal(dll.name, wanted)) return &dll;
+    if (!first) first = &dll;
+  }
+  return first;
+}
+
+// Windows: every NVIDIA DLL found and the folder it came from, the families with none, and a
+// driver too old for a CUDA runtime DLL (the runtime a framework loads, not layerbench's).
+void check_windows_dlls(const Context& c, std::vector<Finding>& out) {
+  if (!c.s.dll_search) return;
+  const std::string search_order =
+      "along the DLL search order (application folder, System32, Windows folder, current "
+      "folder, PATH)";
+  for (const auto& family : nvidia_dll_families()) {
+    const std::string name = family.name;
+    if (name == "driver" || name == "cudnn_sublibrary" || find_dll(c.s, name)) continue;
+    out.push_back({Severity::info, "dlls",
+                   std::string("no ") + family.display + " DLL (" + family.prefix + "*" +
+                       family.suffix + ") " + search_order,
+                   {}});
+  }
+  for (const auto& dll : c.s.dlls)
+    out.push_back({Severity::info, "dlls",
+                   dll.name + (dll.version.empty() ? "" : " " + dll.version) + " in " + where(dll) +
+                       (dll.error.empty() ? "" : "; version unknown: " + dll.error),
+                   {}});
+  const DriverInfo& driver = c.s.driver;
+  if (!driver.loaded || driver.max_cuda_version <= 0) return;
+  for (const auto& dll : c.s.dlls) {
+    if (dll.family != "cudart" || !is_dotted_version(dll.version, 2, 2)) continue;
+    const int runtime = parse_cuda_version(dll.version);
+    if (cuda_major(driver.max_cuda_version) >= cuda_major(runtime)) continue;
+    out.push_back({Severity::error, "driver",
+                   "NVIDIA driver supports CUDA up to " +
+                       cuda_version_text(driver.max_cuda_version) + ", too old for the CUDA " +
+                       dll.version + " runtime " + dll.name + " in " + where(dll),
+                   {"Update the NVIDIA driver: CUDA " + dll.version + " needs " +
+                    c.driver_requirement(runtime) + "."}});
+  }
 }
 
 // False when the driver blocks every GPU (missing or too old for the runtime).
@@ -340,6 +403,7 @@ Diagnosis diagnose(const Snapshot& s, const Facts& facts) {
   auto& out = d.findings;
   // The driver first: without it no build of layerbench can use a GPU.
   check_driver(c, out);
+  check_windows_dlls(c, out);
   check_build(c, out);
   const std::size_t before_env = out.size();
   check_environment(c, out);
@@ -418,17 +482,39 @@ FrameworkCheck check_framework(const Snapshot& s, const Facts& facts,
 
   RequirementCheck cuda{"CUDA", cuda_version_text(need_cuda) + " or a newer " + need_major + ".x",
                         "", false, ""};
-  if (!s.cuda_build) {
+  // On Windows the framework loads DLLs by name along the search order, whatever layerbench
+  // was built with: the CUDA and cuDNN found there are the ones that count.
+  const TensorflowWindowsDlls* windows_dlls =
+      s.dll_search ? tensorflow_windows_dlls(facts, target.version) : nullptr;
+  const auto wanted = [&](const std::string& family) -> std::string {
+    if (windows_dlls)
+      for (const auto& name : windows_dlls->dlls)
+        if (const DllFamily* f = dll_family(name); f && family == f->name) return name;
+    return "";
+  };
+  int found_cuda = s.cuda_build ? s.runtime_version : 0;
+  if (s.dll_search) {
+    const DllInfo* cudart = find_dll(s, "cudart", wanted("cudart"));
+    found_cuda = cudart && is_dotted_version(cudart->version, 2, 2)
+                     ? parse_cuda_version(cudart->version)
+                     : 0;
+    cuda.found = !cudart          ? "no cudart64_*.dll along the DLL search order"
+                 : found_cuda > 0 ? cudart->version + " (" + cudart->name + " in " +
+                                        where(*cudart) + ")"
+                                  : "version unknown (" + cudart->name + " in " + where(*cudart) +
+                                        ")";
+  } else if (!s.cuda_build) {
     cuda.found = "unknown (this layerbench was built without CUDA)";
   } else {
     cuda.found =
         cuda_version_text(s.runtime_version) + " (the CUDA toolkit layerbench was built with)";
-    cuda.ok =
-        cuda_major(s.runtime_version) == cuda_major(need_cuda) && s.runtime_version >= need_cuda;
-    if (cuda_major(s.runtime_version) != cuda_major(need_cuda))
+  }
+  if (found_cuda > 0) {
+    cuda.ok = cuda_major(found_cuda) == cuda_major(need_cuda) && found_cuda >= need_cuda;
+    if (cuda_major(found_cuda) != cuda_major(need_cuda))
       cuda.note = "TensorFlow " + target.version + " loads CUDA " + need_major +
                   " libraries; install CUDA " + need_major + ".x next to CUDA " +
-                  std::to_string(cuda_major(s.runtime_version)) + ".x";
+                  std::to_string(cuda_major(found_cuda)) + ".x";
     else if (!cuda.ok)
       cuda.note = "older than the CUDA TensorFlow " + target.version + " was tested with";
   }
@@ -439,11 +525,24 @@ FrameworkCheck check_framework(const Snapshot& s, const Facts& facts,
                              std::to_string(build->cudnn_minor) + " or a newer " +
                              std::to_string(build->cudnn_major) + ".x",
                          "", false, ""};
-  if (!s.cuda_build || !s.cudnn.loaded) {
+  std::optional<LibraryVersion> found_cudnn;
+  if (s.dll_search) {
+    const DllInfo* dll = find_dll(s, "cudnn", wanted("cudnn"));
+    if (dll && is_dotted_version(dll->version, 3, 3)) {
+      const auto parts = dotted(dll->version);
+      found_cudnn = LibraryVersion{parts[0], parts[1], parts[2]};
+    }
+    cudnn.found = !dll ? "no cudnn64_*.dll along the DLL search order"
+                       : (found_cudnn ? dll->version : "version unknown") + " (" + dll->name +
+                             " in " + where(*dll) + ")";
+  } else if (!s.cuda_build || !s.cudnn.loaded) {
     cudnn.found = s.cuda_build ? "not loaded" : "unknown (this layerbench was built without CUDA)";
   } else {
-    const LibraryVersion v = decode_cudnn_version(s.cudnn.loaded_version);
-    cudnn.found = text(v);
+    found_cudnn = decode_cudnn_version(s.cudnn.loaded_version);
+    cudnn.found = text(*found_cudnn);
+  }
+  if (found_cudnn) {
+    const LibraryVersion v = *found_cudnn;
     cudnn.ok = v.major == build->cudnn_major && v.minor >= build->cudnn_minor;
     if (v.major != build->cudnn_major)
       cudnn.note = "a different major version: TensorFlow " + target.version + " needs cuDNN " +
@@ -492,6 +591,30 @@ FrameworkCheck check_framework(const Snapshot& s, const Facts& facts,
           "11.x) and cudnn64_8.dll; a DLL of another version is not found";
   }
   check.checks.push_back(platform);
+
+  // Each DLL that TensorFlow loads by name, and where the search order finds it.
+  if (windows_dlls)
+    for (const auto& name : windows_dlls->dlls) {
+      const std::string family = dll_family(name)->name;  // the facts loader checked it
+      RequirementCheck dll{name, "loaded by TensorFlow " + target.version + " by this name", "",
+                           false, ""};
+      const DllInfo* found = find_dll(s, family, name);
+      dll.ok = found && lower_equal(found->name, name);
+      if (dll.ok) {
+        dll.found = where(*found);
+      } else {
+        dll.found = "not found along the DLL search order" +
+                    (found ? "; " + found->name + " in " + where(*found) + " is another version"
+                           : std::string());
+        dll.note = family == "cudnn"
+                       ? "install cuDNN " + std::to_string(build->cudnn_major) + "." +
+                             std::to_string(build->cudnn_minor) + " for CUDA " + need_major +
+                             ".x and put the folder holding " + name + " on PATH"
+                       : "install the CUDA toolkit " + cuda_version_text(need_cuda) +
+                             " and put its bin folder, which holds " + name + ", on PATH";
+      }
+      check.checks.push_back(dll);
+    }
 
   check.all_ok = std::all_of(check.checks.begin(), check.checks.end(),
                              [](const RequirementCheck& r) { return r.ok; });

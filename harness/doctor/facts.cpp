@@ -6,6 +6,7 @@
 
 #include "harness/data_paths.hpp"
 #include "harness/doctor/versions.hpp"
+#include "harness/doctor/windows_dlls.hpp"
 
 namespace lb::doctor {
 namespace {
@@ -132,6 +133,36 @@ void load_tensorflow(const FactsFile& f, Facts& facts) {
   }
 }
 
+void load_tensorflow_windows_dlls(const FactsFile& f, Facts& facts) {
+  const json& rows = f.array(f.root, "builds", "builds");
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::string at = "builds[" + std::to_string(i) + "].";
+    TensorflowWindowsDlls b;
+    f.version(rows[i], "first", at + "first", 2);
+    f.version(rows[i], "last", at + "last", 2);
+    b.first = f.string(rows[i], "first", "");
+    b.last = f.string(rows[i], "last", "");
+    const json& dlls = f.array(rows[i], "dlls", at + "dlls");
+    for (std::size_t j = 0; j < dlls.size(); ++j) {
+      const std::string field = at + "dlls[" + std::to_string(j) + "]";
+      if (!dlls[j].is_string() || !dll_family(dlls[j].get<std::string>()))
+        f.fail(field, "must be the file name of an NVIDIA DLL the doctor checks, e.g. cudnn64_8.dll");
+      b.dlls.push_back(dlls[j].get<std::string>());
+    }
+    facts.tensorflow_windows_dlls.push_back(b);
+  }
+}
+
+// The row of `rows` whose first..last range holds `version` ("2.15" or "2.15.1").
+template <typename Row>
+const Row* row_for_version(const std::vector<Row>& rows, const std::string& version) {
+  auto v = dotted(version);
+  v.resize(2);  // 2.15.1 is a 2.15 release
+  for (const auto& row : rows)
+    if (dotted(row.first) <= v && v <= dotted(row.last)) return &row;
+  return nullptr;
+}
+
 }  // namespace
 
 Facts load_facts(const std::filesystem::path& facts_dir) {
@@ -139,6 +170,7 @@ Facts load_facts(const std::filesystem::path& facts_dir) {
   load_drivers(read(facts_dir, "cuda_drivers.json", facts), facts);
   load_tensor_cores(read(facts_dir, "tensor_cores.json", facts), facts);
   load_tensorflow(read(facts_dir, "tensorflow_builds.json", facts), facts);
+  load_tensorflow_windows_dlls(read(facts_dir, "tensorflow_windows_dlls.json", facts), facts);
   return facts;
 }
 
@@ -164,11 +196,12 @@ std::vector<std::string> tensor_core_precisions(const Facts& facts, int cc_major
 }
 
 const TensorflowBuild* tensorflow_build(const Facts& facts, const std::string& version) {
-  auto v = dotted(version);
-  v.resize(2);  // 2.15.1 is a 2.15 release
-  for (const auto& b : facts.tensorflow)
-    if (dotted(b.first) <= v && v <= dotted(b.last)) return &b;
-  return nullptr;
+  return row_for_version(facts.tensorflow, version);
+}
+
+const TensorflowWindowsDlls* tensorflow_windows_dlls(const Facts& facts,
+                                                     const std::string& version) {
+  return row_for_version(facts.tensorflow_windows_dlls, version);
 }
 
 }  // namespace lb::doctor

@@ -26,15 +26,23 @@ struct TensorflowBuild {
   int cudnn_major = 0, cudnn_minor = 0;
 };
 
+// The DLLs a native-Windows TensorFlow GPU release loads by name.
+struct TensorflowWindowsDlls {
+  std::string first, last;        // inclusive range of TensorFlow major.minor versions
+  std::vector<std::string> dlls;  // "cudart64_110.dll", ...
+};
+
 struct Facts {
   std::vector<DriverMinimum> drivers;
   std::vector<TensorCorePrecision> tensor_cores;
   std::vector<TensorflowBuild> tensorflow;
   std::string tensorflow_windows_native_last;  // "2.10"
+  std::vector<TensorflowWindowsDlls> tensorflow_windows_dlls;
   std::vector<std::string> sources;            // one line per file: "file: source"
 };
 
-// Reads cuda_drivers.json, tensor_cores.json and tensorflow_builds.json from `facts_dir`.
+// Reads cuda_drivers.json, tensor_cores.json, tensorflow_builds.json and
+// tensorflow_windows_dlls.json from `facts_dir`.
 // Throws std::runtime_error naming the file and the field that is missing or malformed.
 Facts load_facts(const std::filesystem::path& facts_dir);
 // The facts shipped with layerbench (data_dir()/facts).
@@ -47,5 +55,7 @@ const DriverMinimum* minimum_driver(const Facts& facts, int cuda_version);
 std::vector<std::string> tensor_core_precisions(const Facts& facts, int cc_major, int cc_minor);
 // The tested build of TensorFlow `version` ("2.15" or "2.15.1"); nullptr when not listed.
 const TensorflowBuild* tensorflow_build(const Facts& facts, const std::string& version);
+// The DLLs native-Windows TensorFlow `version` loads; nullptr when the facts do not list it.
+const TensorflowWindowsDlls* tensorflow_windows_dlls(const Facts& facts, const std::string& version);
 
 }  // namespace lb::doctor

@@ -2,7 +2,11 @@
 
 #include "build_info.hpp"
 #include "harness/cpu_peak.hpp"
+#include <cstddef>
+#include <filesystem>
+
 #include "harness/doctor/versions.hpp"
+#include "harness/doctor/windows_dlls.hpp"
 #include "harness/platform.hpp"
 
 namespace lb::doctor {
@@ -70,6 +74,59 @@ DriverInfo probe_driver() {
   return d;
 }
 
+// Signatures of the version exports (windows_dlls.cpp names them); 0 is success where an int
+// status is returned. cublasGetProperty's first argument is libraryPropertyType: 0 major,
+// 1 minor, 2 patch level (library_types.h).
+using CudaRuntimeGetVersion = int (*)(int*);
+using CublasGetProperty = int (*)(int, int*);
+using SizeVersion = std::size_t (*)();
+
+// The version `dll` reports, read from the copy that was found (loaded by its full path).
+void read_dll_version(DllInfo& dll) {
+  const DllFamily* family = dll_family(dll.name);
+  if (!family || !family->version_symbol || dll.family == "driver") return;  // driver: above
+  void* library = platform::load_library(
+      (std::filesystem::path(dll.folder) / dll.name).string(), dll.error);
+  if (!library) return;
+  void* symbol = platform::find_symbol(library, family->version_symbol);
+  if (!symbol) {
+    dll.error = dll.name + " does not export " + family->version_symbol;
+    return;
+  }
+  if (dll.family == "cudart") {
+    int version = 0;
+    if (reinterpret_cast<CudaRuntimeGetVersion>(symbol)(&version) == 0 && version > 0)
+      dll.version = cuda_version_text(version);
+  } else if (dll.family == "cublas") {
+    int part[3] = {};
+    auto get = reinterpret_cast<CublasGetProperty>(symbol);
+    if (get(0, &part[0]) == 0 && get(1, &part[1]) == 0 && get(2, &part[2]) == 0)
+      dll.version = text({part[0], part[1], part[2]});
+  } else {
+    const auto version = static_cast<int>(reinterpret_cast<SizeVersion>(symbol)());
+    dll.version = text(dll.family == "cudnn" ? decode_cudnn_version(version)
+                                             : decode_cublas_version(version));
+  }
+  if (dll.version.empty()) dll.error = std::string(family->version_symbol) + " failed";
+}
+
+// The NVIDIA DLLs along Windows' DLL search order, each with the version it reports.
+std::vector<DllInfo> probe_windows_dlls(const std::string& path_value) {
+  std::vector<FolderListing> listings;
+  for (const auto& [folder, origin] : platform::dll_search_folders_before_path())
+    listings.push_back({folder, origin, {}});
+  for (const auto& folder : path_folders(path_value)) listings.push_back({folder, "PATH", {}});
+  for (auto& listing : listings) {
+    std::error_code ec;  // a folder that is missing or unreadable lists nothing
+    for (auto it = std::filesystem::directory_iterator(listing.folder, ec);
+         !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
+      listing.files.push_back(it->path().filename().string());
+  }
+  std::vector<DllInfo> dlls = find_nvidia_dlls(listings);
+  for (auto& dll : dlls) read_dll_version(dll);
+  return dlls;
+}
+
 }  // namespace
 
 Snapshot probe_host(const ProbeOptions& options) {
@@ -83,6 +140,10 @@ Snapshot probe_host(const ProbeOptions& options) {
   for (const char* name : {"CUDA_VISIBLE_DEVICES", "NVIDIA_TF32_OVERRIDE",
                            "CUBLAS_WORKSPACE_CONFIG", library_path_variable})
     s.env[name] = platform::getenv_opt(name);
+  if (platform::is_windows()) {
+    s.dll_search = true;
+    s.dlls = probe_windows_dlls(platform::getenv_opt("PATH").value_or(""));
+  }
   return s;
 }
 

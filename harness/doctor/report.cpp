@@ -110,6 +110,16 @@ json to_json(const Snapshot& s, const Diagnosis& d,
   } else {
     j["cudnn"] = j["cublas"] = nullptr;
   }
+  if (s.dll_search) {  // Windows only: the Linux report keeps its fields
+    j["windows_dlls"] = json::array();
+    for (const auto& dll : s.dlls)
+      j["windows_dlls"].push_back({{"name", dll.name},
+                                   {"family", dll.family},
+                                   {"folder", dll.folder},
+                                   {"origin", dll.origin},
+                                   {"version", optional_text(dll.version)},
+                                   {"error", optional_text(dll.error)}});
+  }
   j["env"] = json::object();
   for (const auto& [name, value] : s.env) j["env"][name] = value ? json(*value) : json(nullptr);
   json findings = json::array();
@@ -204,6 +214,16 @@ void print_text(std::ostream& out, const Snapshot& s, const Diagnosis& d,
     if (const auto it = d.tensor_cores.find(g.index); it != d.tensor_cores.end())
       for (const auto& p : it->second) tc += (tc.empty() ? "" : ", ") + p;
     row(out, "Tensor Core precisions", tc.empty() ? "none" : tc);
+  }
+
+  if (s.dll_search) {
+    out << "\nNVIDIA DLLs (search order: application folder, System32, Windows folder, current "
+           "folder, PATH)\n";
+    if (s.dlls.empty()) out << "  none found\n";
+    for (const auto& dll : s.dlls)
+      row(out, dll.name,
+          (dll.version.empty() ? std::string() : dll.version + ", ") + dll.folder + " (" +
+              dll.origin + ")");
   }
 
   out << "\nEnvironment\n";

@@ -51,6 +51,16 @@ struct LibraryInfo {
   std::string path;          // file the library was loaded from, where the OS can tell
 };
 
+// An NVIDIA DLL found along Windows' DLL search order (windows_dlls.hpp).
+struct DllInfo {
+  std::string name;    // the file name as found, e.g. "cudart64_110.dll"
+  std::string family;  // "driver", "cudart", "cublas", "cublasLt", "cudnn", "cudnn_sublibrary"
+  std::string folder;  // where it was found first
+  std::string origin;  // which step of the search order that folder is, e.g. "PATH"
+  std::string version; // as the DLL reports it, e.g. "11.2"; empty when not read
+  std::string error;   // why the version could not be read
+};
+
 struct Snapshot {
   std::string os;  // "linux" or "windows"
   CpuInfo cpu;
@@ -63,6 +73,8 @@ struct Snapshot {
   std::vector<GpuInfo> gpus;
   LibraryInfo cudnn, cublas;
   std::map<std::string, std::optional<std::string>> env;  // variables that change the outcome
+  bool dll_search = false;       // Windows: the DLL search order was searched (dlls below)
+  std::vector<DllInfo> dlls;     // NVIDIA DLLs found, in search order
 };
 
 }  // namespace lb::doctor
