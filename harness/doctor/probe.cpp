@@ -1,10 +1,10 @@
 #include "harness/doctor/probe.hpp"
 
-#include "build_info.hpp"
-#include "harness/cpu_peak.hpp"
 #include <cstddef>
 #include <filesystem>
 
+#include "build_info.hpp"
+#include "harness/cpu_peak.hpp"
 #include "harness/doctor/versions.hpp"
 #include "harness/doctor/windows_dlls.hpp"
 #include "harness/platform.hpp"
