@@ -18,7 +18,7 @@ GPU_A = FIXTURES / "fixture_gpu_a.json"
 GPU_B = FIXTURES / "fixture_gpu_b.json"
 CPU_ONLY = FIXTURES / "fixture_cpu_only.json"
 
-sys.path.insert(0, str(SCRIPTS))
+sys.path[:0] = [str(SCRIPTS), str(ROOT / "reports")]
 
 
 def run_script(name, *args, timeout=300):

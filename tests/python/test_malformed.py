@@ -8,7 +8,7 @@ import pytest
 from conftest import FIXTURES, read_fixture, run_script
 
 import compare
-import report
+from layerbench_report import cli
 
 REAL = FIXTURES / "real"
 COMPLETE = REAL / "complete.json"
@@ -105,7 +105,7 @@ def assert_one_line(err, script, path, field, problem):
 @pytest.mark.parametrize("mutate, problem", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_report_names_the_broken_field(tmp_path, capsys, mutate, problem):
     path, field = broken(tmp_path, mutate)
-    assert report.main([str(path), "-o", str(tmp_path / "out")]) == 2
+    assert cli.main([str(path), "-o", str(tmp_path / "out")]) == 2
     assert_one_line(capsys.readouterr().err, "report.py", path, field, problem)
     assert not (tmp_path / "out" / "index.html").exists()
 
@@ -176,7 +176,7 @@ def test_json_python_cannot_hold_is_bad_input(tmp_path, capsys, text, problem):
     with a newline must not break the one-line message."""
     path = tmp_path / "odd.json"
     path.write_text(text)
-    assert report.main([str(path), "-o", str(tmp_path / "out")]) == 2
+    assert cli.main([str(path), "-o", str(tmp_path / "out")]) == 2
     assert_one_line(capsys.readouterr().err, "report.py", path, "", problem)
 
 
@@ -188,5 +188,5 @@ def test_a_30_digit_integer_time_is_drawn_as_a_number(tmp_path, capsys):
         if p["status"] == "ok":
             p["timing"]["median_ms"] = 10 ** 30
     path = write(tmp_path, doc)
-    assert report.main([str(path), "-o", str(tmp_path / "out")]) == 0, capsys.readouterr().err
+    assert cli.main([str(path), "-o", str(tmp_path / "out")]) == 0, capsys.readouterr().err
     assert (tmp_path / "out" / "index.html").is_file()

@@ -17,7 +17,7 @@ from conftest import FIXTURES, run_script
 
 import compare
 import layerbench_results as lr
-import report
+from layerbench_report import cli
 
 REAL = FIXTURES / "real"
 REAL_FILES = sorted(REAL.glob("*.json"))
@@ -228,7 +228,7 @@ def test_report_renders_or_names_the_bad_file(cases, skip_bad):
         paths = [write_broken(folder, f"file{i}", *c) for i, c in enumerate(cases)]
         out_dir = Path(folder) / "out"
         with Capture() as out:
-            code = report.main([*map(str, paths), "-o", str(out_dir)] +
+            code = cli.main([*map(str, paths), "-o", str(out_dir)] +
                                (["--skip-bad"] if skip_bad else []))
         event(f"report.py exit {code}")
         loaded = []

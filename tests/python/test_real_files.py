@@ -12,7 +12,8 @@ from conftest import CPU_ONLY, FIXTURES, GPU_A, GPU_B, read_fixture, run_script,
 
 import compare
 import layerbench_results as lr
-import report
+from layerbench_report import cli
+from layerbench_report.page import NOTHING_MEASURED
 
 sys.path.insert(0, str(FIXTURES))
 import make_fixtures  # noqa: E402
@@ -38,8 +39,8 @@ def test_there_are_real_files_of_every_kind_of_stop():
 
 
 def render(paths, out, capsys):
-    """report.main in this process; returns (exit code, stderr, page, summary, csv rows)."""
-    code = report.main([*map(str, paths), "-o", str(out)])
+    """The report's main in this process; returns (exit code, stderr, page, summary, csv rows)."""
+    code = cli.main([*map(str, paths), "-o", str(out)])
     err = capsys.readouterr().err
     if code != 0:
         return code, err, None, None, None
@@ -61,8 +62,8 @@ def test_report_renders_every_real_file(path, tmp_path, capsys):
         n = results.recovered_from_journal
         assert f"{n} point{'' if n == 1 else 's'} recovered from its journal" in page
     if not results.points:
-        assert f"{path.name} {report.NOTHING_MEASURED}." in page
-        assert report.NOTHING_MEASURED in summary
+        assert f"{path.name} {NOTHING_MEASURED}." in page
+        assert NOTHING_MEASURED in summary
 
 
 def test_an_incomplete_model_record_is_shown_as_incomplete(tmp_path, capsys):
@@ -86,7 +87,7 @@ def test_an_interrupted_file_with_no_points_renders(tmp_path, capsys):
     assert code == 0, err
     assert rows == []
     assert "stopped_early.json is INTERRUPTED" in page
-    assert f"stopped_early.json {report.NOTHING_MEASURED}." in page
+    assert f"stopped_early.json {NOTHING_MEASURED}." in page
 
 
 def test_report_of_every_real_file_at_once(tmp_path):

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import CHROMIUM, ROOT, png_size, run_script, screenshot
 
-import report
+from layerbench_report.markup import fmt_rate
 
 RUN_ARGS = ["run", "--device", "cpu", "--model", "resnet50", "--batch", "1", "--precision", "fp32",
             "--pass", "fwd", "--max-time-per-point", "0.05", "--quiet"]
@@ -49,7 +49,7 @@ def test_report_of_a_real_cpu_run(cpu_results, tmp_path, capsys):
     record = next(r for r in doc["models"] if r["model"] == "resnet50" and r["pass"] == "fwd"
                   and r["precision"] == "fp32" and r["batch"] == 1)
     assert record["status"] == "ok", record
-    figure = f"{report.fmt_rate(record['images_per_s'])} images/s in FP32 at batch 1"
+    figure = f"{fmt_rate(record['images_per_s'])} images/s in FP32 at batch 1"
     for text in (page, summary):
         assert "ResNet-50 v1.5 forward on" in text
         assert figure in text

@@ -6,7 +6,11 @@ import re
 
 from conftest import CPU_ONLY, GPU_A, GPU_B, read_fixture, run_script, write_json
 
-import report
+import layerbench_results as lr
+from layerbench_report.data import Data, Device
+from layerbench_report.style import CPU_COLOURS, GPU_COLOURS, PRECISION_COLOURS
+from layerbench_report.markup import fmt_rate, fmt_ratio
+from layerbench_report.sections.roofline import roof
 
 
 def images(page):
@@ -43,9 +47,9 @@ def test_headline_is_computed_from_the_model_records(fixture_report):
     cpu_ref = max((r for (p, _), r in cpu.items() if p == "fp32"), key=lambda r: r["images_per_s"])
     page = (fixture_report / "index.html").read_text()
     expected = (f"TestNet (fixture) forward, batch {batch}, on Test GPU A (fixture): GPU "
-                f"{lead['precision'].upper()} is {report.fmt_ratio(ratio)} faster than GPU FP32")
+                f"{lead['precision'].upper()} is {fmt_ratio(ratio)} faster than GPU FP32")
     assert expected in page
-    cpu_ratio = report.fmt_ratio(lead["images_per_s"] / cpu_ref["images_per_s"])
+    cpu_ratio = fmt_ratio(lead["images_per_s"] / cpu_ref["images_per_s"])
     assert f"{cpu_ratio} the throughput of CPU FP32 on Test CPU (fixture)" in page
     # The same sentence goes into the Markdown summary.
     assert expected in (fixture_report / "summary.md").read_text()
@@ -78,7 +82,7 @@ def test_gpu_vs_gpu_normalised_to_the_first_file_by_default(fixture_report):
     page = (fixture_report / "index.html").read_text()
     assert "GPU vs GPU: reference Test GPU A (fixture)" in page
     a, b = gpu_fp32_batch64_rates()
-    assert f"{report.fmt_rate(b)} ({report.fmt_ratio(b / a)})" in page
+    assert f"{fmt_rate(b)} ({fmt_ratio(b / a)})" in page
 
 
 def test_baseline_option_picks_the_reference(tmp_path):
@@ -87,7 +91,7 @@ def test_baseline_option_picks_the_reference(tmp_path):
     page = (tmp_path / "index.html").read_text()
     assert "GPU vs GPU: reference Test GPU B (fixture)" in page
     a, b = gpu_fp32_batch64_rates()
-    assert f"{report.fmt_rate(a)} ({report.fmt_ratio(a / b)})" in page
+    assert f"{fmt_rate(a)} ({fmt_ratio(a / b)})" in page
 
 
 def test_baseline_must_be_one_of_the_files(tmp_path):
@@ -103,7 +107,7 @@ def test_cpu_only_says_there_is_no_gpu_and_what_is_missing(tmp_path):
     summary = (tmp_path / "summary.md").read_text()
     doc = read_fixture(CPU_ONLY)
     best = max(fwd_records(doc, "cpu").values(), key=lambda r: r["images_per_s"])
-    figure = f"{report.fmt_rate(best['images_per_s'])} images/s in FP32 at batch {best['batch']}"
+    figure = f"{fmt_rate(best['images_per_s'])} images/s in FP32 at batch {best['batch']}"
     for text in (page, summary):
         assert "No GPU results are present in these files" in text
         assert figure in text
@@ -121,13 +125,13 @@ def test_roofline_says_where_a_ceiling_is_unknown(fixture_report):
 
 
 def test_roofline_bound_follows_the_ridge_point():
-    device = report.Device(file=None, id="gpu:0", kind="gpu", name="n", label="n", colour="#000",
+    device = Device(file=None, id="gpu:0", kind="gpu", name="n", label="n", colour="#000",
                            info={"peaks": {"fp32": {"tflops": 10, "source": "s"}},
                                  "memory_bandwidth_gbps": {"value": 1000, "source": "s"}})
     # Ridge point: 10e12 FLOP/s / 1000e9 B/s = 10 FLOP/byte.
-    assert report.roof(device, "fp32", 5) == (5.0, "memory")
-    assert report.roof(device, "fp32", 20) == (10.0, "compute")
-    assert report.roof(device, "fp16", 20) == (None, "unknown: no FP16 peak")
+    assert roof(device, "fp32", 5) == (5.0, "memory")
+    assert roof(device, "fp32", 20) == (10.0, "compute")
+    assert roof(device, "fp16", 20) == (None, "unknown: no FP16 peak")
 
 
 def test_csv_has_one_row_per_point(fixture_report):
@@ -142,10 +146,10 @@ def test_csv_has_one_row_per_point(fixture_report):
 
 
 def test_colours_are_one_fixed_mapping():
-    assert set(report.PRECISION_COLOURS) == set(report.lr.PRECISIONS)
-    device_colours = set(report.CPU_COLOURS) | set(report.GPU_COLOURS)
-    assert not device_colours & set(report.PRECISION_COLOURS.values())
-    data = report.Data([report.lr.load(GPU_A), report.lr.load(GPU_B)])
+    assert set(PRECISION_COLOURS) == set(lr.PRECISIONS)
+    device_colours = set(CPU_COLOURS) | set(GPU_COLOURS)
+    assert not device_colours & set(PRECISION_COLOURS.values())
+    data = Data([lr.load(GPU_A), lr.load(GPU_B)])
     # The same device keeps its colour whichever chart it is drawn in: one Device object each.
     colours = [d.colour for d in data.devices]
     assert len(set(colours)) == len(colours)

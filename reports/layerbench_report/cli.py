@@ -1,0 +1,62 @@
+"""The command line of scripts/report.py."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import layerbench_results as lr
+
+from layerbench_report.data import Data, load_not_measured
+from layerbench_report.headline import headline
+from layerbench_report.outputs import summary_markdown, write_csv
+from layerbench_report.page import render_html
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description="HTML report from layerbench results files.")
+    ap.add_argument("results", nargs="*", help="results files (layerbench run -o FILE)")
+    ap.add_argument("-o", "--output", required=True, help="directory for index.html, results.csv "
+                    "and summary.md")
+    ap.add_argument("--baseline", help="the results file the others are normalised to "
+                    "(default: the first)")
+    ap.add_argument("--skip-bad", action="store_true", help="leave out files that cannot be read "
+                    "instead of stopping")
+    ap.add_argument("--not-measured", help="a Slurm fleet's list of targets that left no "
+                    "results (scripts/slurm/fleet.py writes it)")
+    args = ap.parse_args(argv)
+
+    skipped = []
+
+    def warn(msg):
+        print(f"report.py: {msg}", file=sys.stderr)
+        skipped.append(msg)
+
+    try:
+        not_measured = load_not_measured(args.not_measured) if args.not_measured else []
+        # A fleet whose every target failed still gets a page that says why.
+        files = lr.load_all(args.results, args.skip_bad, warn) \
+            if args.results or not not_measured else []
+    except lr.BadResultsFile as e:
+        print(f"report.py: {e}", file=sys.stderr)
+        return 2
+    baseline_index = 0
+    if args.baseline:
+        wanted = Path(args.baseline).resolve()
+        matches = [i for i, f in enumerate(files) if f.path.resolve() == wanted]
+        if not matches:
+            print(f"report.py: --baseline {args.baseline}: not one of the results files given",
+                  file=sys.stderr)
+            return 2
+        baseline_index = matches[0]
+    data = Data(files, baseline_index)
+    out = Path(args.output)
+    out.mkdir(parents=True, exist_ok=True)
+    heads = {m: headline(data, m) for m in data.models}
+    page, n_charts = render_html(data, heads, skipped, not_measured)
+    (out / "index.html").write_text(page, encoding="utf-8")
+    write_csv(data, out / "results.csv")
+    (out / "summary.md").write_text(summary_markdown(data, heads, not_measured), encoding="utf-8")
+    print(f"report.py: wrote {out / 'index.html'} ({n_charts} charts, {len(data.points)} points "
+          f"from {len(files)} file(s)), results.csv and summary.md")
+    return 0

@@ -1,0 +1,150 @@
+"""The merged data of all results files: devices, points and model-level records."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import layerbench_results as lr
+
+from layerbench_report.style import CPU_COLOURS, GPU_COLOURS
+
+
+@dataclass(eq=False)
+class Device:
+    file: lr.ResultsFile
+    id: str
+    kind: str
+    name: str
+    label: str  # unique within the report
+    info: dict  # the context's device object
+    colour: str
+
+    def peak(self, precision):
+        """(TFLOP/s, source) or None."""
+        p = (self.info.get("peaks") or {}).get(precision)
+        return (float(p["tflops"]), p.get("source", "")) if p and p.get("tflops") else None
+
+    def bandwidth(self):
+        """(GB/s, source) or None."""
+        b = self.info.get("memory_bandwidth_gbps")
+        return (float(b["value"]), b.get("source", "")) if b and b.get("value") else None
+
+
+class Data:
+    def __init__(self, files, baseline_index=0):
+        self.files = files
+        self.devices = []
+        by_kind = {"cpu": 0, "gpu": 0}
+        for f in files:
+            for dev_id, info in f.devices.items():
+                palette = CPU_COLOURS if info["kind"] == "cpu" else GPU_COLOURS
+                colour = palette[by_kind[info["kind"]] % len(palette)]
+                by_kind[info["kind"]] += 1
+                label = info["name"] + placement(f.context)
+                self.devices.append(Device(f, dev_id, info["kind"], info["name"], label, info,
+                                           colour))
+        labels = [d.label for d in self.devices]
+        for d in self.devices:
+            if labels.count(d.label) > 1:
+                d.label = f"{d.label} [{d.file.name}]"
+        self._device = {(id(d.file), d.id): d for d in self.devices}
+        self.points = [(self.device(f, p["device"]), p) for f in files for p in f.points]
+        self.records = [(self.device(f, r["device"]), r) for f in files for r in f.models
+                        if isinstance(r, dict) and r.get("device") in f.devices]
+        self.boundaries = [(self.device(f, b["device"]), b) for f in files for b in f.boundaries
+                           if isinstance(b, dict) and b.get("device") in f.devices]
+        self.baseline = files[baseline_index] if files else None
+        self.models = []
+        for _, p in self.points:
+            if p["model"] not in self.models:
+                self.models.append(p["model"])
+        self.titles = {r["model"]: r.get("title") or r["model"] for _, r in self.records}
+
+    def device(self, f, dev_id) -> Device:
+        return self._device[(id(f), dev_id)]
+
+    def title(self, model):
+        return self.titles.get(model, model)
+
+    def devices_for(self, model):
+        present = {id(d) for d, p in self.points if p["model"] == model}
+        return [d for d in self.devices if id(d) in present]
+
+    def points_of(self, model, device=None, precision=None, pass_=None, batch=None):
+        return [p for d, p in self.points if p["model"] == model and
+                (device is None or d is device) and (precision is None or p["precision"] ==
+                precision) and (pass_ is None or p["pass"] == pass_) and
+                (batch is None or p["batch"] == batch)]
+
+    def records_of(self, model, device, pass_, ok_only=True):
+        """{(precision, batch): record} of the model-level records."""
+        out = {}
+        for d, r in self.records:
+            if d is device and r["model"] == model and r["pass"] == pass_ and \
+                    (not ok_only or (r["status"] == "ok" and r.get("images_per_s"))):
+                out[(r["precision"], r["batch"])] = r
+        return out
+
+    def record_passes(self, model):
+        have = {r["pass"] for _, r in self.records if r["model"] == model}
+        return [p for p in lr.MODEL_PASSES if p in have]
+
+    def ops(self, model):
+        """[(op, count)] in the order the file lists them."""
+        out = {}
+        for _, p in self.points:
+            if p["model"] == model and p["op"] not in out:
+                out[p["op"]] = p.get("count", 1)
+        return list(out.items())
+
+    def baseline_device(self, kind, devices):
+        """The reference among `devices` of this kind: the baseline file's, else the first."""
+        mine = [d for d in devices if d.kind == kind]
+        return next((d for d in mine if d.file is self.baseline), mine[0] if mine else None)
+
+
+def placement(context) -> str:
+    """" (partition h100, node gpu017)" for a file measured under a scheduler, else ""."""
+    s = context.get("scheduler")
+    if not isinstance(s, dict):
+        return ""
+    where = [f"{k} {s[k]}" for k in ("partition", "node") if s.get(k)]
+    return f" ({', '.join(where)})" if where else ""
+
+
+NOT_MEASURED_SCHEMA = "layerbench-not-measured/1"
+
+
+def load_not_measured(path):
+    """The records of a fleet's not-measured file: [{target, job_id, node, partition, reason}].
+    Raises lr.BadResultsFile naming the file and the problem."""
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as e:
+        raise lr.BadResultsFile(path, f"cannot be read: {e.strerror}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise lr.BadResultsFile(path, f"not a not-measured file: {e}") from None
+    if not isinstance(doc, dict) or doc.get("schema") != NOT_MEASURED_SCHEMA:
+        raise lr.BadResultsFile(
+            path, f'not a not-measured file: schema is not "{NOT_MEASURED_SCHEMA}"')
+    records = doc.get("targets")
+    if not isinstance(records, list) or not all(
+            isinstance(r, dict) and isinstance(r.get("target"), str) and
+            isinstance(r.get("reason"), str) for r in records):
+        raise lr.BadResultsFile(
+            path, "targets: expected an array of objects with target and reason")
+    return records
+
+
+def device_batch(data, model, device, pass_="fwd"):
+    """The batch a device's per-layer charts use: the largest with ok FP32 points, else the
+    largest with any ok point."""
+    ok = [p for p in data.points_of(model, device, pass_=pass_) if p["status"] == "ok"]
+    fp32 = [p["batch"] for p in ok if p["precision"] == "fp32"]
+    return max(fp32) if fp32 else max((p["batch"] for p in ok), default=None)
+
+
+def precisions_of(data, model, device):
+    have = {p["precision"] for p in data.points_of(model, device)}
+    return [p for p in lr.PRECISIONS if p in have]

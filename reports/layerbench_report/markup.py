@@ -1,0 +1,59 @@
+"""HTML and Markdown formatting shared by the sections."""
+from __future__ import annotations
+
+import html
+
+import layerbench_results as lr
+
+
+def esc(x) -> str:
+    return html.escape(str(x))
+
+
+class Raw(str):
+    """A table cell that is already HTML."""
+
+
+def fmt_rate(x) -> str:
+    if x is None:
+        return "–"
+    return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
+
+
+def fmt_ratio(x) -> str:
+    return f"{x:.0f}×" if x >= 100 else f"{x:.1f}×" if x >= 1.95 else f"{x:.2f}×"
+
+
+def fmt_ms(x) -> str:
+    return "–" if x is None else f"{x:.4g}"
+
+
+def P(p) -> str:  # noqa: N802 - reads like the unit it prints
+    return lr.precision_name(p)
+
+
+def status_pill(status, reason="") -> Raw:
+    text = lr.STATUS_NAMES.get(status, status)
+    title = f' title="{esc(reason)}"' if reason else ""
+    return Raw(f'<span class="st st-{esc(status)}"{title}>{esc(text)}</span>')
+
+
+def table(headers, rows, cls="") -> str:
+    def cell(c):
+        return c if isinstance(c, Raw) else esc("–" if c is None else c)
+    head = "".join(f"<th>{esc(h)}</th>" for h in headers)
+    head = f"<thead><tr>{head}</tr></thead>" if any(headers) else ""
+    body = "".join("<tr>" + "".join(f"<td>{cell(c)}</td>" for c in r) + "</tr>" for r in rows)
+    return f'<table class="{cls}">{head}<tbody>{body}</tbody></table>'
+
+
+def md_table(headers, rows) -> str:
+    def cell(c):
+        return str("–" if c is None else c).replace("|", "\\|")
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    lines += ["| " + " | ".join(cell(c) for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def note(text) -> str:
+    return f'<p class="note">{esc(text)}</p>'

@@ -1,0 +1,31 @@
+"""Section: best throughput per device and precision."""
+from __future__ import annotations
+
+import layerbench_results as lr
+
+from layerbench_report.headline import availability, best
+from layerbench_report.markup import P, fmt_rate, note, table
+
+
+def best_table(data, model):
+    """Rows of device x pass, a column per precision: the best images/s and its batch."""
+    rows = []
+    for d in data.devices_for(model):
+        for pass_ in data.record_passes(model):
+            if not data.records_of(model, d, pass_, ok_only=False):
+                continue  # this device did not run this pass at all
+            recs = data.records_of(model, d, pass_)
+            missing = availability(data, model, d, pass_)
+            row = [d.label, lr.pass_name(pass_)]
+            for prec in lr.PRECISIONS:
+                r = best(recs, prec)
+                row.append(f"{fmt_rate(r['images_per_s'])} (batch {r['batch']})" if r
+                           else missing[prec].split(" (")[0])
+            rows.append(row)
+    return ["device", "pass"] + [f"{P(p)} images/s" for p in lr.PRECISIONS], rows
+
+
+def render(data, model, charts) -> str:
+    headers, rows = best_table(data, model)
+    return table(headers, rows) if rows else note(
+        "No model-level records in these files: the sections below use the points.")
