@@ -5,6 +5,11 @@ import base64
 import io
 
 import layerbench_results as lr
+import matplotlib
+
+# No display: figures only become PNGs. Chosen before the first figure; compare.py, which shares
+# the package, never imports matplotlib.
+matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator

@@ -7,7 +7,7 @@ import pytest
 
 from conftest import FIXTURES, read_fixture, run_script
 
-import compare
+from layerbench_report import compare
 from layerbench_report import cli
 
 REAL = FIXTURES / "real"

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, event, given, settings, strategies as st
 
 from conftest import FIXTURES, run_script
 
-import compare
+from layerbench_report import compare
 import layerbench_results as lr
 from layerbench_report import cli
 

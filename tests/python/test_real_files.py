@@ -10,7 +10,7 @@ import pytest
 
 from conftest import CPU_ONLY, FIXTURES, GPU_A, GPU_B, read_fixture, run_script, write_json
 
-import compare
+from layerbench_report import compare
 import layerbench_results as lr
 from layerbench_report import cli
 from layerbench_report.page import NOTHING_MEASURED

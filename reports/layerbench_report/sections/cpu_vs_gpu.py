@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import layerbench_results as lr
-import matplotlib.pyplot as plt
 
 from layerbench_report.charts import (
     batch_axis,
@@ -12,6 +11,7 @@ from layerbench_report.charts import (
     log_scale,
     mark_not_ok,
     per_layer_batch,
+    plt,
     reserve_bottom,
     status_legend_handles,
 )

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import layerbench_results as lr
-import matplotlib.pyplot as plt
 
+from layerbench_report.charts import plt
 from layerbench_report.markup import P, esc, fmt_rate, fmt_ratio, note, status_pill, table
 
 

@@ -1,0 +1,193 @@
+"""Compares two layerbench results files point by point.
+
+    compare.py BASE.json NEW.json [--threshold PCT] [--fail-above PCT]
+
+Prints what differs in the set-up (devices, library versions) first, then a table of the points
+both files measured: both median times, NEW/BASE, and a verdict. SAME means the difference is
+within the larger of the two points' recorded noise (or within --threshold PCT). Points found in
+only one file are listed. With --fail-above the comparison is a gate that judges every point BASE
+timed: such a point slower than PCT in NEW, or with no time in NEW (not measured, or not reached
+by an unfinished run), fails it. Exit codes: 0 done, 1 the gate failed, 2 bad input.
+
+scripts/compare.py is its command line.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+import layerbench_results as lr
+
+
+def setup_differences(base: lr.ResultsFile, new: lr.ResultsFile) -> list:
+    lines = []
+    for dev_id in sorted(set(base.devices) | set(new.devices)):
+        a, b = base.devices.get(dev_id), new.devices.get(dev_id)
+        if a is None or b is None:
+            which, d = ("NEW", b) if a is None else ("BASE", a)
+            lines.append(f"device {dev_id}: only in {which} ({d['name']})")
+        elif a["name"] != b["name"]:
+            lines.append(f"device {dev_id}: {a['name']} (BASE) vs {b['name']} (NEW)")
+    libs_a = base.context.get("libraries") or {}
+    libs_b = new.context.get("libraries") or {}
+    for lib in sorted(set(libs_a) | set(libs_b)):
+        va, vb = libs_a.get(lib), libs_b.get(lib)
+        if va != vb:
+            lines.append(f"library {lib}: {va or 'absent'} (BASE) vs {vb or 'absent'} (NEW)")
+    return lines
+
+
+NOT_TIMED = "NOT TIMED"
+
+
+def verdict(pb: dict, pn: dict, threshold_pct):
+    """(verdict: FASTER / SLOWER / SAME / NOT TIMED, remark, NEW/BASE time ratio or None,
+    tolerance used or None)."""
+    tb, tn = lr.median_ms(pb), lr.median_ms(pn)
+    if tb is None or tn is None:
+        missing = [f"{which} {p['status']}" for which, p in (("BASE", pb), ("NEW", pn))
+                   if lr.median_ms(p) is None]
+        return NOT_TIMED, ", ".join(missing), None, None
+    ratio = tn / tb
+    tolerance = threshold_pct / 100 if threshold_pct is not None else max(lr.noise(pb),
+                                                                          lr.noise(pn))
+    if abs(ratio - 1) <= tolerance:
+        word = "SAME"
+    else:
+        word = "FASTER" if ratio < 1 else "SLOWER"
+    failed = [which for which, p in (("BASE", pb), ("NEW", pn)) if p["status"] == "failed"]
+    remark = f"validation failed in {' and '.join(failed)}" if failed else ""
+    return word, remark, ratio, tolerance
+
+
+def format_table(headers, rows, right) -> str:
+    """Plain-text columns; the columns named in `right` are right-aligned (numbers)."""
+    widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows)]
+    align = [h in right for h in headers]
+
+    def line(cells):
+        return "  ".join(str(c).rjust(w) if r else str(c).ljust(w)
+                         for c, w, r in zip(cells, widths, align)).rstrip()
+    return "\n".join([line(headers), line("-" * w for w in widths)] + [line(r) for r in rows])
+
+
+def describe(key) -> str:
+    model, op, batch, precision, pass_, device = key
+    return f"{model} {op} batch {batch} {lr.precision_name(precision)} {pass_} on {device}"
+
+
+def sort_key(key, op_order):
+    """Model, device ("cpu" sorts before "gpu:N"), pass, precision, batch, then op in file order."""
+    model, op, batch, precision, pass_, device = key
+    return (model, device, lr.POINT_PASSES.index(pass_) if pass_ in lr.POINT_PASSES else 9,
+            lr.precision_order(precision), batch, op_order.get((model, op), 0))
+
+
+def percentage(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text}: must be a percentage >= 0")
+    return value
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):  # bad usage is bad input: exit 2 with one line, as argparse does
+        self.exit(2, f"compare.py: {message}\n")
+
+
+def main(argv=None) -> int:
+    ap = Parser(description="Compare two layerbench results files point by point.")
+    ap.add_argument("base", help="the reference results file")
+    ap.add_argument("new", help="the results file to judge against it")
+    ap.add_argument("--threshold", type=percentage, metavar="PCT",
+                    help="SAME when the times differ by at most PCT percent (default: the larger "
+                         "recorded noise of the two points)")
+    ap.add_argument("--fail-above", type=percentage, metavar="PCT",
+                    help="exit 1 when any point BASE timed is slower by more than PCT percent "
+                         "in NEW or has no time in NEW")
+    args = ap.parse_args(argv)
+    try:
+        base, new = lr.load(args.base), lr.load(args.new)
+    except lr.BadResultsFile as e:
+        print(f"compare.py: {e}", file=sys.stderr)
+        return 2
+
+    print(f"BASE: {args.base} ({base.status})")
+    print(f"NEW:  {args.new} ({new.status})")
+    for f, which in ((base, "BASE"), (new, "NEW")):
+        if f.status != "complete":
+            print(f"warning: {which} is {f.status}: points it did not reach are listed as only "
+                  "in the other file")
+    differences = setup_differences(base, new)
+    if differences:
+        print("\nSET-UP DIFFERS (times below compare different machines or libraries):")
+        for line in differences:
+            print("  " + line)
+    else:
+        print("\nSame devices and library versions.")
+
+    # Points match on their identity: model, op, batch, precision, pass and device id.
+    a = {lr.point_id(p): p for p in base.points}
+    b = {lr.point_id(p): p for p in new.points}
+    op_order = {}
+    for p in base.points + new.points:
+        op_order.setdefault((p["model"], p["op"]), len(op_order))
+    both = sorted(set(a) & set(b), key=lambda k: sort_key(k, op_order))
+    rows, counts, regressions = [], {}, []
+    for key in both:
+        word, remark, ratio, tolerance = verdict(a[key], b[key], args.threshold)
+        counts[word] = counts.get(word, 0) + 1
+        model, op, batch, precision, pass_, device = key
+        change = None if ratio is None else (ratio - 1) * 100
+        rows.append([model, op, pass_, lr.precision_name(precision), batch, device,
+                     _ms(a[key]), _ms(b[key]), "-" if ratio is None else f"{ratio:.3f}",
+                     "-" if change is None else f"{change:+.1f}%",
+                     "-" if tolerance is None else f"{tolerance * 100:.1f}%",
+                     f"{word} ({remark})" if remark else word])
+        if args.fail_above is not None and change is not None and change > args.fail_above:
+            regressions.append((key, change))
+    print()
+    if rows:
+        numbers = ["batch", "BASE ms", "NEW ms", "NEW/BASE", "change", "within"]
+        print(format_table(["model", "op", "pass", "precision", "batch", "device", "BASE ms",
+                            "NEW ms", "NEW/BASE", "change", "within", "verdict"], rows, numbers))
+    else:
+        print("No point was measured in both files.")
+    for which, mine, other in (("BASE", a, b), ("NEW", b, a)):
+        only = sorted(set(mine) - set(other), key=lambda k: sort_key(k, op_order))
+        if only:
+            print(f"\nOnly in {which} ({len(only)}):")
+            for key in only:
+                p = mine[key]
+                print(f"  {describe(key)}: {p['status']}" +
+                      (f", {lr.median_ms(p):.4g} ms" if lr.median_ms(p) else ""))
+    summary = ", ".join(f"{counts[w]} {w}" for w in ("FASTER", "SLOWER", "SAME", NOT_TIMED)
+                        if w in counts)
+    print(f"\n{len(both)} points in both files: {summary or 'none'}; "
+          f"{len(set(a) - set(b))} only in BASE, {len(set(b) - set(a))} only in NEW.")
+    if args.fail_above is None:
+        return 0
+    # A gate never passes on a point it could not compare: BASE timed it, NEW has no time for it.
+    untimed = [key for key in sorted(a, key=lambda k: sort_key(k, op_order))
+               if lr.median_ms(a[key]) is not None and lr.median_ms(b.get(key, {})) is None]
+    if regressions:
+        print(f"\nREGRESSION: {len(regressions)} point(s) slower by more than "
+              f"{args.fail_above:g}%:")
+        for key, change in regressions:
+            print(f"  {describe(key)}: {change:+.1f}%")
+    if untimed:
+        print(f"\nNOT COMPARED: {len(untimed)} point(s) timed in BASE have no time in NEW, so "
+              "the gate cannot pass them:")
+        for key in untimed:
+            print(f"  {describe(key)}: " + (f"NEW {b[key]['status']}" if key in b else
+                                            f"not in NEW ({new.status})"))
+    return 1 if regressions or untimed else 0
+
+
+def _ms(p) -> str:
+    t = lr.median_ms(p)
+    return p["status"] if t is None else f"{t:.4g}"
+
