@@ -65,7 +65,8 @@ def set_precision(torch, precision):
     except AttributeError:
         matmul.allow_tf32 = tf32
         torch.backends.cudnn.allow_tf32 = tf32
-    for flag in ("allow_fp16_reduced_precision_reduction", "allow_bf16_reduced_precision_reduction"):
+    for flag in ("allow_fp16_reduced_precision_reduction",
+                 "allow_bf16_reduced_precision_reduction"):
         if hasattr(matmul, flag):
             setattr(matmul, flag, False)
 
@@ -98,7 +99,8 @@ def gemm_fn(torch, shape, dtype, precision):
     if precision == "fp8":
         if batch != 1:
             raise RuntimeError("torch._scaled_mm is 2-D only: no batched FP8 product")
-        # _scaled_mm wants A row-major and B column-major: cuBLASLt's TN form, as layerbench runs it.
+        # _scaled_mm wants A row-major and B column-major: cuBLASLt's TN form, as layerbench runs
+        # it.
         a = torch.randn(m, k, device="cuda").to(torch.float8_e4m3fn)
         b = torch.randn(n, k, device="cuda").to(torch.float8_e4m3fn).t()
         one = torch.tensor(1.0, device="cuda")
@@ -119,7 +121,8 @@ class LaunchHold:
     margin, min_hold_ns, max_hold_ns, give_up_after = 4, 20_000, 10_000_000, 3
 
     def __init__(self):
-        self.hold_ns, self.runs, self.unclean, self.in_a_row, self.stopped = self.min_hold_ns, 0, 0, 0, False
+        self.hold_ns, self.runs, self.unclean, self.in_a_row, self.stopped = \
+            self.min_hold_ns, 0, 0, 0, False
 
     def next_hold_ns(self):
         return 0 if self.stopped else self.hold_ns
@@ -167,7 +170,8 @@ def time_fn(torch, fn, cold, warmup, max_time, min_runs=5, max_runs=1000):
     hold = LaunchHold()
     times = []
     began = time.perf_counter()
-    while len(times) < min_runs or (time.perf_counter() - began < max_time and len(times) < max_runs):
+    while len(times) < min_runs or (time.perf_counter() - began < max_time and
+                                    len(times) < max_runs):
         if flush is not None:
             flush.zero_()
         hold_ns = hold.next_hold_ns()
@@ -223,9 +227,10 @@ def measure(args):
             reason = (str(e).splitlines() or [type(e).__name__])[0][:200]
             record["status"], record["reason"] = "failed", reason
         out["points"].append(record)
-        shown = f"{record['median_ms']:.4f} ms" if record["median_ms"] is not None else record["reason"]
-        print(f"[{i}/{len(todo)}] {p['model']}/{p['op']} {pass_} b{p['batch']} {precision}: {shown}",
-              flush=True)
+        shown = f"{record['median_ms']:.4f} ms" if record["median_ms"] is not None \
+            else record["reason"]
+        print(f"[{i}/{len(todo)}] {p['model']}/{p['op']} {pass_} b{p['batch']} {precision}: "
+              f"{shown}", flush=True)
         torch.cuda.empty_cache()
     Path(args.output).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     return 0
@@ -247,7 +252,8 @@ def table_text(results, torch_results=None):
         torch_by_key = {point_key(t): t for t in torch_results["points"]}
     header = ("layer", "pass", "batch", "precision", "status", "layerbench ms", "TFLOP/s", "% peak",
               "PyTorch ms", "ratio", "rel_l2")
-    peaks = {d.get("id"): d.get("peaks") or {} for d in (results.get("context") or {}).get("devices", [])}
+    devices = (results.get("context") or {}).get("devices", [])
+    peaks = {d.get("id"): d.get("peaks") or {} for d in devices}
     rows, ratios = [], []
     for p in gpu_points(results):
         lb_ms = (p.get("timing") or {}).get("median_ms")
@@ -268,12 +274,18 @@ def table_text(results, torch_results=None):
         rows.append((f"{p.get('model')}/{p.get('op')}", p.get("pass", ""), str(p.get("batch", "")),
                      p.get("precision", ""), status, fmt_ms(lb_ms),
                      "-" if tflops is None else f"{tflops:.1f}", percent, fmt_ms(pt_ms),
-                     "-" if ratio is None else f"{ratio:.3f}", "-" if rel is None else f"{rel:.2e}"))
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
-    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
+                     "-" if ratio is None else f"{ratio:.3f}",
+                     "-" if rel is None else f"{rel:.2e}"))
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
+              for i, h in enumerate(header)]
+
+    def line(cells):
+        return "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
+
     lines = [line(header), line(["-" * w for w in widths])] + [line(r) for r in rows]
     lines.append("")
-    lines.append(f"{len(rows)} GPU points; ratio = layerbench time / PyTorch time (below 1: layerbench faster); "
+    lines.append(f"{len(rows)} GPU points; ratio = layerbench time / PyTorch time "
+                 "(below 1: layerbench faster); "
                  "% peak = TFLOP/s over the device's peak in the results file (datasheet, dense)")
     if ratios:
         geomean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
@@ -302,7 +314,8 @@ def main(argv=None):
     sub = parser.add_subparsers(dest="command", required=True)
     m = sub.add_parser("measure", help="time the results file's GPU points through PyTorch")
     m.add_argument("results", help="layerbench results file (JSON)")
-    m.add_argument("-o", "--output", required=True, help="where to write the PyTorch timings (JSON)")
+    m.add_argument("-o", "--output", required=True,
+                   help="where to write the PyTorch timings (JSON)")
     m.add_argument("--max-time-per-point", type=float, default=0.25,
                    help="seconds of timed runs per point after the first 5 (default 0.25)")
     m.add_argument("--warmup", type=int, default=3, help="untimed runs first (default 3)")

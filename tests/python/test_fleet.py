@@ -197,8 +197,9 @@ def fleet_dir(tmp_path_factory):
             subprocess.run([exe, "doctor", "--json"], stdout=f, env=job_env(job, target),
                            timeout=300)
     done = subprocess.run([exe, "run", *TINY_RUN, "--quiet", "-o",
-                           str(results / "alpha-node7-11.json")], env=job_env("11", "partition=alpha"),
-                          capture_output=True, text=True, timeout=300)
+                           str(results / "alpha-node7-11.json")],
+                          env=job_env("11", "partition=alpha"), capture_output=True, text=True,
+                          timeout=300)
     assert done.returncode == 0, done.stderr
     unfinished = results / "gamma-node7-13.json"
     proc = subprocess.Popen([exe, "run", "--device", "cpu", "--workload", str(TINY), "--model",

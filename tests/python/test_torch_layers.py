@@ -74,7 +74,8 @@ def test_missing_and_malformed_files_are_named(tmp_path):
     assert r.returncode == 2 and "empty.json" in r.stderr
 
 
-@pytest.mark.skipif(importlib.util.find_spec("torch") is not None, reason="PyTorch is installed here")
+@pytest.mark.skipif(importlib.util.find_spec("torch") is not None,
+                    reason="PyTorch is installed here")
 def test_measure_without_torch_says_so(tmp_path):
     r = run_script("torch_layers.py", "measure", GPU_A, "-o", tmp_path / "t.json")
     assert r.returncode == 1
@@ -105,7 +106,8 @@ def fake_torch(monkeypatch):
 def test_measure_drives_every_ok_gpu_point(fake_torch, tmp_path):
     import torch_layers
     out = tmp_path / "torch.json"
-    assert torch_layers.main(["measure", str(GPU_A), "-o", str(out), "--max-time-per-point", "0.001"]) == 0
+    assert torch_layers.main(["measure", str(GPU_A), "-o", str(out),
+                              "--max-time-per-point", "0.001"]) == 0
     written = json.loads(out.read_text())
     ok = gpu_ok_points()
     assert len(written["points"]) == len(ok)
@@ -122,7 +124,8 @@ def test_measure_drives_every_ok_gpu_point(fake_torch, tmp_path):
     # The GEMMs went through mm/bmm/_scaled_mm, the convolutions through conv2d or the backward op.
     kinds = {p["kind"] for p in ok}
     if "conv" in kinds:
-        assert fake_torch.nn.functional.conv2d.called or fake_torch.ops.aten.convolution_backward.called
+        assert (fake_torch.nn.functional.conv2d.called or
+                fake_torch.ops.aten.convolution_backward.called)
     if kinds & {"linear", "bmm"}:
         assert fake_torch.mm.called or fake_torch.bmm.called
 
@@ -161,7 +164,8 @@ def test_launch_hold_matches_layerbench_rule():
 def test_measure_holds_the_stream_before_each_start(fake_torch, tmp_path):
     import torch_layers
     out = tmp_path / "torch.json"
-    assert torch_layers.main(["measure", str(GPU_A), "-o", str(out), "--max-time-per-point", "0.001"]) == 0
+    assert torch_layers.main(["measure", str(GPU_A), "-o", str(out),
+                              "--max-time-per-point", "0.001"]) == 0
     record = next(p for p in json.loads(out.read_text())["points"] if p["status"] == "ok")
     assert record["launch_hold"] == "on" and " of " in record["launch_hold_unclean_runs"]
     # TEST DATA: the fake's events say 2,000,000 cycles took 0.5 ms.
@@ -176,6 +180,7 @@ def test_table_shows_the_fraction_of_the_devices_peak():
     device = next(d for d in data["context"]["devices"] if d["id"] == point["device"])
     expected = 100 * point["tflops"] / device["peaks"][point["precision"]]["tflops"]
     r = run_script("torch_layers.py", "table", GPU_A)
-    row = next(line for line in r.stdout.splitlines() if line.startswith(f"{point['model']}/{point['op']}"))
+    layer = f"{point['model']}/{point['op']}"
+    row = next(line for line in r.stdout.splitlines() if line.startswith(layer))
     cells = row.split()
     assert cells[cells.index(f"{point['timing']['median_ms']:.4f}") + 2] == f"{expected:.1f}"
