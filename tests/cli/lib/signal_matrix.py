@@ -139,10 +139,16 @@ def interrupted_run(args, delay, sig, out, expected_keys, what, check_resume=Tru
         proc.kill()
         fail(f"{what}: still running 120 s after {sig.name}")
         return "hung"
+    doc = load(out) if proc.returncode in (0, 130) else None
+    if proc.returncode == 0 and doc is not None and doc["status"] == "complete":
+        # The signal came after the run had measured its last point and decided its status:
+        # the run is complete and says so (exit and status agree).
+        if complete_points(doc, what) != expected_keys and check_resume:
+            fail(f"{what}: a complete run without the clean run's points")
+        return "completed before the signal was taken"
     if proc.returncode != 130:
         fail(f"{what}: exit {proc.returncode} after {sig.name}, wanted 130\n{err}")
         return f"exit {proc.returncode}"
-    doc = load(out)
     if doc is None:
         return "no file"
     if doc["status"] != "interrupted":
