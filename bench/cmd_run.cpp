@@ -11,6 +11,7 @@
 #include <sstream>
 #include <set>
 
+#include "bench/backend_registry.hpp"
 #include "bench/commands.hpp"
 #include "bench/run_context.hpp"
 #include "harness/aggregate.hpp"
@@ -23,7 +24,6 @@
 #include "harness/summary.hpp"
 #include "harness/platform.hpp"
 #include "harness/workload.hpp"
-#include "kernels/registry.hpp"
 
 namespace lb::cli {
 namespace {
@@ -340,14 +340,22 @@ int run_main(RunOptions o, const CLI::App& sub) {
 
   std::vector<DeviceTarget> targets;
   std::map<std::string, std::unique_ptr<Backend>> backends;
-  if (choice.cpu) {
-    backends["cpu"] = make_cpu_backend(o.threads);
-    targets.push_back({"cpu", false});
+  bool gpu_backend_built = false;
+  for (const BackendDescriptor* descriptor : backend_descriptors()) {
+    if (descriptor->device_kind == DeviceKind::cpu && choice.cpu) {
+      backends["cpu"] = descriptor->make(0, o.threads);
+      targets.push_back({"cpu", false});
+    }
+    if (descriptor->device_kind != DeviceKind::gpu) continue;
+    gpu_backend_built = true;
+    for (int index : gpu_indices) {
+      auto gpu = descriptor->make(index, o.threads);
+      targets.push_back({gpu->device(), true});
+      backends[gpu->device()] = std::move(gpu);
+    }
   }
-  for (auto& gpu : make_gpu_backends(gpu_indices)) {
-    targets.push_back({gpu->device(), true});
-    backends[gpu->device()] = std::move(gpu);
-  }
+  if (!gpu_indices.empty() && !gpu_backend_built)
+    throw std::runtime_error("this layerbench was built without CUDA: no GPU backend");
   if (targets.empty() && gpu_unusable) return exit_failed;  // nothing else was asked for
   const Plan plan = expand_plan(request, models, targets);
 
