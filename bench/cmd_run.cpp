@@ -289,7 +289,8 @@ struct ChosenDevices {
 };
 
 ChosenDevices choose_devices(const DeviceChoice& choice, const RunOptions& o) {
-  ChosenDevices chosen{.machine = probe_run_context()};
+  ChosenDevices chosen;
+  chosen.machine = probe_run_context();
   const auto& diagnosis = chosen.machine.diagnosis;
   std::vector<int> gpu_indices;
   if (!choice.gpus.empty() || choice.all_gpus) {
