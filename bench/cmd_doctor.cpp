@@ -4,6 +4,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "bench/backend_registry.hpp"
 #include "bench/commands.hpp"
 #include "harness/doctor/diagnose.hpp"
 #include "harness/doctor/facts.hpp"
@@ -34,7 +35,7 @@ int run_doctor(const DoctorOptions& options) {
 
   doctor::ProbeOptions probe_options;
   probe_options.measure_cpu_peak = true;
-  const doctor::Snapshot snapshot = doctor::probe_machine(probe_options);
+  const doctor::Snapshot snapshot = probe_machine(probe_options);
   const doctor::Diagnosis diagnosis = doctor::diagnose(snapshot, facts);
   std::optional<doctor::FrameworkCheck> framework;
   if (target) framework = doctor::check_framework(snapshot, facts, *target);

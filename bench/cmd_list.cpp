@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/commands.hpp"
+#include "harness/input_error.hpp"
 #include "harness/shape_json.hpp"
 #include "harness/workload.hpp"
 
@@ -103,28 +104,18 @@ void print_table(std::ostream& out, const Model& model, const std::vector<Row>& 
   out.unsetf(std::ios::fixed);
 }
 
-int usage_error(const std::string& message) {
-  std::cerr << "layerbench list: " << message << "\n";
-  return exit_usage;
-}
-
 int run_list(const ListOptions& o) {
   const auto precision = parse_precision(o.precision);
   if (!precision)
-    return usage_error("--precision " + o.precision +
+    throw InputError("--precision " + o.precision +
                        ": unknown precision (expected fp32, tf32, fp16, bf16 or fp8)");
   const auto set = parse_pass_set(o.pass_set);
-  if (!set) return usage_error("--pass " + o.pass_set + ": unknown pass set (expected fwd or train)");
-  if (o.batch < 1) return usage_error("--batch " + std::to_string(o.batch) + ": must be a positive integer");
+  if (!set) throw InputError("--pass " + o.pass_set + ": unknown pass set (expected fwd or train)");
+  if (o.batch < 1) throw InputError("--batch " + std::to_string(o.batch) + ": must be a positive integer");
 
-  std::vector<Model> models;
-  try {
-    auto files = builtin_model_files();
-    files.insert(files.end(), o.workloads.begin(), o.workloads.end());
-    models = load_models(files);
-  } catch (const WorkloadError& e) {
-    return usage_error(e.what());
-  }
+  auto files = builtin_model_files();
+  files.insert(files.end(), o.workloads.begin(), o.workloads.end());
+  const std::vector<Model> models = load_models(files);
 
   std::vector<const Model*> chosen;
   if (o.models.empty()) {
@@ -135,14 +126,14 @@ int run_list(const ListOptions& o) {
     if (!m) {
       std::string known;
       for (const auto& k : models) known += (known.empty() ? "" : ", ") + k.name;
-      return usage_error("--model " + wanted + ": unknown model (known: " + known + ")");
+      throw InputError("--model " + wanted + ": unknown model (known: " + known + ")");
     }
     if (std::find(chosen.begin(), chosen.end(), m) == chosen.end()) chosen.push_back(m);
   }
   for (const Model* m : chosen)
     for (const auto& op : m->ops)
       if (auto overflow = indexing_overflow(op, o.batch))
-        return usage_error("--batch " + std::to_string(o.batch) + ": " + m->name + " op " + op.id +
+        throw InputError("--batch " + std::to_string(o.batch) + ": " + m->name + " op " + op.id +
                            ": " + *overflow);
 
   nlohmann::json listing = {{"flop_convention", flop_convention},
@@ -188,7 +179,11 @@ void add_list(CLI::App& app, Action& action) {
   sub->add_flag("--json", options->json, "Machine-readable output, fields as in results points");
   sub->add_option("--workload", options->workloads,
                   "Extra model files (same schema as bench/models/*.json)");
-  sub->callback([&action, options] { action = [options] { return run_list(*options); }; });
+  sub->callback([&action, options] {
+    action = [options] {
+      return report_input_errors("list", [&] { return run_list(*options); });
+    };
+  });
 }
 
 }  // namespace lb::cli

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <cmath>
 #include <memory>
@@ -11,28 +12,26 @@
 #include <sstream>
 #include <set>
 
+#include "bench/backend_registry.hpp"
 #include "bench/commands.hpp"
 #include "bench/run_context.hpp"
 #include "harness/aggregate.hpp"
+#include "harness/input_error.hpp"
 #include "harness/interrupt.hpp"
 #include "harness/plan.hpp"
 #include "harness/plan_estimate.hpp"
 #include "harness/progress.hpp"
 #include "harness/results_file.hpp"
 #include "harness/runner.hpp"
+#include "harness/stats.hpp"
 #include "harness/summary.hpp"
 #include "harness/platform.hpp"
 #include "harness/workload.hpp"
-#include "kernels/registry.hpp"
 
 namespace lb::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 // What the command line asked for. Everything that changes what a point measures is part of
 // the settings a resumed run must share.
@@ -41,7 +40,9 @@ struct RunOptions {
   std::vector<std::string> models, workloads;
   std::string batches, precisions, pass, device = "auto";
   int threads = 0;
-  double max_time_per_point = 1.0, min_time_per_point = 0.1, noise_target = 0.01;
+  double max_time_per_point = StoppingRule{}.max_time_s;
+  double min_time_per_point = StoppingRule{}.min_time_s;
+  double noise_target = StoppingRule{}.noise_target;
   bool warm = false;
   std::string algo = "autotune", layout = "nhwc", cudnn_api = "graph";
   double workspace_mb = 32, memory_limit_gb = 0;
@@ -51,60 +52,67 @@ struct RunOptions {
   std::vector<std::string> benchmark_args;
 };
 
-nlohmann::json settings_json(const RunOptions& o) {
-  return {{"suite", o.suite},
-          {"models", o.models},
-          {"workloads", o.workloads},
-          {"batches", o.batches},
-          {"precisions", o.precisions},
-          {"pass", o.pass},
-          {"device", o.device},
-          {"threads", o.threads},
-          {"max_time_per_point_s", o.max_time_per_point},
-          {"min_time_per_point_s", o.min_time_per_point},
-          {"noise_target", o.noise_target},
-          {"cache", o.warm ? "warm" : "cold"},
-          {"algo", o.algo},
-          {"layout", o.layout},
-          {"cudnn_api", o.cudnn_api},
-          {"workspace_mb", o.workspace_mb},
-          {"memory_limit_gb", o.memory_limit_gb},
-          {"seed", o.seed}};
-}
+// One run setting, spelled once: its key in the results file's settings, the flag that sets it
+// (none: not settable, so never compared on --resume) and how it is written and read.
+struct Setting {
+  const char* key;
+  const char* flag;
+  std::function<nlohmann::json(const RunOptions&)> write;
+  std::function<void(const nlohmann::json&, RunOptions&)> read;  // throws on a wrong type
+};
 
-// Reads settings.<key> into `out`, naming the key when a file has it missing or mistyped.
 template <class T>
-void read_setting(const nlohmann::json& s, const char* key, T& out) {
-  if (!s.contains(key)) throw UsageError(std::string("settings.") + key + " is missing");
-  try {
-    out = s.at(key).get<T>();
-  } catch (const nlohmann::json::exception&) {
-    throw UsageError(std::string("settings.") + key + " is " + s.at(key).dump() +
-                     ", not a value a run writes");
-  }
+Setting member_setting(const char* key, const char* flag, T RunOptions::*member) {
+  return {key, flag, [member](const RunOptions& o) { return nlohmann::json(o.*member); },
+          [member](const nlohmann::json& value, RunOptions& o) { o.*member = value.get<T>(); }};
 }
 
+const std::vector<Setting>& run_settings() {
+  static const std::vector<Setting> settings = {
+      member_setting("suite", "--suite", &RunOptions::suite),
+      member_setting("models", "--model", &RunOptions::models),
+      member_setting("workloads", "--workload", &RunOptions::workloads),
+      member_setting("batches", "--batch", &RunOptions::batches),
+      member_setting("precisions", "--precision", &RunOptions::precisions),
+      member_setting("pass", "--pass", &RunOptions::pass),
+      member_setting("device", "--device", &RunOptions::device),
+      member_setting("threads", "--threads", &RunOptions::threads),
+      member_setting("max_time_per_point_s", "--max-time-per-point",
+                     &RunOptions::max_time_per_point),
+      member_setting("min_time_per_point_s", nullptr, &RunOptions::min_time_per_point),
+      member_setting("noise_target", "--noise-target", &RunOptions::noise_target),
+      {"cache", "--warm",
+       [](const RunOptions& o) { return nlohmann::json(o.warm ? "warm" : "cold"); },
+       [](const nlohmann::json& value, RunOptions& o) {
+         o.warm = value.get<std::string>() == "warm";
+       }},
+      member_setting("algo", "--algo", &RunOptions::algo),
+      member_setting("layout", "--layout", &RunOptions::layout),
+      member_setting("cudnn_api", "--cudnn-api", &RunOptions::cudnn_api),
+      member_setting("workspace_mb", "--workspace-mb", &RunOptions::workspace_mb),
+      member_setting("memory_limit_gb", "--memory-limit", &RunOptions::memory_limit_gb),
+      member_setting("seed", "--seed", &RunOptions::seed)};
+  return settings;
+}
+
+nlohmann::json settings_json(const RunOptions& o) {
+  nlohmann::json settings = nlohmann::json::object();
+  for (const Setting& setting : run_settings()) settings[setting.key] = setting.write(o);
+  return settings;
+}
+
+// Reads each setting from a results file's settings, naming the key when one is missing or
+// mistyped.
 void apply_settings(const nlohmann::json& s, RunOptions& o) {
-  std::string cache;
-  read_setting(s, "suite", o.suite);
-  read_setting(s, "models", o.models);
-  read_setting(s, "workloads", o.workloads);
-  read_setting(s, "batches", o.batches);
-  read_setting(s, "precisions", o.precisions);
-  read_setting(s, "pass", o.pass);
-  read_setting(s, "device", o.device);
-  read_setting(s, "threads", o.threads);
-  read_setting(s, "max_time_per_point_s", o.max_time_per_point);
-  read_setting(s, "min_time_per_point_s", o.min_time_per_point);
-  read_setting(s, "noise_target", o.noise_target);
-  read_setting(s, "cache", cache);
-  o.warm = cache == "warm";
-  read_setting(s, "algo", o.algo);
-  read_setting(s, "layout", o.layout);
-  read_setting(s, "cudnn_api", o.cudnn_api);
-  read_setting(s, "workspace_mb", o.workspace_mb);
-  read_setting(s, "memory_limit_gb", o.memory_limit_gb);
-  read_setting(s, "seed", o.seed);
+  for (const Setting& setting : run_settings()) {
+    const std::string name = std::string("settings.") + setting.key;
+    if (!s.contains(setting.key)) throw InputError(name + " is missing");
+    try {
+      setting.read(s.at(setting.key), o);
+    } catch (const nlohmann::json::exception&) {
+      throw InputError(name + " is " + s.at(setting.key).dump() + ", not a value a run writes");
+    }
+  }
 }
 
 // The numeric settings' ranges, checked for flags and for the settings of a resumed file alike
@@ -120,7 +128,7 @@ void check_ranges(const RunOptions& o) {
     why.precision(12);  // 16777216, not 1.67772e+07
     why << flag << " " << value << ": not " << unit << " in " << (lo_open ? "(" : "[") << lo
         << ", " << hi << "]";
-    throw UsageError(why.str());
+    throw InputError(why.str());
   };
   in_range("--max-time-per-point", o.max_time_per_point, 0, true, 3600, "a number of seconds");
   in_range("--noise-target", o.noise_target, 0, true, 1, "a relative noise");
@@ -129,7 +137,7 @@ void check_ranges(const RunOptions& o) {
            "a number of GiB (0: the device's own)");
   const int processors = std::max(1, platform::cpu_features().threads);
   if (o.threads < 0 || o.threads > processors)
-    throw UsageError("--threads " + std::to_string(o.threads) + ": this machine has " +
+    throw InputError("--threads " + std::to_string(o.threads) + ": this machine has " +
                      std::to_string(processors) + " logical processors (0: all of them)");
 }
 
@@ -154,13 +162,13 @@ DeviceChoice parse_device(const std::string& text) {
     if (text != "gpu") {
       const std::string n = text.substr(4);
       if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos)
-        throw UsageError("--device: '" + text + "' is not cpu, gpu, gpu:N, all or auto");
+        throw InputError("--device: '" + text + "' is not cpu, gpu, gpu:N, all or auto");
       index = std::stoi(n);
     }
     d.gpus = {index};
     d.gpu_required = true;
   } else {
-    throw UsageError("--device: '" + text + "' is not cpu, gpu, gpu:N, all or auto");
+    throw InputError("--device: '" + text + "' is not cpu, gpu, gpu:N, all or auto");
   }
   return d;
 }
@@ -179,14 +187,14 @@ void check_benchmark_filter(const std::vector<std::string>& benchmark_args, cons
     try {
       re = std::regex(pattern);
     } catch (const std::regex_error& e) {
-      throw UsageError("--benchmark_filter '" + arg.substr(flag.size()) +
+      throw InputError("--benchmark_filter '" + arg.substr(flag.size()) +
                        "': not a regular expression (" + e.what() + ")");
     }
     const bool any = std::any_of(plan.points.begin(), plan.points.end(), [&](const auto& pp) {
       return std::regex_search(point_name(pp), re) != negated;
     });
     if (!any)
-      throw UsageError("--benchmark_filter '" + arg.substr(flag.size()) + "': matches none of " +
+      throw InputError("--benchmark_filter '" + arg.substr(flag.size()) + "': matches none of " +
                        "the " + std::to_string(plan.points.size()) + " planned points (names " +
                        "like " + (plan.points.empty() ? "?" : point_name(plan.points.front())) +
                        "; model/op/bB/precision/pass/device)");
@@ -200,19 +208,12 @@ void adopt_settings(nlohmann::json file_settings, const CLI::App& sub, RunOption
   RunOptions from_file = o;
   apply_settings(file_settings, from_file);  // every setting present and well typed
   const nlohmann::json asked = settings_json(o);
-  static const std::map<std::string, std::string> flag_of = {
-      {"suite", "--suite"},       {"models", "--model"},     {"workloads", "--workload"},
-      {"batches", "--batch"},     {"precisions", "--precision"}, {"pass", "--pass"},
-      {"device", "--device"},     {"threads", "--threads"},
-      {"max_time_per_point_s", "--max-time-per-point"}, {"noise_target", "--noise-target"},
-      {"cache", "--warm"},        {"algo", "--algo"},        {"layout", "--layout"},
-      {"cudnn_api", "--cudnn-api"},
-      {"workspace_mb", "--workspace-mb"}, {"memory_limit_gb", "--memory-limit"},
-      {"seed", "--seed"}};
-  for (const auto& [key, flag] : flag_of) {
-    if (sub.count(flag) > 0 && asked.at(key) != file_settings.at(key))
-      throw UsageError(flag + " " + asked.at(key).dump() + " differs from the " +
-                       "run being resumed (" + file_settings.at(key).dump() + ")");
+  for (const Setting& setting : run_settings()) {
+    if (setting.flag == nullptr || sub.count(setting.flag) == 0) continue;
+    const nlohmann::json& recorded = file_settings.at(setting.key);
+    if (asked.at(setting.key) != recorded)
+      throw InputError(std::string(setting.flag) + " " + asked.at(setting.key).dump() +
+                       " differs from the run being resumed (" + recorded.dump() + ")");
   }
   o = from_file;
 }
@@ -220,8 +221,8 @@ void adopt_settings(nlohmann::json file_settings, const CLI::App& sub, RunOption
 void adopt_resumed_settings(const LoadedResults& previous, const CLI::App& sub, RunOptions& o) {
   try {
     adopt_settings(previous.document.at("settings"), sub, o);
-  } catch (const UsageError& e) {
-    throw UsageError("--resume: " + o.resume + ": " + e.what());
+  } catch (const InputError& e) {
+    throw InputError("--resume: " + o.resume + ": " + e.what());
   }
 }
 
@@ -259,7 +260,7 @@ void check_same_machine(const nlohmann::json& recorded, const nlohmann::json& cu
   const nlohmann::json was = identity(recorded), now = identity(current);
   for (const auto& [key, value] : was.items())
     if (now.at(key) != value)
-      throw UsageError("--resume: the run was measured on another machine (" + key + ": " +
+      throw InputError("--resume: the run was measured on another machine (" + key + ": " +
                        value.dump() + ", here: " + now.at(key).dump() + ")");
 }
 
@@ -278,50 +279,26 @@ int print_dry_run(const RunRequest& request, const std::vector<Model>& models,
   return exit_ok;
 }
 
-int run_main(RunOptions o, const CLI::App& sub) {
-  // From here a first Ctrl-C or SIGTERM stops the run at the next point boundary with a
-  // loadable file marked interrupted; a second one ends the process at once.
-  interrupt::arm(exit_interrupted);
-  std::optional<LoadedResults> previous;
-  if (!o.resume.empty()) {
-    previous = load_results(o.resume);
-    const std::string status = previous->document.value("status", "");
-    if (status == "complete")
-      throw UsageError("--resume: " + o.resume + " is already complete; nothing to resume");
-    adopt_resumed_settings(*previous, sub, o);
-  }
-  try {
-    check_ranges(o);
-  } catch (const UsageError& e) {
-    if (previous) throw UsageError("--resume: " + o.resume + ": settings: " + e.what());
-    throw;
-  }
+// The devices --device asks for and a backend for each. The doctor is asked before any GPU is
+// touched, so an unusable one is explained.
+struct ChosenDevices {
+  RunContext machine;
+  std::vector<DeviceTarget> targets;
+  std::map<std::string, std::unique_ptr<Backend>> backends;  // by device id
+  bool gpu_unusable = false;  // a GPU asked for by name cannot be used (exit 1)
+};
 
-  // Models: the shipped ones plus --workload files (a name defined twice is an error).
-  std::vector<fs::path> model_files = builtin_model_files();
-  model_files.insert(model_files.end(), o.workloads.begin(), o.workloads.end());
-  const std::vector<Model> models = load_models(model_files);
-
-  RunRequest request;
-  request.suite = o.suite;
-  request.models = o.models;
-  if (!o.batches.empty()) request.batches = parse_batch_list(o.batches);
-  if (!o.precisions.empty()) request.precisions = parse_precision_list(o.precisions);
-  if (!o.pass.empty()) request.pass = parse_pass_set(o.pass);
-
-  // Devices: ask the doctor before touching a GPU, so an unusable one is explained.
-  const DeviceChoice choice = parse_device(o.device);
-  if (o.dry_run) return print_dry_run(request, models, choice, o.max_time_per_point);
-  const RunContext machine = probe_run_context();
-  const auto& diagnosis = machine.diagnosis;
-  bool gpu_unusable = false;
+ChosenDevices choose_devices(const DeviceChoice& choice, const RunOptions& o) {
+  ChosenDevices chosen;
+  chosen.machine = probe_run_context();
+  const auto& diagnosis = chosen.machine.diagnosis;
   std::vector<int> gpu_indices;
   if (!choice.gpus.empty() || choice.all_gpus) {
     if (!diagnosis.gpu_usable) {
       if (choice.gpu_required) {
         std::cerr << diagnosis.verdict << "\n";
         for (const auto& fix : diagnosis.fixes) std::cerr << "  How to fix: " << fix << "\n";
-        gpu_unusable = true;
+        chosen.gpu_unusable = true;
       } else if (!o.quiet) {
         std::cerr << "layerbench: " << diagnosis.verdict << " (running the CPU points)\n";
       }
@@ -331,41 +308,51 @@ int run_main(RunOptions o, const CLI::App& sub) {
       for (int i : choice.gpus) {
         if (std::find(diagnosis.usable_gpus.begin(), diagnosis.usable_gpus.end(), i) ==
             diagnosis.usable_gpus.end())
-          throw UsageError("--device: gpu:" + std::to_string(i) + " is not a usable GPU here (" +
+          throw InputError("--device: gpu:" + std::to_string(i) + " is not a usable GPU here (" +
                            diagnosis.verdict + ")");
         gpu_indices.push_back(i);
       }
     }
   }
 
-  std::vector<DeviceTarget> targets;
-  std::map<std::string, std::unique_ptr<Backend>> backends;
-  if (choice.cpu) {
-    backends["cpu"] = make_cpu_backend(o.threads);
-    targets.push_back({"cpu", false});
+  bool gpu_backend_built = false;
+  for (const BackendDescriptor* descriptor : backend_descriptors()) {
+    if (descriptor->device_kind == DeviceKind::cpu && choice.cpu) {
+      chosen.backends["cpu"] = descriptor->make(0, o.threads);
+      chosen.targets.push_back({"cpu", false});
+    }
+    if (descriptor->device_kind != DeviceKind::gpu) continue;
+    gpu_backend_built = true;
+    for (int index : gpu_indices) {
+      auto gpu = descriptor->make(index, o.threads);
+      chosen.targets.push_back({gpu->device(), true});
+      chosen.backends[gpu->device()] = std::move(gpu);
+    }
   }
-  for (auto& gpu : make_gpu_backends(gpu_indices)) {
-    targets.push_back({gpu->device(), true});
-    backends[gpu->device()] = std::move(gpu);
-  }
-  if (targets.empty() && gpu_unusable) return exit_failed;  // nothing else was asked for
-  const Plan plan = expand_plan(request, models, targets);
+  if (!gpu_indices.empty() && !gpu_backend_built)
+    throw std::runtime_error("this layerbench was built without CUDA: no GPU backend");
+  return chosen;
+}
 
-  check_benchmark_filter(o.benchmark_args, plan);
-
-  // The results file: new, or the resumed one.
+// The results file: a new one, or the resumed one after checking it was measured here.
+std::unique_ptr<ResultsWriter> make_writer(RunOptions& o, std::optional<LoadedResults> previous,
+                                           const ChosenDevices& devices) {
   if (o.output.empty() && o.resume.empty()) o.output = default_output_path();
-  nlohmann::json context = context_json(machine, backends, o.seed, o.warm, o.threads);
-  std::unique_ptr<ResultsWriter> writer;
+  nlohmann::json context =
+      context_json(devices.machine, devices.backends, o.seed, o.warm, o.threads);
   if (previous) {
     check_same_machine(previous->document.at("context"), context);
-    writer = std::make_unique<ResultsWriter>(o.resume, std::move(*previous));
-  } else {
-    context["noise_target"] = o.noise_target;
-    context["max_time_per_point_s"] = o.max_time_per_point;
-    writer = std::make_unique<ResultsWriter>(o.output, std::move(context), settings_json(o),
-                                             o.force);
+    return std::make_unique<ResultsWriter>(o.resume, std::move(*previous));
   }
+  context["noise_target"] = o.noise_target;
+  context["max_time_per_point_s"] = o.max_time_per_point;
+  return std::make_unique<ResultsWriter>(o.output, std::move(context), settings_json(o), o.force);
+}
+
+// Measures the plan's points not yet in the writer's file, then writes the model records and
+// prints the summary. Returns the exit code.
+int run_points(const RunOptions& o, const Plan& plan, const std::vector<Model>& models,
+               ChosenDevices& devices, std::unique_ptr<ResultsWriter> writer) {
   std::map<std::string, Point> already;
   for (const auto& p : writer->points()) already.emplace(p.key(), p);
   OomSweep sweep;
@@ -385,7 +372,9 @@ int run_main(RunOptions o, const CLI::App& sub) {
       static_cast<std::uint64_t>(o.workspace_mb * (1 << 20));
   loop.config.case_options.memory_limit_bytes =
       static_cast<std::uint64_t>(o.memory_limit_gb * (1ull << 30));
-  loop.backend_for = [&](const PlannedPoint& pp) -> Backend& { return *backends.at(pp.device); };
+  loop.backend_for = [&](const PlannedPoint& pp) -> Backend& {
+    return *devices.backends.at(pp.device);
+  };
   std::optional<std::string> write_error;  // the disk refused the results file mid-run
   loop.stop = [&] { return interrupt::stop_requested().load() || write_error.has_value(); };
 
@@ -460,7 +449,49 @@ int run_main(RunOptions o, const CLI::App& sub) {
               << " points, " << failed << " failed)\n";
   }
   if (interrupted) return exit_interrupted;
-  return failed > 0 || gpu_unusable ? exit_failed : exit_ok;
+  return failed > 0 || devices.gpu_unusable ? exit_failed : exit_ok;
+}
+
+int run_main(RunOptions o, const CLI::App& sub) {
+  // From here a first Ctrl-C or SIGTERM stops the run at the next point boundary with a
+  // loadable file marked interrupted; a second one ends the process at once.
+  interrupt::arm(exit_interrupted);
+  std::optional<LoadedResults> previous;
+  if (!o.resume.empty()) {
+    previous = load_results(o.resume);
+    const std::string status = previous->document.value("status", "");
+    if (status == "complete")
+      throw InputError("--resume: " + o.resume + " is already complete; nothing to resume");
+    adopt_resumed_settings(*previous, sub, o);
+  }
+  try {
+    check_ranges(o);
+  } catch (const InputError& e) {
+    if (previous) throw InputError("--resume: " + o.resume + ": settings: " + e.what());
+    throw;
+  }
+
+  // Models: the shipped ones plus --workload files (a name defined twice is an error).
+  std::vector<fs::path> model_files = builtin_model_files();
+  model_files.insert(model_files.end(), o.workloads.begin(), o.workloads.end());
+  const std::vector<Model> models = load_models(model_files);
+
+  RunRequest request;
+  request.suite = o.suite;
+  request.models = o.models;
+  if (!o.batches.empty()) request.batches = parse_batch_list(o.batches);
+  if (!o.precisions.empty()) request.precisions = parse_precision_list(o.precisions);
+  if (!o.pass.empty()) request.pass = parse_pass_set(o.pass);
+
+  // Devices: ask the doctor before touching a GPU, so an unusable one is explained.
+  const DeviceChoice choice = parse_device(o.device);
+  if (o.dry_run) return print_dry_run(request, models, choice, o.max_time_per_point);
+  ChosenDevices devices = choose_devices(choice, o);
+  if (devices.targets.empty() && devices.gpu_unusable) return exit_failed;  // nothing else asked
+  const Plan plan = expand_plan(request, models, devices.targets);
+  check_benchmark_filter(o.benchmark_args, plan);
+  auto writer = make_writer(o, std::move(previous), devices);
+  return run_points(o, plan, models, devices, std::move(writer));
 }
 
 }  // namespace
@@ -510,21 +541,7 @@ void add_run(CLI::App& app, Action& action) {
       opts->benchmark_args.push_back(extra);
     }
     action = [opts, sub] {
-      try {
-        return run_main(*opts, *sub);
-      } catch (const UsageError& e) {
-        std::cerr << "layerbench run: " << e.what() << "\n";
-        return exit_usage;
-      } catch (const WorkloadError& e) {
-        std::cerr << "layerbench run: " << e.what() << "\n";
-        return exit_usage;
-      } catch (const ResultsError& e) {
-        std::cerr << "layerbench run: " << e.what() << "\n";
-        return exit_usage;
-      } catch (const std::invalid_argument& e) {  // plan and flag parsers name the flag
-        std::cerr << "layerbench run: " << e.what() << "\n";
-        return exit_usage;
-      }
+      return report_input_errors("run", [&] { return run_main(*opts, *sub); });
     };
   });
 }

@@ -2,6 +2,7 @@
 // Subcommands of the layerbench CLI. Each registers its options on the app; when it is the
 // chosen subcommand, `action` is set to the function that runs it and returns the exit code.
 #include <functional>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -23,5 +24,9 @@ inline constexpr int exit_ok = 0;
 inline constexpr int exit_failed = 1;  // failed points, or only the CPU usable (doctor)
 inline constexpr int exit_usage = 2;   // bad flags or bad input files
 inline constexpr int exit_interrupted = 130;
+
+// Runs a subcommand's body; bad input (lb::InputError, or std::invalid_argument from the flag
+// parsers, which name the flag) becomes one line "layerbench <command>: <what>" and exit_usage.
+int report_input_errors(const std::string& command, const Action& body);
 
 }  // namespace lb::cli

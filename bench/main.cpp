@@ -4,7 +4,23 @@
 #include "bench/commands.hpp"
 #include "bench/run_context.hpp"
 #include "bench/version.hpp"
+#include "harness/input_error.hpp"
 #include "harness/interrupt.hpp"
+
+namespace lb::cli {
+
+int report_input_errors(const std::string& command, const Action& body) {
+  try {
+    return body();
+  } catch (const InputError& e) {
+    std::cerr << "layerbench " << command << ": " << e.what() << "\n";
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "layerbench " << command << ": " << e.what() << "\n";
+  }
+  return exit_usage;
+}
+
+}  // namespace lb::cli
 
 int main(int argc, char** argv) {
   lb::interrupt::install();  // before any thread exists, so every thread inherits the mask

@@ -1,9 +1,9 @@
 #include "bench/run_context.hpp"
 
+#include "bench/backend_registry.hpp"
 #include "build_info.hpp"
 #include "harness/cpu_peak.hpp"
 #include "harness/doctor/facts.hpp"
-#include "harness/doctor/probe.hpp"
 #include "harness/doctor/versions.hpp"
 #include "harness/peaks.hpp"
 #include "harness/platform.hpp"
@@ -67,7 +67,7 @@ const std::string& command_line() { return command_line_storage(); }
 
 RunContext probe_run_context() {
   RunContext c;
-  c.snapshot = doctor::probe_machine();
+  c.snapshot = probe_machine();
   c.diagnosis = doctor::diagnose(c.snapshot, doctor::load_facts());
   return c;
 }

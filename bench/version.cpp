@@ -6,18 +6,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "bench/backend_registry.hpp"
 #include "bench/commands.hpp"
 #include "build_info.hpp"
-#include "harness/doctor/snapshot.hpp"
 #include "harness/doctor/versions.hpp"
-#if LAYERBENCH_HAVE_RUN
-#include <oneapi/dnnl/dnnl_version.h>
-
-#include "kernels/onednn/onednn_probe.hpp"
-#endif
-#if LAYERBENCH_HAVE_CUDA
-#include "kernels/cuda/cuda_probe.hpp"
-#endif
 
 namespace lb::cli {
 namespace {
@@ -26,8 +18,10 @@ void row(std::ostream& out, const std::string& library, const std::string& text)
   out << "  " << library << std::string(18 - library.size(), ' ') << text << "\n";
 }
 
-std::string compiled_and_loaded(const std::string& compiled, const std::string& loaded) {
-  return "compiled " + compiled + ", loaded " + loaded;
+bool has_backend_for(DeviceKind kind) {
+  for (const BackendDescriptor* backend : backend_descriptors())
+    if (backend->device_kind == kind) return true;
+  return false;
 }
 
 }  // namespace
@@ -36,15 +30,11 @@ void print_version(std::ostream& out) {
   out << "layerbench " << build::version << " (git " << build::git_revision << "), "
       << build::build_type << " build, " << build::compiler << "\n";
   out << "libraries:\n";
-
-  doctor::Snapshot s;
+  // Each backend's libraries, then the harness's own.
+  for (const BackendDescriptor* backend : backend_descriptors())
+    for (const VersionRow& version : backend->version_rows())
+      row(out, version.library, version.text);
 #if LAYERBENCH_HAVE_RUN
-  onednn::probe(s.cpu);
-  row(out, "oneDNN",
-      compiled_and_loaded(
-          doctor::text({DNNL_VERSION_MAJOR, DNNL_VERSION_MINOR, DNNL_VERSION_PATCH}),
-          s.cpu.onednn_version) +
-          " (dispatches to " + s.cpu.onednn_isa + ")");
 #ifdef LAYERBENCH_BENCHMARK_VERSION
   row(out, "Google Benchmark", std::string(LAYERBENCH_BENCHMARK_VERSION) + " (as found by CMake)");
 #else
@@ -60,22 +50,7 @@ void print_version(std::ostream& out) {
                     NLOHMANN_JSON_VERSION_PATCH}) +
           " (header-only)");
   row(out, "CLI11", std::string(CLI11_VERSION) + " (header-only)");
-
-#if LAYERBENCH_HAVE_CUDA
-  cuda::probe_libraries(s);
-  row(out, "CUDA runtime",
-      doctor::cuda_version_text(s.runtime_version) + " (linked statically), architectures " +
-          build::cuda_architectures);
-  row(out, "cuDNN",
-      compiled_and_loaded(doctor::text(doctor::decode_cudnn_version(s.cudnn.compiled_version)),
-                          doctor::text(doctor::decode_cudnn_version(s.cudnn.loaded_version))) +
-          " (built for CUDA " + doctor::cuda_version_text(s.cudnn.cuda_version) + ")");
-  row(out, "cuBLAS",
-      compiled_and_loaded(doctor::text(doctor::decode_cublas_version(s.cublas.compiled_version)),
-                          doctor::text(doctor::decode_cublas_version(s.cublas.loaded_version))));
-#else
-  row(out, "CUDA", "not used: CPU-only build");
-#endif
+  if (!has_backend_for(DeviceKind::gpu)) row(out, "CUDA", "not used: CPU-only build");
 }
 
 }  // namespace lb::cli

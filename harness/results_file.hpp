@@ -13,13 +13,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/input_error.hpp"
 #include "harness/results.hpp"
 
 namespace lb {
 
 // A file that is not a readable layerbench results file; what() names the file and the problem.
-struct ResultsError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+struct ResultsError : InputError {
+  using InputError::InputError;
 };
 
 // The results file could not be written during a run (disk full, folder removed): not bad

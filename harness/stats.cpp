@@ -8,8 +8,8 @@
 
 namespace lb {
 
-namespace {
-double median_of(std::vector<double> v) {
+double median(std::vector<double> v) {
+  if (v.empty()) throw std::invalid_argument("median of no values");
   const auto mid = v.size() / 2;
   std::nth_element(v.begin(), v.begin() + mid, v.end());
   double m = v[mid];
@@ -17,10 +17,12 @@ double median_of(std::vector<double> v) {
   return m;
 }
 
-double relative_noise(const std::vector<double>& v, double median) {
+namespace {
+
+double relative_noise(const std::vector<double>& v, double middle) {
   std::vector<double> dev(v.size());
-  std::transform(v.begin(), v.end(), dev.begin(), [&](double x) { return std::abs(x - median); });
-  return median > 0 ? 1.4826 * median_of(dev) / median : 0;
+  std::transform(v.begin(), v.end(), dev.begin(), [&](double x) { return std::abs(x - middle); });
+  return middle > 0 ? 1.4826 * median(dev) / middle : 0;
 }
 }  // namespace
 
@@ -28,7 +30,7 @@ SampleStats summarize(const std::vector<double>& s) {
   if (s.empty()) throw std::invalid_argument("summarize: no samples");
   SampleStats st;
   st.samples = static_cast<std::int64_t>(s.size());
-  st.median_s = median_of(s);
+  st.median_s = median(s);
   auto [lo, hi] = std::minmax_element(s.begin(), s.end());
   st.min_s = *lo;
   st.max_s = *hi;
@@ -49,7 +51,7 @@ bool should_stop(const StoppingRule& rule, const std::vector<double>& s, double 
   }
   // The noise check costs O(n); past 64 samples it runs every 32nd sample only.
   if (n >= rule.min_samples && elapsed_s >= rule.min_time_s && (n < 64 || n % 32 == 0)) {
-    const double med = median_of(s);
+    const double med = median(s);
     if (relative_noise(s, med) <= rule.noise_target) {
       why = "noise";
       return true;

@@ -17,13 +17,18 @@ struct SampleStats {
   std::string stopped_by;  // "noise" (target met), "time_cap" or "max_samples"
 };
 
+// The middle value; the mean of the two middle values for an even count. Throws
+// std::invalid_argument for no values.
+double median(std::vector<double> values);
+
 SampleStats summarize(const std::vector<double>& samples_s);
 
+// The defaults are `layerbench run`'s (--noise-target, --max-time-per-point).
 struct StoppingRule {
   double noise_target = 0.01;  // relative noise to reach
-  double min_time_s = 0.2;     // measure at least this long ...
+  double min_time_s = 0.1;     // measure at least this long ...
   int min_samples = 5;         // ... and at least this many samples
-  double max_time_s = 2.0;     // then give up on the noise target (recorded as is)
+  double max_time_s = 1.0;     // then give up on the noise target (recorded as is)
   int max_samples = 10000;
 };
 

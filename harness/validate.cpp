@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "kernels/reference/reference.hpp"
+#include "harness/reference.hpp"
 
 namespace lb {
 

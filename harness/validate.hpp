@@ -1,5 +1,5 @@
 #pragma once
-// Checks a backend's output against the double-precision reference (kernels/reference).
+// Checks a backend's output against the double-precision reference (harness/reference).
 #include <cstdint>
 #include <vector>
 

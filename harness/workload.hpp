@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/input_error.hpp"
 #include "harness/problem.hpp"
 
 namespace lb {
@@ -50,8 +51,8 @@ struct Model {
 };
 
 // Thrown for a bad workload file; what() is "<file>: ops[3].stride_h: must be a positive integer".
-struct WorkloadError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+struct WorkloadError : InputError {
+  using InputError::InputError;
 };
 
 // Limits of a model file (bench/models/SCHEMA.md, "Limits", says where they come from); the

@@ -36,8 +36,8 @@ sed 's/@[A-Za-z0-9_]*@/windows-compile-check/g' "$ROOT/harness/build_info.hpp.in
 
 # What CMake builds with LAYERBENCH_CUDA=OFF, the unit tests aside.
 cd "$ROOT"
-sources=(harness/*.cpp harness/doctor/*.cpp kernels/reference/*.cpp kernels/cuda/logic/*.cpp
-         kernels/onednn/*.cpp kernels/registry.cpp bench/*.cpp)
+sources=(harness/*.cpp harness/doctor/*.cpp kernels/cuda/logic/*.cpp
+         kernels/onednn/*.cpp bench/*.cpp)
 # -c rather than -fsyntax-only: inline assembly and intrinsics are only checked at code
 # generation. -Werror: a new warning in a branch Linux never compiles fails here, not on Windows.
 flags=(-std=c++20 -Wall -Wextra -Werror -DLAYERBENCH_HAVE_CUDA=0 -DLAYERBENCH_HAVE_RUN=1

@@ -2,7 +2,6 @@
 // Probing the real machine into a Snapshot. Never throws and never needs a driver: a missing
 // piece is recorded in the snapshot for diagnose() to explain.
 #include "harness/doctor/snapshot.hpp"
-#include "kernels/registry.hpp"
 
 namespace lb::doctor {
 
@@ -15,12 +14,6 @@ struct ProbeOptions {
 // never linked), build configuration and the environment variables that change the outcome.
 Snapshot probe_host(const ProbeOptions& options = {});
 
-// The whole machine: probe_host plus what the backends' libraries report (oneDNN, CUDA
-// runtime, GPUs, cuDNN, cuBLAS). Inline so the caller, which links the backends, resolves it.
-inline Snapshot probe_machine(const ProbeOptions& options = {}) {
-  Snapshot snapshot = probe_host(options);
-  probe_backends(snapshot);
-  return snapshot;
-}
+// The backends add what their libraries report: lb::probe_machine in bench/backend_registry.hpp.
 
 }  // namespace lb::doctor

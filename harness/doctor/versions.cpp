@@ -38,6 +38,10 @@ std::string text(const LibraryVersion& v) {
   return std::to_string(v.major) + "." + std::to_string(v.minor) + "." + std::to_string(v.patch);
 }
 
+std::string compiled_and_loaded(const std::string& compiled, const std::string& loaded) {
+  return "compiled " + compiled + ", loaded " + loaded;
+}
+
 std::vector<int> dotted(const std::string& text) {
   std::vector<int> parts;
   std::size_t start = 0;

@@ -24,6 +24,8 @@ LibraryVersion decode_cudnn_version(int version);
 // cuBLAS 11: 1000 x major + 100 x minor + patch.
 LibraryVersion decode_cublas_version(int version);
 std::string text(const LibraryVersion& v);  // "9.19.0"
+// "compiled 9.1.0, loaded 9.19.0": they differ when the loader finds another copy.
+std::string compiled_and_loaded(const std::string& compiled, const std::string& loaded);
 
 // Dotted numeric versions ("525.60.13", "2.15"): parts as integers; throws std::invalid_argument
 // unless every part is a number of 1 to 9 digits (no empty part, no leading or trailing dot).

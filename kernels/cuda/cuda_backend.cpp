@@ -1,6 +1,7 @@
 #include "kernels/cuda/cuda_backend.hpp"
 
 #include "harness/doctor/versions.hpp"
+#include "harness/workload.hpp"
 #include "kernels/cuda/cublaslt_gemm.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/cudnn_conv.hpp"
@@ -44,15 +45,10 @@ class CudaBackend final : public Backend {
   std::vector<std::pair<std::string, std::string>> context() const override;
 
  private:
-  // Inputs and output at their storage sizes, the workspace limit and, cold, the L2 flush buffer.
+  // Inputs and output at their storage sizes (the point's memory_bytes), the workspace limit
+  // and, cold, the L2 flush buffer.
   std::uint64_t memory_needed(const Problem& problem, const CaseOptions& options) const {
-    const auto dims = tensor_dims(problem);
-    std::uint64_t bytes = 0;
-    for (const auto& d : dims.inputs)
-      bytes += static_cast<std::uint64_t>(element_count(d)) * logic::element_bytes(logic::input_type(problem.precision));
-    bytes += static_cast<std::uint64_t>(element_count(dims.output)) *
-             logic::element_bytes(logic::output_type(problem.precision));
-    bytes += options.workspace_limit_bytes;
+    std::uint64_t bytes = memory_bytes(problem) + options.workspace_limit_bytes;
     if (options.cache == CacheMode::cold)
       bytes += logic::flush_bytes(static_cast<std::uint64_t>(context_->properties().l2CacheSize));
     return bytes;

@@ -6,8 +6,12 @@
 #include <memory>
 
 #include "harness/backend.hpp"
+#include "harness/backend_descriptor.hpp"
 
 namespace lb::onednn {
+
+// oneDNN as bench/backend_registry.cpp lists it: the CPU, its probe, --version row and backend.
+const BackendDescriptor& descriptor();
 
 // A backend whose primitives use `threads` OpenMP threads (0 = every logical processor).
 // Throws std::runtime_error when a thread count is asked for and this build cannot set it.

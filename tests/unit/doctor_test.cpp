@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "bench/backend_registry.hpp"
 #include "harness/data_paths.hpp"
 #include "harness/doctor/diagnose.hpp"
 #include "harness/doctor/facts.hpp"
@@ -482,7 +483,7 @@ TEST(DoctorReport, TextEndsWithVerdictAndFixes) {
 // --- the real machine ---
 
 TEST(DoctorProbe, RealMachineGivesAVerdictWithoutCrashing) {
-  const Snapshot s = probe_machine();
+  const Snapshot s = lb::probe_machine();
   EXPECT_GT(s.cpu.threads, 0);
   EXPECT_EQ(s.cuda_build, static_cast<bool>(LAYERBENCH_HAVE_CUDA));
   EXPECT_EQ(s.env.count("CUDA_VISIBLE_DEVICES"), 1u);

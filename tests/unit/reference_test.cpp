@@ -1,6 +1,6 @@
 // The double-precision reference on hand-computed cases for every pass, and the adjoint
 // identities that tie the three convolution passes (and the GEMM passes) together.
-#include "kernels/reference/reference.hpp"
+#include "harness/reference.hpp"
 
 #include <gtest/gtest.h>
 

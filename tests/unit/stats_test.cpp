@@ -27,6 +27,14 @@ TEST(Stats, NoiseIsRobustToOneOutlier) {
 
 TEST(Stats, EmptyThrows) { EXPECT_THROW(summarize({}), std::invalid_argument); }
 
+// The one median (cuda::logic::median delegates to it): middle value, mean of the middle two.
+TEST(Stats, MedianOfOddAndEvenCounts) {
+  EXPECT_DOUBLE_EQ(median({5, 1, 3}), 3);
+  EXPECT_DOUBLE_EQ(median({4, 1, 3, 2}), 2.5);
+  EXPECT_DOUBLE_EQ(median({7}), 7);
+  EXPECT_THROW(median({}), std::invalid_argument);
+}
+
 TEST(StoppingRule, StopsOnNoiseOnlyAfterMinimumTimeAndSamples) {
   StoppingRule rule;
   rule.noise_target = 0.01, rule.min_time_s = 0.2, rule.min_samples = 5, rule.max_time_s = 2;
@@ -42,7 +50,7 @@ TEST(StoppingRule, NoisySamplesRunUntilTheCap) {
   StoppingRule rule;
   std::vector<double> noisy{1, 1.5, 2, 1.2, 1.8, 1.1, 1.9};  // noise 1.4826*0.4/1.5
   std::string why;
-  EXPECT_FALSE(should_stop(rule, noisy, 1.0, why));
+  EXPECT_FALSE(should_stop(rule, noisy, rule.max_time_s / 2, why));
   EXPECT_TRUE(should_stop(rule, noisy, rule.max_time_s, why));
   EXPECT_EQ(why, "time_cap");
 }

@@ -10,7 +10,7 @@
 #include <set>
 
 #include "harness/inputs.hpp"
-#include "kernels/reference/reference.hpp"
+#include "harness/reference.hpp"
 
 namespace lb {
 namespace {

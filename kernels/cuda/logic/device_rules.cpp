@@ -1,5 +1,7 @@
 #include "kernels/cuda/logic/device_rules.hpp"
 
+#include "harness/stats.hpp"
+
 #include <algorithm>
 
 namespace lb::cuda::logic {
@@ -83,11 +85,7 @@ std::vector<std::pair<std::string, std::string>> clock_notes(
 }
 
 double median(std::vector<double> values) {
-  if (values.empty()) return failed_time;
-  const auto mid = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
-  std::nth_element(values.begin(), mid, values.end());
-  if (values.size() % 2) return *mid;
-  return (*mid + *std::max_element(values.begin(), mid)) / 2;
+  return values.empty() ? failed_time : lb::median(std::move(values));
 }
 
 std::optional<std::size_t> fastest(const std::vector<double>& seconds) {

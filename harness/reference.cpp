@@ -1,4 +1,4 @@
-#include "kernels/reference/reference.hpp"
+#include "harness/reference.hpp"
 
 #include <stdexcept>
 #include <string>

@@ -1,0 +1,16 @@
+#pragma once
+// The one place that knows every backend: doctor, --version and run loop over this list.
+#include <vector>
+
+#include "harness/backend_descriptor.hpp"
+#include "harness/doctor/probe.hpp"
+
+namespace lb {
+
+// Every backend in this build, CPU backends first.
+const std::vector<const BackendDescriptor*>& backend_descriptors();
+
+// The whole machine: doctor::probe_host plus what each backend's libraries report.
+doctor::Snapshot probe_machine(const doctor::ProbeOptions& options = {});
+
+}  // namespace lb

@@ -1,0 +1,69 @@
+// The backend registry (bench/backend_registry.cpp): exactly this build's backends, each
+// descriptor complete, and the doctor's probe and `run`'s backends made through them.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "bench/backend_registry.hpp"
+
+namespace lb {
+namespace {
+
+std::set<std::string> registered_names() {
+  std::set<std::string> names;
+  for (const BackendDescriptor* backend : backend_descriptors()) names.insert(backend->name);
+  return names;
+}
+
+TEST(BackendRegistry, ListsExactlyTheBackendsOfThisBuild) {
+  std::set<std::string> expected;
+  if (LAYERBENCH_HAVE_RUN) expected.insert("onednn");
+  if (LAYERBENCH_HAVE_CUDA) expected.insert("cuda");
+  EXPECT_EQ(registered_names(), expected);
+  EXPECT_EQ(registered_names().size(), backend_descriptors().size()) << "a name is listed twice";
+}
+
+TEST(BackendRegistry, CpuBackendsComeFirst) {
+  bool seen_gpu = false;
+  for (const BackendDescriptor* backend : backend_descriptors()) {
+    if (backend->device_kind == DeviceKind::gpu) seen_gpu = true;
+    else EXPECT_FALSE(seen_gpu) << backend->name << " is listed after a GPU backend";
+  }
+}
+
+TEST(BackendRegistry, EveryDescriptorIsComplete) {
+  for (const BackendDescriptor* backend : backend_descriptors()) {
+    SCOPED_TRACE(backend->name);
+    ASSERT_TRUE(backend->probe && backend->version_rows && backend->make);
+    const auto rows = backend->version_rows();
+    ASSERT_FALSE(rows.empty());
+    for (const VersionRow& row : rows) {
+      EXPECT_FALSE(row.library.empty());
+      EXPECT_FALSE(row.text.empty()) << row.library;
+    }
+  }
+}
+
+TEST(BackendRegistry, ProbeMachineAddsEachBackendsFindings) {
+  const doctor::Snapshot snapshot = probe_machine();
+  EXPECT_GT(snapshot.cpu.threads, 0);  // the harness's own part
+  if (LAYERBENCH_HAVE_RUN) {
+    EXPECT_FALSE(snapshot.cpu.onednn_version.empty());
+    EXPECT_FALSE(snapshot.cpu.onednn_isa.empty());
+  }
+  if (LAYERBENCH_HAVE_CUDA) EXPECT_NE(snapshot.cublas.compiled_version, 0);
+}
+
+TEST(BackendRegistry, CpuDescriptorsMakeACpuBackendOfTheirName) {
+  for (const BackendDescriptor* backend : backend_descriptors()) {
+    if (backend->device_kind != DeviceKind::cpu) continue;
+    const auto made = backend->make(0, 1);
+    ASSERT_NE(made, nullptr);
+    EXPECT_EQ(made->name(), backend->name);
+    EXPECT_EQ(made->device(), "cpu");
+  }
+}
+
+}  // namespace
+}  // namespace lb
