@@ -100,6 +100,15 @@ def wait_until_started(proc):
         time.sleep(0.001)
 
 
+def wait_for_journal(proc, out):
+    """Waits (at most 30 s) until the run has its journal, i.e. is past set-up and measuring."""
+    journal = Path(str(out) + ".journal")
+    for _ in range(600):
+        if journal.exists() and journal.stat().st_size > 0 or proc.poll() is not None:
+            return
+        time.sleep(0.05)
+
+
 def clean_run(args, out):
     t0 = time.monotonic()
     proc = start(args, out)
@@ -163,11 +172,7 @@ def signal_mask_check():
     """Every thread but the signal thread blocks SIGINT and SIGTERM while points run."""
     out = WORK / "mask.json"
     proc = start([*TINY, "--pass", "train", "--batch", "1,2,4", "--max-time-per-point", "2"], out)
-    journal = Path(str(out) + ".journal")
-    for _ in range(600):
-        if journal.exists() and journal.stat().st_size > 0 or proc.poll() is not None:
-            break
-        time.sleep(0.05)
+    wait_for_journal(proc, out)
     time.sleep(0.5)  # inside a point: oneDNN's worker threads exist
     wanted = SIGNAL_BITS
     masks = {int(task.name): blocked_signals(task / "status")
@@ -187,11 +192,7 @@ def second_signal_stops_at_once():
     # Long points: the first signal alone would wait for the current point's 5 s cap.
     proc = start([*TINY, "--pass", "train", "--batch", "1,2", "--max-time-per-point", "5",
                   "--noise-target", "1e-9"], out)
-    journal = Path(str(out) + ".journal")
-    for _ in range(600):
-        if journal.exists() and journal.stat().st_size > 0 or proc.poll() is not None:
-            break
-        time.sleep(0.05)
+    wait_for_journal(proc, out)
     proc.send_signal(signal.SIGINT)
     time.sleep(0.2)
     t0 = time.monotonic()
@@ -215,11 +216,7 @@ def started_with_sigint_ignored():
     proc = subprocess.Popen([BIN, "run", *args, "-o", str(out)], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
-    journal = Path(str(out) + ".journal")
-    for _ in range(600):
-        if journal.exists() and journal.stat().st_size > 0 or proc.poll() is not None:
-            break
-        time.sleep(0.05)
+    wait_for_journal(proc, out)
     proc.send_signal(signal.SIGINT)
     proc.wait(timeout=120)
     if proc.returncode != 130:
