@@ -113,6 +113,15 @@ void load_tensor_cores(const FactsFile& f, Facts& facts) {
   }
 }
 
+// A row's inclusive "first".."last" range of TensorFlow major.minor versions, each checked.
+void read_version_range(const FactsFile& f, const json& row, const std::string& at,
+                        std::string& first, std::string& last) {
+  f.version(row, "first", at + "first", 2);
+  f.version(row, "last", at + "last", 2);
+  first = f.string(row, "first", "");
+  last = f.string(row, "last", "");
+}
+
 void load_tensorflow(const FactsFile& f, Facts& facts) {
   f.version(f.root, "windows_native_gpu_last", "windows_native_gpu_last", 2);
   facts.tensorflow_windows_native_last = f.string(f.root, "windows_native_gpu_last", "");
@@ -120,10 +129,7 @@ void load_tensorflow(const FactsFile& f, Facts& facts) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const std::string at = "builds[" + std::to_string(i) + "].";
     TensorflowBuild b;
-    f.version(rows[i], "first", at + "first", 2);
-    f.version(rows[i], "last", at + "last", 2);
-    b.first = f.string(rows[i], "first", "");
-    b.last = f.string(rows[i], "last", "");
+    read_version_range(f, rows[i], at, b.first, b.last);
     const auto cuda = f.version(rows[i], "cuda", at + "cuda", 2);
     b.cuda_version = cuda[0] * 1000 + cuda[1] * 10;
     const auto cudnn = f.version(rows[i], "cudnn", at + "cudnn", 2);
@@ -138,10 +144,7 @@ void load_tensorflow_windows_dlls(const FactsFile& f, Facts& facts) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const std::string at = "builds[" + std::to_string(i) + "].";
     TensorflowWindowsDlls b;
-    f.version(rows[i], "first", at + "first", 2);
-    f.version(rows[i], "last", at + "last", 2);
-    b.first = f.string(rows[i], "first", "");
-    b.last = f.string(rows[i], "last", "");
+    read_version_range(f, rows[i], at, b.first, b.last);
     const json& dlls = f.array(rows[i], "dlls", at + "dlls");
     for (std::size_t j = 0; j < dlls.size(); ++j) {
       const std::string field = at + "dlls[" + std::to_string(j) + "]";
