@@ -1,6 +1,7 @@
 # oneDNN 3 from PyPI, for systems whose own oneDNN is older (Debian 12 ships 2.6.3): the wheels
 # of oneDNN 3.2.0 built for the CPU alone on GNU OpenMP (README, "oneDNN 3"). Sourced by
-# setup.sh, gpu-prepare.sh and gpu-check.sh; CMakeLists.txt looks in ONEDNN_PREFIX by itself.
+# setup.sh, gpu-prepare.sh, gpu-check.sh and windows-compile-check.sh; CMakeLists.txt looks in
+# ONEDNN_PREFIX by itself.
 ONEDNN_PREFIX="$ROOT/.onednn"
 ONEDNN_VERSION=3.2.0
 ONEDNN_WHEELS=(onednn-devel-cpu-gomp==2023.2.0 onednn-cpu-gomp==2023.2.0)
@@ -13,11 +14,10 @@ system_onednn_major() {
   echo "${major:-0}"
 }
 
-# Whether ONEDNN_PREFIX holds ONEDNN_VERSION, complete.
+# Whether prefix $1 holds ONEDNN_VERSION, complete.
 onednn_prefix_ready() {
-  grep -qs "set(PACKAGE_VERSION \"$ONEDNN_VERSION\")" \
-    "$ONEDNN_PREFIX/lib/cmake/dnnl/dnnl-config-version.cmake" &&
-    [ -f "$ONEDNN_PREFIX/lib/libdnnl.so.3" ]
+  grep -qs "set(PACKAGE_VERSION \"$ONEDNN_VERSION\")" "$1/lib/cmake/dnnl/dnnl-config-version.cmake" &&
+    [ -f "$1/lib/libdnnl.so.3" ]
 }
 
 # Downloads the wheels into folder $2 with the pip of Python $1 (needs the registry).
@@ -26,23 +26,28 @@ download_onednn_wheels() {
     -d "$2" "${ONEDNN_WHEELS[@]}"
 }
 
-# Unpacks the wheels of folder $1 into ONEDNN_PREFIX (include/, lib/, lib/cmake/dnnl/). A wheel
-# is a zip archive: CMake unpacks it, so this needs neither pip nor unzip. Wheels cannot hold
-# symbolic links, so the library comes as three identical 52 MiB files; the two names the loader
-# and the linker look for become links to the one CMake's config names (libdnnl.so.3.2).
+# Unpacks the wheels of folder $1 into prefix $2 (include/, lib/, lib/cmake/dnnl/). A wheel is a
+# zip archive: CMake unpacks it, so this needs neither pip nor unzip. Wheels cannot hold symbolic
+# links, so the library comes as three identical 52 MiB files; the two names the loader and the
+# linker look for become links to the one CMake's config names (libdnnl.so.3.2).
 unpack_onednn_wheels() {
-  local wheels="$1" work
+  local wheels prefix="$2" work real
+  wheels="$(cd "$1" && pwd)"
   work="$(mktemp -d)"
   for wheel in "$wheels"/onednn_*.whl; do
     (cd "$work" && cmake -E tar xf "$wheel")
   done
-  rm -rf "$ONEDNN_PREFIX"
-  mkdir -p "$ONEDNN_PREFIX"
-  cp -a "$work"/onednn_*.data/data/{include,lib} "$ONEDNN_PREFIX/"
+  rm -rf "$prefix"
+  mkdir -p "$prefix"
+  cp -a "$work"/onednn_*.data/data/{include,lib} "$prefix/"
   rm -rf "$work"
-  local real
-  real="$(basename "$(ls "$ONEDNN_PREFIX"/lib/libdnnl.so.3.*)")"
-  ln -sfn "$real" "$ONEDNN_PREFIX/lib/libdnnl.so.3"
-  ln -sfn libdnnl.so.3 "$ONEDNN_PREFIX/lib/libdnnl.so"
-  onednn_prefix_ready
+  real="$(basename "$(ls "$prefix"/lib/libdnnl.so.3.*)")"
+  ln -sfn "$real" "$prefix/lib/libdnnl.so.3"
+  ln -sfn libdnnl.so.3 "$prefix/lib/libdnnl.so"
+  onednn_prefix_ready "$prefix"
+}
+
+# The folder holding oneDNN 3's include/: the system's where it has oneDNN 3, else ONEDNN_PREFIX.
+onednn_root() {
+  if [ "$(system_onednn_major)" -ge 3 ]; then echo /usr; else echo "$ONEDNN_PREFIX"; fi
 }

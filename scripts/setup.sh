@@ -43,11 +43,11 @@ if [ ! -x "$PY" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 # oneDNN 3: the system's where it has one, else the PyPI build (scripts/onednn-wheels.sh).
-if [ "$(system_onednn_major)" -lt 3 ] && ! onednn_prefix_ready; then
+if [ "$(system_onednn_major)" -lt 3 ] && ! onednn_prefix_ready "$ONEDNN_PREFIX"; then
   step "installing oneDNN $ONEDNN_VERSION from PyPI into $ONEDNN_PREFIX"
   wheels="$(mktemp -d)"
   download_onednn_wheels "$PY" "$wheels"
-  unpack_onednn_wheels "$wheels"
+  unpack_onednn_wheels "$wheels" "$ONEDNN_PREFIX"
   rm -rf "$wheels"
 fi
 if [ -d /usr/local/cuda ] && ! command -v nvcc >/dev/null; then
