@@ -1,7 +1,10 @@
 #include "bench/run_context.hpp"
 
+#include <new>
+
 #include "bench/backend_registry.hpp"
 #include "build_info.hpp"
+#include "harness/cpu_bandwidth.hpp"
 #include "harness/cpu_peak.hpp"
 #include "harness/doctor/facts.hpp"
 #include "harness/doctor/versions.hpp"
@@ -23,6 +26,18 @@ nlohmann::json facts_json(const Backend& backend) {
   return facts;
 }
 
+// The triad's GB/s with the run's threads, or null (no memory roof) when its arrays do not fit.
+nlohmann::json cpu_bandwidth(int threads) {
+  CpuBandwidthOptions options;
+  options.threads = threads;
+  try {
+    const CpuBandwidth bw = measure_cpu_bandwidth(options);
+    return {{"value", bw.gbps}, {"source", "measured: " + bw.method}};
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
+}
+
 nlohmann::json cpu_device(const RunContext& machine, const Backend& backend, int threads) {
   CpuPeakOptions options;
   options.threads = threads;
@@ -33,8 +48,7 @@ nlohmann::json cpu_device(const RunContext& machine, const Backend& backend, int
           {"backend", backend.name()},
           {"facts", facts_json(backend)},
           {"peaks", {{"fp32", {{"tflops", peak.gflops / 1e3}, {"source", "measured: " + peak.method}}}}},
-          // No memory-bandwidth measurement exists for the CPU yet: the roofline says so.
-          {"memory_bandwidth_gbps", nullptr}};
+          {"memory_bandwidth_gbps", cpu_bandwidth(threads)}};
 }
 
 nlohmann::json gpu_device(const RunContext& machine, const Backend& backend) {

@@ -4,9 +4,9 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <thread>
 #include <vector>
 
+#include "harness/parallel_timer.hpp"
 #include "harness/platform.hpp"
 #include "harness/stats.hpp"
 
@@ -97,28 +97,13 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// All threads are created and waiting before the clock starts; the time ends when the last
-// one has finished, so thread creation is never timed.
 double time_threads(int threads, std::int64_t iterations, bool simd) {
-  std::atomic<int> ready{0};
-  std::atomic<bool> go{false};
-  std::vector<std::thread> workers;
-  workers.reserve(threads);
-  for (int t = 0; t < threads; ++t) {
-    workers.emplace_back([&] {
-      ready.fetch_add(1);
-      while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
-      const float r = run_kernel(iterations, simd);
-      float expected = g_sink.load();
-      while (!g_sink.compare_exchange_weak(expected, expected + r)) {
-      }
-    });
-  }
-  while (ready.load() < threads) std::this_thread::yield();
-  const auto start = Clock::now();
-  go.store(true, std::memory_order_release);
-  for (auto& w : workers) w.join();
-  return seconds_since(start);
+  return time_on_threads(threads, [&](int) {
+    const float r = run_kernel(iterations, simd);
+    float expected = g_sink.load();
+    while (!g_sink.compare_exchange_weak(expected, expected + r)) {
+    }
+  });
 }
 
 // Iterations that take about `seconds` on one thread: double until a run lasts 20 ms, then scale.
