@@ -4,7 +4,7 @@
 
 namespace lb::onednn {
 
-// Fills cpu.onednn_version ("2.6.3") and cpu.onednn_isa (e.g. "avx2"). Needs no device.
+// Fills cpu.onednn_version ("3.2.0") and cpu.onednn_isa (e.g. "avx2"). Needs no device.
 void probe(doctor::CpuInfo& cpu);
 
 }  // namespace lb::onednn
