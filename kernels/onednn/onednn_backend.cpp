@@ -96,7 +96,8 @@ std::string error_text(const dnnl::error& e, const std::string& doing) {
 // memory descriptors of the problem's tensors, in tensor_dims order.
 struct Operation {
   dnnl::primitive_desc pd;
-  // The forward pd a backward pd was created from (oneDNN's hint), kept with it.
+  // The forward pd a backward pd was made from (oneDNN's hint, a plain pointer in its C API),
+  // kept alive with it.
   dnnl::primitive_desc forward_hint;
   std::vector<int> input_args;
   int output_arg = 0;
