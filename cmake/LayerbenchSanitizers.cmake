@@ -5,9 +5,9 @@
 set(LAYERBENCH_SANITIZE "" CACHE STRING "Sanitizers for every target: address,undefined or thread")
 option(LAYERBENCH_FUZZ "Build the libFuzzer targets of tests/fuzz (clang)" OFF)
 
-# Debian's oneDNN runs on GNU OpenMP (libgomp); clang would link its own runtime (libomp), a
-# second OpenMP in the process and not the one the release build (g++) tests. Included before
-# find_package(OpenMP), this points clang at libgomp.
+# oneDNN (the PyPI build layerbench uses, as Debian's) runs on GNU OpenMP (libgomp); clang would
+# link its own runtime (libomp), a second OpenMP in the process and not the one the release
+# build (g++) tests. Included before find_package(OpenMP), this points clang at libgomp.
 if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang" AND NOT DEFINED OpenMP_CXX_FLAGS)
   execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libgomp.so
                   OUTPUT_VARIABLE _lb_libgomp OUTPUT_STRIP_TRAILING_WHITESPACE)
