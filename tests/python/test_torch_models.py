@@ -1,10 +1,10 @@
 """scripts/torch_models.py (PyTorch end to end), its file reader and the report's "Where the time
 goes" and "Explained share" sections.
 
-The real pair under fixtures/real/ (torch_models_cpu.json and layerbench_models_cpu.json) was
-measured on this project's CPU machine (fixtures/real/README.md gives the commands). The files
-made in the bad-input tests are edits of it, not measurements. The PyTorch plumbing test needs
-the real package (scripts/setup.sh --torch) and skips with the reason without it.
+The real pair under fixtures/real/models/ (torch_models_cpu.json and layerbench_models_cpu.json)
+was measured on this project's CPU machine (fixtures/real/models/README.md gives the commands).
+The files made in the bad-input tests are edits of it, not measurements. The PyTorch plumbing
+test needs the real package (scripts/setup.sh --torch) and skips with the reason without it.
 """
 import importlib.util
 import json
@@ -21,7 +21,7 @@ import torch_models as tm
 from layerbench_report import cli
 from layerbench_report.framework import attribution, remainder_causes
 
-REAL = FIXTURES / "real"
+REAL = FIXTURES / "real" / "models"  # beside make_real.sh's files, which it rewrites
 TORCH_FILE = REAL / "torch_models_cpu.json"
 LAYERBENCH_FILE = REAL / "layerbench_models_cpu.json"
 HAVE_TORCH = importlib.util.find_spec("torch") is not None and \
