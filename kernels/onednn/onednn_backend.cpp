@@ -96,7 +96,7 @@ std::string error_text(const dnnl::error& e, const std::string& doing) {
 // memory descriptors of the problem's tensors, in tensor_dims order.
 struct Operation {
   dnnl::primitive_desc pd;
-  // Backward pds keep a plain pointer to the forward pd they were created with: kept alive here.
+  // The forward pd a backward pd was created from (oneDNN's hint), kept with it.
   dnnl::primitive_desc forward_hint;
   std::vector<int> input_args;
   int output_arg = 0;
@@ -149,8 +149,7 @@ const char* algorithm_name(dnnl::algorithm a) {
 }
 
 // Moves `pd` on to oneDNN's implementation number `impl` (0 = its first choice), or empties it
-// when there is no such implementation. Called where the pd is made, while the op descriptor it
-// points to is alive.
+// when there is no such implementation.
 void select_impl(dnnl::primitive_desc& pd, int impl) {
   for (int i = 0; i < impl && pd; ++i)
     if (!pd.next_impl()) pd = dnnl::primitive_desc();
@@ -174,40 +173,35 @@ Operation make_conv(const ConvProblem& conv, DataType type, const dnnl::engine& 
   Operation op;
   op.algorithm = algorithm_name(algorithm);
   const auto attr = make_attr();
-  const dnnl::convolution_forward::desc fwd(dnnl::prop_kind::forward_training, algorithm, x_any,
-                                            w_any, y_any, strides, dilation, padding, padding);
-  const dnnl::convolution_forward::primitive_desc fwd_pd(fwd, attr, engine, allow_empty);
+  const dnnl::convolution_forward::primitive_desc fwd_pd(
+      engine, dnnl::prop_kind::forward_training, algorithm, x_any, w_any, y_any, strides, dilation,
+      padding, padding, attr, allow_empty);
   switch (conv.pass) {
     case Pass::fwd:
       op.pd = fwd_pd;
-      select_impl(op.pd, impl);
       op.input_args = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS}, op.output_arg = DNNL_ARG_DST;
       op.canonical_inputs = {x_plain, w_plain}, op.canonical_output = y_plain;
       break;
-    case Pass::bwd_data: {
+    case Pass::bwd_data:
       if (!fwd_pd) return op;  // oneDNN needs the forward pd as a hint
-      const dnnl::convolution_backward_data::desc d(algorithm, x_any, w_any, y_any, strides,
-                                                    dilation, padding, padding);
-      op.pd = dnnl::convolution_backward_data::primitive_desc(d, attr, engine, fwd_pd, allow_empty);
+      op.pd = dnnl::convolution_backward_data::primitive_desc(engine, algorithm, x_any, w_any,
+                                                              y_any, strides, dilation, padding,
+                                                              padding, fwd_pd, attr, allow_empty);
       op.forward_hint = fwd_pd;
-      select_impl(op.pd, impl);
       op.input_args = {DNNL_ARG_DIFF_DST, DNNL_ARG_WEIGHTS}, op.output_arg = DNNL_ARG_DIFF_SRC;
       op.canonical_inputs = {y_plain, w_plain}, op.canonical_output = x_plain;
       break;
-    }
-    case Pass::bwd_weights: {
+    case Pass::bwd_weights:
       if (!fwd_pd) return op;
-      const dnnl::convolution_backward_weights::desc d(algorithm, x_any, w_any, y_any, strides,
-                                                       dilation, padding, padding);
-      op.pd =
-          dnnl::convolution_backward_weights::primitive_desc(d, attr, engine, fwd_pd, allow_empty);
+      op.pd = dnnl::convolution_backward_weights::primitive_desc(
+          engine, algorithm, x_any, w_any, y_any, strides, dilation, padding, padding, fwd_pd, attr,
+          allow_empty);
       op.forward_hint = fwd_pd;
-      select_impl(op.pd, impl);
       op.input_args = {DNNL_ARG_SRC, DNNL_ARG_DIFF_DST}, op.output_arg = DNNL_ARG_DIFF_WEIGHTS;
       op.canonical_inputs = {x_plain, y_plain}, op.canonical_output = w_plain;
       break;
-    }
   }
+  select_impl(op.pd, impl);
   return op;
 }
 
@@ -227,8 +221,7 @@ Operation make_matmul(const GemmShape& g, DataType type, const dnnl::engine& eng
   const auto a = [&](DataType t) { return matrix_desc(g.batch, g.m, g.k, g.trans_a, t); };
   const auto b = [&](DataType t) { return matrix_desc(g.batch, g.k, g.n, g.trans_b, t); };
   const auto c = [&](DataType t) { return matrix_desc(g.batch, g.m, g.n, false, t); };
-  const dnnl::matmul::desc d(a(type), b(type), c(type));
-  op.pd = dnnl::matmul::primitive_desc(d, make_attr(), engine, allow_empty);
+  op.pd = dnnl::matmul::primitive_desc(engine, a(type), b(type), c(type), make_attr(), allow_empty);
   select_impl(op.pd, impl);
   op.input_args = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS}, op.output_arg = DNNL_ARG_DST;
   op.canonical_inputs = {a(DataType::f32), b(DataType::f32)};
@@ -249,7 +242,7 @@ Operation make_operation(const Problem& problem, const dnnl::engine& engine,
   std::vector<int> args = op.input_args;
   args.push_back(op.output_arg);
   for (int arg : args)
-    if (op.pd.query_md(dnnl::query::exec_arg_md, arg).data_type() != type)
+    if (op.pd.query_md(dnnl::query::exec_arg_md, arg).get_data_type() != type)
       throw Unsupported(version_text() + " chose another data type than " +
                         std::string(name(problem.precision)) + " for " + describe(problem));
   return op;
