@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs what layerbench needs and is missing: Debian packages (as root; otherwise prints the
-# apt-get line) and the Python packages of scripts/requirements.txt into .venv. Idempotent.
+# apt-get line), the Python packages of scripts/requirements.txt into .venv, and oneDNN 3 from
+# PyPI into .onednn where the system has no oneDNN 3 (Debian 12's is 2.6.3). Idempotent.
 # --tests adds what only the tests need (below): kept out of a plain set-up, which needs no
 # compiler but g++, and because the Slurm and munge packages enable system daemons.
 # --torch adds PyTorch and torchvision (scripts/requirements-torch.txt) to .venv, for
 # scripts/torch_models.py and torch_layers.py: optional, as their wheels are large (README).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$ROOT/scripts/onednn-wheels.sh"
 
 with_tests=0 with_torch=0
 for arg in "$@"; do
@@ -17,7 +19,7 @@ for arg in "$@"; do
 done
 
 debian_packages=(cmake g++ ninja-build git pkg-config libbenchmark-dev libgtest-dev libcli11-dev
-  nlohmann-json3-dev libdnnl-dev ocl-icd-opencl-dev libopenblas-dev python3 python3-venv chromium
+  nlohmann-json3-dev libopenblas-dev python3 python3-venv chromium
   g++-mingw-w64-x86-64-posix)
 # What only the tests need: clang for the sanitizer and fuzz builds, Wine to run the Windows
 # build, a real Slurm for the fleet.
@@ -50,6 +52,14 @@ if [ ! -x "$PY" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   python3 -m venv "$VENV"
   "$PY" -m pip install -q --disable-pip-version-check -r "$ROOT/scripts/requirements.txt"
   echo "$want" > "$stamp"
+fi
+# oneDNN 3: the system's where it has one, else the PyPI build (scripts/onednn-wheels.sh).
+if [ "$(system_onednn_major)" -lt 3 ] && ! onednn_prefix_ready "$ONEDNN_PREFIX"; then
+  step "installing oneDNN $ONEDNN_VERSION from PyPI into $ONEDNN_PREFIX"
+  wheels="$(mktemp -d)"
+  download_onednn_wheels "$PY" "$wheels"
+  unpack_onednn_wheels "$wheels" "$ONEDNN_PREFIX"
+  rm -rf "$wheels"
 fi
 if [ "$with_torch" = 1 ] && ! "$PY" -c 'import torch, torchvision' 2>/dev/null; then
   step "installing PyTorch and torchvision into $VENV (scripts/requirements-torch.txt)"
