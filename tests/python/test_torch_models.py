@@ -23,7 +23,8 @@ from layerbench_report.framework import attribution, remainder_causes
 
 REAL = FIXTURES / "real" / "models"  # beside make_real.sh's files, which it rewrites
 TORCH_FILE = REAL / "torch_models_cpu.json"
-LAYERBENCH_FILE = REAL / "layerbench_models_cpu.json"
+LAYERBENCH_FILE = REAL / "layerbench_models_cpu.json"  # convolutions and GEMMs only
+MEMOPS_FILE = REAL / "layerbench_models_memops_cpu.json"  # the memory-bound layers too
 HAVE_TORCH = importlib.util.find_spec("torch") is not None and \
     importlib.util.find_spec("torchvision") is not None
 
@@ -143,8 +144,8 @@ def explained_rows(index_html):
     return out
 
 
-def expected_share(model, batch):
-    results = lr.load(LAYERBENCH_FILE)
+def expected_share(model, batch, layerbench_file=LAYERBENCH_FILE):
+    results = lr.load(layerbench_file)
     estimate = sum(p["count"] * p["timing"]["median_ms"] for p in results.points
                    if p["model"] == model and p["batch"] == batch and p["pass"] == "fwd")
     run = next(r for r in fr.load(TORCH_FILE).runs if r["model"] == model and
@@ -178,6 +179,23 @@ def test_the_remainder_is_attributed_from_the_profile(tmp_path):
     assert rows["convolution"][0] > 0 and rows["normalisation"][0] is None
     assert rows["normalisation"][1] > 0 and rows["elementwise"][1] > 0
     assert "normalisation not in the estimate" in remainder_causes(e, top=9)
+
+
+def test_the_memory_bound_kinds_join_the_estimate_and_its_split(tmp_path):
+    assert cli.main([str(MEMOPS_FILE), "--framework", str(TORCH_FILE), "-o", str(tmp_path)]) == 0
+    html = (tmp_path / "index.html").read_text(encoding="utf-8")
+    for (model, batch), share in explained_rows(html).items():
+        assert share == pytest.approx(expected_share(model, batch, MEMOPS_FILE), abs=0.005)
+    for group in ("normalisation", "elementwise", "pooling", "softmax"):
+        assert f"<th>{group} share</th>" in html
+    assert "are not in this estimate" not in html  # the conv/GEMM-only caveat
+    from layerbench_report.data import Data
+    from layerbench_report.framework import estimates
+    data = Data([lr.load(MEMOPS_FILE)], 0, [fr.load(TORCH_FILE)])
+    e = next(e for e in estimates(data, "resnet50") if e.batch == 8)
+    rows = {g: (mine, theirs) for g, mine, theirs in attribution(e)}
+    assert rows["normalisation"][0] > 0 and rows["pooling"][0] > 0
+    assert e.total_ms == pytest.approx(sum(rows[g][0] or 0 for g in rows))
 
 
 def test_without_a_framework_file_the_section_says_how_to_get_one(tmp_path):
