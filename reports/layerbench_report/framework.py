@@ -107,10 +107,17 @@ def attribution(e: Estimate) -> list:
 def remainder_causes(e: Estimate, top=3) -> str:
     """The largest contributions to the unexplained remainder, as the profiled run shows them:
     groups layerbench has no points of, time outside the operators, and groups where the
-    framework's operators took longer than layerbench's."""
+    framework's operators took longer than layerbench's. An estimate above the measured time
+    has no remainder: then the groups where layerbench's points took longer are named."""
     rows = attribution(e)
     if not rows:
         return "no profile of the framework's run (torch_models.py --no-profile)"
+    if e.explained > 1:
+        over = sorted(((mine - (theirs or 0), g) for g, mine, theirs in rows
+                       if mine is not None and mine > (theirs or 0)), reverse=True)
+        return "the estimate exceeds the measured time: " + ("; ".join(
+            f"{fr.group_name(g)} slower in layerbench +{d:.3g} ms" for d, g in over[:top])
+            or "no group is slower in layerbench's points than in the profile")
     causes = []
     for group, mine, theirs in rows:
         if theirs is None or theirs <= 0:
