@@ -81,14 +81,15 @@ void print_table(std::ostream& out, const Model& model, const std::vector<Row>& 
       << ", " << (set == PassSet::fwd ? "forward" : "training step") << "\n"
       << "  file " << model.file << "\n  architecture: " << model.source << "\n"
       << "  " << flop_convention
-      << "; GFLOP, MB and memory are for one layer of the shape, totals count every layer\n";
-  out << std::left << "  " << std::setw(26) << "op" << std::setw(7) << "kind" << std::setw(12)
+      << " (0 for the memory-bound kinds: their cost is the bytes they move); GFLOP, MB and "
+         "memory are for one layer of the shape, totals count every layer\n";
+  out << std::left << "  " << std::setw(26) << "op" << std::setw(11) << "kind" << std::setw(12)
       << "pass" << std::setw(52) << "shape" << std::right << std::setw(6) << "count"
       << std::setw(10) << "GFLOP" << std::setw(10) << "MB" << std::setw(9) << "FLOP/B"
       << std::setw(10) << "mem MiB" << "  layers\n";
   const Op* previous = nullptr;
   for (const auto& row : rows) {
-    out << std::left << "  " << std::setw(26) << row.op->id << std::setw(7) << name(row.op->kind)
+    out << std::left << "  " << std::setw(26) << row.op->id << std::setw(11) << name(row.op->kind)
         << std::setw(12) << name(row.pass) << std::setw(52) << describe(row.problem) << std::right
         << std::setw(6) << row.op->count() << std::fixed << std::setprecision(3) << std::setw(10)
         << row.flop / 1e9 << std::setw(10) << row.bytes / 1e6 << std::setprecision(1)

@@ -8,7 +8,6 @@ namespace lb {
 
 namespace {
 
-constexpr OpKind all_kinds[] = {OpKind::conv, OpKind::linear, OpKind::bmm};
 constexpr PassSet all_pass_sets[] = {PassSet::fwd, PassSet::train};
 
 // The points of one model on one device at one precision and batch, by op id and pass name.
@@ -41,6 +40,35 @@ std::string op_label(const Op& op, Pass pass) {
   return text;
 }
 
+KindTimes kind_times(const std::map<std::string, double>& group_ms, double total_ms) {
+  KindTimes k;
+  for (std::string_view group : kind_groups) {
+    const auto it = group_ms.find(std::string(group));
+    const double ms = it == group_ms.end() ? 0 : it->second;
+    k.ms[std::string(group)] = ms;
+    k.share[std::string(group)] = ms / total_ms;
+  }
+  return k;
+}
+
+// The eager sum less the after_conv batch norms.
+FoldedEstimate fold(const Model& model, std::map<std::string, double> group_ms, double time_ms,
+                    const std::map<std::string, double>& op_ms, int batch, double gflop) {
+  FoldedEstimate f;
+  for (const Op& op : model.ops) {
+    if (op.kind != OpKind::batch_norm || !op.after_conv) continue;
+    f.folded_ops.push_back(op.id);
+    const double ms = op_ms.at(op.id);
+    time_ms -= ms;
+    group_ms[std::string(kind_group(op.kind))] -= ms;
+  }
+  f.time_ms = time_ms;
+  f.images_per_s = batch / (time_ms / 1e3);
+  f.tflops = gflop / time_ms;
+  f.kinds = kind_times(group_ms, time_ms);
+  return f;
+}
+
 ModelResult sum_model(const Combo& combo, PassSet set, int batch, const OpPoints& points,
                       const std::map<std::string, DeviceLimits>& devices) {
   ModelResult r;
@@ -52,7 +80,7 @@ ModelResult sum_model(const Combo& combo, PassSet set, int batch, const OpPoints
   r.batch = batch;
 
   double time_ms = 0;
-  std::map<OpKind, double> kind_ms;
+  std::map<std::string, double> kind_ms, group_ms, op_ms;
   int expected = 0, missing = 0;
   std::string first_missing;
   for (const Op& op : combo.model->ops)
@@ -75,7 +103,9 @@ ModelResult sum_model(const Combo& combo, PassSet set, int batch, const OpPoints
         throw std::invalid_argument("point " + p.key() + ": status ok without timing");
       const double ms = op.count() * p.timing->median_s * 1e3;
       time_ms += ms;
-      kind_ms[op.kind] += ms;
+      kind_ms[std::string(name(op.kind))] += ms;
+      group_ms[std::string(kind_group(op.kind))] += ms;
+      op_ms[op.id] += ms;
     }
   if (missing > 0 && severity("incomplete") > severity(r.status)) {
     r.status = "incomplete";
@@ -91,7 +121,9 @@ ModelResult sum_model(const Combo& combo, PassSet set, int batch, const OpPoints
     if (const auto peak = d->second.peak_tflops.find(combo.precision);
         peak != d->second.peak_tflops.end() && peak->second > 0)
       r.peak_fraction = *r.tflops / peak->second;
-  for (OpKind kind : all_kinds) r.time_share[std::string(name(kind))] = kind_ms[kind] / time_ms;
+  for (const auto& [kind, ms] : kind_ms) r.time_share[kind] = ms / time_ms;
+  r.kinds = kind_times(group_ms, time_ms);
+  if (set == PassSet::fwd) r.folded = fold(*combo.model, group_ms, time_ms, op_ms, batch, r.gflop);
   return r;
 }
 
@@ -178,10 +210,23 @@ nlohmann::json to_json(const ModelResult& r) {
                       {"tflops", optional_json(r.tflops)},
                       {"peak_fraction", optional_json(r.peak_fraction)},
                       {"time_share", nullptr},
+                      {"estimate", r.estimate},
+                      {"kind_ms", nullptr},
+                      {"kind_share", nullptr},
+                      {"folded", nullptr},
                       {"largest_fitting_batch", nullptr},
                       {"accumulation", nullptr},
                       {"label", r.label}};
   if (!r.time_share.empty()) j["time_share"] = r.time_share;
+  if (r.kinds) j["kind_ms"] = r.kinds->ms, j["kind_share"] = r.kinds->share;
+  if (r.folded)
+    j["folded"] = {{"estimate", "folded"},
+                   {"folded_ops", r.folded->folded_ops},
+                   {"time_ms", r.folded->time_ms},
+                   {"images_per_s", r.folded->images_per_s},
+                   {"tflops", r.folded->tflops},
+                   {"kind_ms", r.folded->kinds.ms},
+                   {"kind_share", r.folded->kinds.share}};
   if (r.largest_fitting_batch) j["largest_fitting_batch"] = *r.largest_fitting_batch;
   if (r.accumulation)
     j["accumulation"] = {{"batch", r.accumulation->batch},

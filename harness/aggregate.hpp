@@ -1,6 +1,6 @@
 #pragma once
-// Model-level layer sums from the measured points (the results file's `models[]` and
-// `boundaries[]`, reports/results-schema.md). Pure logic over Points.
+// Model-level sums over every operation from the measured points (the results file's
+// `models[]` and `boundaries[]`, reports/results-schema.md). Pure logic over Points.
 //
 //   inference (pass set fwd):  time = sum over ops of count x median(fwd)
 //   training  (pass set train): time = sum over ops of count x (median(fwd) + median(bwd_data)
@@ -11,6 +11,11 @@
 // accumulation alternative reaching batch B with k = ceil(B / b) steps of b (effective batch
 // k x b >= B): a step of k x b images takes k x time(b), so images/s = b / time(b). For training
 // this is gradient accumulation; for inference, k batches run one after another.
+//
+// These are "eager" estimates: one kernel per operation, as a framework runs the model
+// eagerly. Inference also has the "folded" one: the after_conv batch norms folded into their
+// convolutions, as frameworks deploy a model (the convolution's time unchanged: the folded
+// bias is a free output add in oneDNN and cuDNN).
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -24,9 +29,9 @@
 
 namespace lb {
 
-inline constexpr const char* layer_sum_label =
-    "layer sum: convolutions and GEMMs only; normalisation, activations, softmax, pooling and "
-    "the optimizer excluded";
+inline constexpr const char* model_sum_label =
+    "model sum: every operation of the model file (convolutions, GEMMs, normalisation, "
+    "activations, residual adds, pooling, softmax), one kernel each; the optimizer excluded";
 
 // What aggregation knows of a device: peaks in TFLOP/s by precision (a GPU's come from
 // DevicePeaks::tflops, harness/peaks.hpp), and the memory the device has (for boundaries).
@@ -43,6 +48,19 @@ struct Accumulation {
   int effective_batch() const { return batch * steps; }
 };
 
+// Time per kind group (kind_groups in harness/workload.hpp): milliseconds and fractions of the
+// total; every group present.
+struct KindTimes {
+  std::map<std::string, double> ms, share;
+};
+
+// The inference estimate with the foldable batch norms dropped.
+struct FoldedEstimate {
+  std::vector<std::string> folded_ops;  // op ids
+  double time_ms = 0, images_per_s = 0, tflops = 0;
+  KindTimes kinds;
+};
+
 struct ModelResult {
   std::string model, title, device, precision;
   PassSet pass = PassSet::fwd;
@@ -55,10 +73,13 @@ struct ModelResult {
   // Only when status is ok:
   std::optional<double> time_ms, images_per_s, tflops, peak_fraction;
   std::map<std::string, double> time_share;  // op kind -> fraction of time_ms
+  std::optional<KindTimes> kinds;             // kind group -> ms and fraction of time_ms
+  std::optional<FoldedEstimate> folded;       // pass set fwd only
   // Only when status is oom:
   std::optional<int> largest_fitting_batch;
   std::optional<Accumulation> accumulation;
-  std::string label = layer_sum_label;
+  std::string estimate = "eager";
+  std::string label = model_sum_label;
 };
 
 // Where memory runs out, for every model/device/precision/pass set with an oom batch.

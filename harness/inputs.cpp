@@ -14,11 +14,14 @@ float uniform_from_bits(std::uint64_t bits) {
 std::vector<HostTensor> make_inputs(const Problem& problem, std::uint64_t seed) {
   std::mt19937_64 generator(seed);
   std::vector<HostTensor> tensors;
-  for (const auto& dims : tensor_dims(problem).inputs) {
+  const auto all = tensor_dims(problem);
+  for (std::size_t i = 0; i < all.inputs.size(); ++i) {
     HostTensor t;
-    t.dims = dims;
-    t.data.resize(static_cast<std::size_t>(element_count(dims)));
-    for (float& v : t.data) v = round_to_storage(problem.precision, uniform_from_bits(generator()));
+    t.dims = all.inputs[i];
+    t.data.resize(static_cast<std::size_t>(element_count(t.dims)));
+    const float offset = static_cast<int>(i) == all.positive_input ? 2.0f : 0.0f;
+    for (float& v : t.data)
+      v = round_to_storage(problem.precision, offset + uniform_from_bits(generator()));
     tensors.push_back(std::move(t));
   }
   return tensors;

@@ -1,6 +1,7 @@
 #include "harness/problem.hpp"
 
 #include <limits>
+#include <string_view>
 #include <sstream>
 #include <stdexcept>
 
@@ -15,6 +16,24 @@ std::int64_t output_size(std::int64_t in, std::int64_t pad, std::int64_t dil, st
   return span < 0 || stride <= 0 ? 0 : span / stride + 1;
 }
 }  // namespace
+
+std::int64_t MemoryShape::pooled(std::int64_t in) const {
+  return output_size(in, pad, 1, window, stride);
+}
+
+std::string_view name(MemoryOp op) {
+  switch (op) {
+    case MemoryOp::batch_norm: return "batch_norm";
+    case MemoryOp::layer_norm: return "layer_norm";
+    case MemoryOp::relu: return "relu";
+    case MemoryOp::gelu_erf: return "gelu_erf";
+    case MemoryOp::add: return "add";
+    case MemoryOp::max_pool: return "max_pool";
+    case MemoryOp::avg_pool: return "avg_pool";
+    case MemoryOp::softmax: return "softmax";
+  }
+  return "?";
+}
 
 std::int64_t ConvShape::p() const { return output_size(h, pad_h, dil_h, r, stride_h); }
 std::int64_t ConvShape::q() const { return output_size(w, pad_w, dil_w, s, stride_w); }
@@ -52,7 +71,46 @@ std::int64_t element_count(const std::vector<std::int64_t>& dims) {
   return n;
 }
 
+namespace {
+TensorDims memory_tensor_dims(const MemoryProblem& m) {
+  const auto& s = m.shape;
+  const auto& x = s.dims;
+  const bool fwd = m.pass == Pass::fwd;
+  switch (s.op) {
+    case MemoryOp::batch_norm: {
+      const std::vector<std::int64_t> channel{x.at(1)};
+      if (fwd) return {{x, channel, channel, channel, channel}, x, 2};
+      return {{x, x, channel}, x};
+    }
+    case MemoryOp::layer_norm: {
+      const std::vector<std::int64_t> features{x.back()};
+      if (fwd) return {{x, features, features}, x};
+      return {{x, x, features}, x};
+    }
+    case MemoryOp::add: {
+      auto b = x;
+      if (s.broadcast) b.at(0) = 1;
+      return {{x, b}, x};
+    }
+    case MemoryOp::max_pool:
+    case MemoryOp::avg_pool: {
+      const std::vector<std::int64_t> y{x.at(0), x.at(1), s.pooled(x.at(2)), s.pooled(x.at(3))};
+      if (fwd) return {{x}, y};
+      if (s.op == MemoryOp::avg_pool) return {{y}, x};
+      return {{x, y}, x};
+    }
+    case MemoryOp::relu:
+    case MemoryOp::gelu_erf:
+    case MemoryOp::softmax:
+      if (fwd) return {{x}, x};
+      return {{x, x}, x};
+  }
+  throw std::logic_error("tensor_dims: unknown memory-bound operation");
+}
+}  // namespace
+
 TensorDims tensor_dims(const Problem& problem) {
+  if (problem.is_memory()) return memory_tensor_dims(problem.memory());
   if (problem.is_conv()) {
     const auto& c = problem.conv();
     const auto& s = c.shape;
@@ -73,6 +131,7 @@ TensorDims tensor_dims(const Problem& problem) {
 }
 
 double flop_count(const Problem& problem) {
+  if (problem.is_memory()) return 0;
   if (problem.is_conv()) {
     const auto& s = problem.conv().shape;
     // Every pass of a convolution performs the same multiply-adds: N*K*P*Q*(C/groups)*R*S.
@@ -92,6 +151,15 @@ double min_bytes(const Problem& problem) {
 
 std::string describe(const Problem& problem) {
   std::ostringstream o;
+  if (problem.is_memory()) {
+    const auto& s = problem.memory().shape;
+    o << name(s.op);
+    for (std::size_t i = 0; i < s.dims.size(); ++i) o << (i ? "x" : " ") << s.dims[i];
+    if (s.broadcast) o << " + 1x...";
+    if (s.op == MemoryOp::max_pool || s.op == MemoryOp::avg_pool)
+      o << " window " << s.window << " stride " << s.stride << " pad " << s.pad;
+    return o.str();
+  }
   if (problem.is_conv()) {
     const auto& s = problem.conv().shape;
     o << "N" << s.n << " C" << s.c << " H" << s.h << " W" << s.w << " K" << s.k << " R" << s.r

@@ -1,5 +1,7 @@
 #include "harness/reference.hpp"
 
+#include "harness/reference_memory.hpp"
+
 #include <stdexcept>
 #include <string>
 
@@ -112,6 +114,7 @@ void check_inputs(const Problem& problem, const std::vector<HostTensor>& inputs)
 double reference_at(const Problem& problem, const std::vector<HostTensor>& inputs,
                     std::int64_t output_index) {
   check_inputs(problem, inputs);
+  if (problem.is_memory()) return memory_reference_at(problem.memory(), inputs, output_index);
   const auto& in0 = inputs[0].data;
   const auto& in1 = inputs[1].data;
   if (!problem.is_conv()) return gemm(problem.gemm().shape, in0, in1, output_index);

@@ -3,6 +3,15 @@
 namespace lb {
 
 nlohmann::json shape_json(const Problem& problem) {
+  if (problem.is_memory()) {
+    const auto& s = problem.memory().shape;
+    nlohmann::json j = {{"op", name(s.op)}, {"dims", s.dims}};
+    if (s.op == MemoryOp::add) j["broadcast"] = s.broadcast;
+    if (s.op == MemoryOp::max_pool || s.op == MemoryOp::avg_pool) {
+      j["window"] = s.window, j["stride"] = s.stride, j["pad"] = s.pad;
+    }
+    return j;
+  }
   if (problem.is_conv()) {
     const auto& s = problem.conv().shape;
     return {{"n", s.n},         {"c", s.c},         {"h", s.h},

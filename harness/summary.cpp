@@ -96,7 +96,7 @@ std::string summary_table(const std::vector<ModelResult>& results) {
     line.erase(line.find_last_not_of(' ') + 1);
     out += line + "\n";
   }
-  return out + layer_sum_label + "\n";
+  return out + model_sum_label + "\n";
 }
 
 }  // namespace lb

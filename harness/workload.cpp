@@ -19,6 +19,31 @@ std::string_view name(OpKind k) {
     case OpKind::conv: return "conv";
     case OpKind::linear: return "linear";
     case OpKind::bmm: return "bmm";
+    case OpKind::batch_norm: return "batch_norm";
+    case OpKind::layer_norm: return "layer_norm";
+    case OpKind::eltwise: return "eltwise";
+    case OpKind::binary: return "binary";
+    case OpKind::pool: return "pool";
+    case OpKind::softmax: return "softmax";
+  }
+  return "?";
+}
+
+bool is_memory_bound(OpKind k) {
+  return k != OpKind::conv && k != OpKind::linear && k != OpKind::bmm;
+}
+
+std::string_view kind_group(OpKind k) {
+  switch (k) {
+    case OpKind::conv: return kind_groups[0];
+    case OpKind::linear:
+    case OpKind::bmm: return kind_groups[1];
+    case OpKind::batch_norm:
+    case OpKind::layer_norm: return kind_groups[2];
+    case OpKind::eltwise:
+    case OpKind::binary: return kind_groups[3];
+    case OpKind::pool: return kind_groups[4];
+    case OpKind::softmax: return kind_groups[5];
   }
   return "?";
 }
@@ -67,6 +92,27 @@ class FieldReader {
   }
   std::int64_t non_negative(const char* field, std::int64_t fallback) const {
     return has(field) ? integer(field, object_.at(field), 0) : fallback;
+  }
+
+  // A non-empty array of at most `max_size` positive integers.
+  std::vector<std::int64_t> positive_list(const char* field, std::size_t max_size) const {
+    const auto& v = required(field);
+    const std::string expected =
+        "must be an array of 1 to " + std::to_string(max_size) + " positive integers";
+    if (!v.is_array() || v.empty() || v.size() > max_size) fail(field, expected);
+    std::vector<std::int64_t> values;
+    for (std::size_t i = 0; i < v.size(); ++i)
+      values.push_back(integer((std::string(field) + "[" + std::to_string(i) + "]").c_str(), v[i], 1));
+    return values;
+  }
+
+  // One of `choices`.
+  std::string choice(const char* field, std::initializer_list<std::string_view> choices) const {
+    const auto value = text(field);
+    if (std::find(choices.begin(), choices.end(), value) != choices.end()) return value;
+    std::string known;
+    for (auto c : choices) known += (known.empty() ? "" : ", ") + std::string(c);
+    fail(field, "unknown value \"" + value + "\" (expected " + known + ")");
   }
 
   bool flag(const char* field, bool fallback) const {
@@ -144,6 +190,48 @@ ConvShape read_conv(const FieldReader& f) {
   return s;
 }
 
+// The largest per-image rank of a memory-bound op's tensor (C H W, or heads x tokens x tokens).
+constexpr std::size_t max_memory_dims = 3;
+
+// A memory-bound op's tensor at batch 1 and what its kind adds (algorithm, window).
+MemoryShape read_memory(const FieldReader& f, OpKind kind) {
+  MemoryShape s;
+  s.dims = f.positive_list("dims", max_memory_dims);
+  s.dims.insert(s.dims.begin(), 1);
+  const auto need_chw = [&] {
+    if (s.dims.size() != 4) f.fail("dims", "must be [channels, height, width]");
+  };
+  switch (kind) {
+    case OpKind::batch_norm: s.op = MemoryOp::batch_norm, need_chw(); break;
+    case OpKind::layer_norm: s.op = MemoryOp::layer_norm; break;
+    case OpKind::softmax: s.op = MemoryOp::softmax; break;
+    case OpKind::eltwise:
+      s.op = f.choice("algorithm", {"relu", "gelu_erf"}) == "relu" ? MemoryOp::relu
+                                                                 : MemoryOp::gelu_erf;
+      break;
+    case OpKind::binary:
+      f.choice("algorithm", {"add"});
+      s.op = MemoryOp::add;
+      s.broadcast = f.flag("broadcast", false);
+      break;
+    case OpKind::pool:
+      s.op = f.choice("algorithm", {"max", "avg"}) == "max" ? MemoryOp::max_pool
+                                                          : MemoryOp::avg_pool;
+      need_chw();
+      s.window = f.positive("window"), s.stride = f.positive("stride");
+      s.pad = f.non_negative("pad", 0);
+      // oneDNN and cuDNN refuse windows made of padding alone.
+      if (s.pad >= s.window) f.fail("pad", "must be smaller than window");
+      for (const std::size_t axis : {2, 3})
+        if (s.pooled(s.dims[axis]) <= 0)
+          f.fail("window", "larger than the padded input (" + std::to_string(s.dims[axis]) +
+                               " + 2 x pad " + std::to_string(s.pad) + ")");
+      break;
+    default: throw std::logic_error("read_memory: not a memory-bound kind");
+  }
+  return s;
+}
+
 Op read_op(const json& j, const std::string& file, std::size_t index, const Model& model) {
   const FieldReader f(j, file, "ops[" + std::to_string(index) + "]");
   if (!j.is_object()) f.fail("", "must be an object");
@@ -162,8 +250,25 @@ Op read_op(const json& j, const std::string& file, std::size_t index, const Mode
     op.kind = OpKind::bmm;
     f.allow_only({"id", "kind", "layers", "input_layer", "note", "heads", "m", "n", "k",
                   "trans_b"});
+  } else if (kind == "batch_norm") {
+    op.kind = OpKind::batch_norm;
+    f.allow_only({"id", "kind", "layers", "note", "dims", "after_conv"});
+  } else if (kind == "layer_norm" || kind == "softmax") {
+    op.kind = kind == "softmax" ? OpKind::softmax : OpKind::layer_norm;
+    f.allow_only({"id", "kind", "layers", "note", "dims"});
+  } else if (kind == "eltwise") {
+    op.kind = OpKind::eltwise;
+    f.allow_only({"id", "kind", "layers", "note", "dims", "algorithm"});
+  } else if (kind == "binary") {
+    op.kind = OpKind::binary;
+    f.allow_only({"id", "kind", "layers", "note", "dims", "algorithm", "broadcast"});
+  } else if (kind == "pool") {
+    op.kind = OpKind::pool;
+    f.allow_only({"id", "kind", "layers", "note", "dims", "algorithm", "window", "stride", "pad"});
   } else {
-    f.fail("kind", "unknown kind \"" + kind + "\" (expected conv, linear or bmm)");
+    f.fail("kind", "unknown kind \"" + kind +
+                       "\" (expected conv, linear, bmm, batch_norm, layer_norm, eltwise, binary, "
+                       "pool or softmax)");
   }
 
   const auto& layers = f.required("layers");
@@ -174,7 +279,9 @@ Op read_op(const json& j, const std::string& file, std::size_t index, const Mode
     op.layers.push_back(layers[i].get<std::string>());
   }
   op.input_layer = f.flag("input_layer", false);
+  op.after_conv = f.flag("after_conv", false);
   op.note = f.text("note", "");
+  if (is_memory_bound(op.kind)) op.memory = read_memory(f, op.kind);
 
   switch (op.kind) {
     case OpKind::conv:
@@ -206,6 +313,7 @@ Op read_op(const json& j, const std::string& file, std::size_t index, const Mode
       op.gemm.trans_b = f.flag("trans_b", false);
       op.gemm.batch = op.heads;
       break;
+    default: break;  // memory-bound: read above
   }
   if (auto overflow = indexing_overflow(op, 1)) f.fail("", *overflow);
   return op;
@@ -313,13 +421,18 @@ const Model* find_model(const std::vector<Model>& models, std::string_view name)
 }
 
 std::optional<std::string> indexing_overflow(const Op& op, int batch) {
-  // The forward problem's three tensors are the ones every training pass reads or writes.
+  // The forward problem's tensors are the ones every training pass reads or writes.
   const auto dims = tensor_dims(problem_for(op, batch, Pass::fwd, Precision::fp32));
-  const bool conv = op.kind == OpKind::conv;
-  const std::vector<std::pair<const char*, const std::vector<std::int64_t>*>> tensors{
-      {conv ? "x" : "A", &dims.inputs[0]},
-      {conv ? "w" : "B", &dims.inputs[1]},
-      {conv ? "y" : "C", &dims.output}};
+  std::vector<std::pair<std::string, const std::vector<std::int64_t>*>> tensors;
+  if (op.kind == OpKind::conv) {
+    tensors = {{"x", &dims.inputs[0]}, {"w", &dims.inputs[1]}, {"y", &dims.output}};
+  } else if (!is_memory_bound(op.kind)) {
+    tensors = {{"A", &dims.inputs[0]}, {"B", &dims.inputs[1]}, {"C", &dims.output}};
+  } else {
+    for (std::size_t i = 0; i < dims.inputs.size(); ++i)
+      tensors.emplace_back("input " + std::to_string(i), &dims.inputs[i]);
+    tensors.emplace_back("output", &dims.output);
+  }
   for (const auto& [tensor, shape] : tensors) {
     // In double: the product of several 32-bit dimensions may not fit 64 bits.
     double elements = 1;
@@ -350,6 +463,12 @@ Problem problem_for(const Op& op, int batch, Pass pass, Precision precision) {
     }
     case OpKind::linear: g.m = op.tokens * batch; break;
     case OpKind::bmm: g.batch = op.heads * batch; break;
+    default: {
+      MemoryShape s = op.memory;
+      s.dims.at(0) = batch;
+      problem.op = MemoryProblem{s, pass};
+      return problem;
+    }
   }
   problem.op = GemmProblem{gemm_for_pass(g, pass)};
   return problem;
@@ -357,6 +476,10 @@ Problem problem_for(const Op& op, int batch, Pass pass, Precision precision) {
 
 std::vector<Pass> passes_for(const Op& op, PassSet set) {
   if (set == PassSet::fwd) return {Pass::fwd};
+  if (is_memory_bound(op.kind)) {
+    if (op.memory.broadcast) return {Pass::fwd};
+    return {Pass::fwd, Pass::bwd_data};
+  }
   if (op.input_layer) return {Pass::fwd, Pass::bwd_weights};
   return {Pass::fwd, Pass::bwd_data, Pass::bwd_weights};
 }

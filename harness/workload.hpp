@@ -21,20 +21,38 @@ inline constexpr const char* model_schema = "layerbench-model/1";
 //   conv:   N = B
 //   linear: y = x . W^T with M = tokens x B, N = out_features, K = in_features
 //   bmm:    batched product with batch count = heads x B
-enum class OpKind { conv, linear, bmm };
+//   batch_norm, layer_norm, eltwise, binary, pool, softmax: memory-bound, tensor B x dims
+enum class OpKind { conv, linear, bmm, batch_norm, layer_norm, eltwise, binary, pool, softmax };
+inline constexpr OpKind all_op_kinds[] = {OpKind::conv,       OpKind::linear, OpKind::bmm,
+                                          OpKind::batch_norm, OpKind::layer_norm,
+                                          OpKind::eltwise,    OpKind::binary, OpKind::pool,
+                                          OpKind::softmax};
 std::string_view name(OpKind k);
+bool is_memory_bound(OpKind k);
+
+// The groups a model's time is shared among (results' kind_ms and kind_share):
+// convolution (conv), gemm (linear, bmm), normalisation (batch_norm, layer_norm),
+// elementwise (eltwise, binary), pooling (pool), softmax.
+inline constexpr std::string_view kind_groups[] = {"convolution",   "gemm",    "normalisation",
+                                                   "elementwise",   "pooling", "softmax"};
+std::string_view kind_group(OpKind k);
 
 struct Op {
   std::string id;
   OpKind kind = OpKind::conv;
   std::vector<std::string> layers;  // the model's layer names sharing this shape; count = size
   // conv: the shape at batch 1 (n = 1). linear/bmm: the GEMM at batch 1 (batch = heads for bmm).
+  // Memory-bound kinds: the tensor at batch 1 (dims[0] = 1).
   ConvShape conv;
   GemmShape gemm;
+  MemoryShape memory;
   std::int64_t tokens = 1;  // linear: rows per image
   std::int64_t heads = 1;   // bmm: products per image
   // The network's input layer: a training step computes no data gradient for it.
   bool input_layer = false;
+  // batch_norm reading a convolution's output directly: inference can fold it into that
+  // convolution's weights and bias (the results' "folded" estimate drops it).
+  bool after_conv = false;
   std::string note;  // optional remark from the data file
 
   int count() const { return static_cast<int>(layers.size()); }
@@ -80,7 +98,9 @@ std::optional<std::string> indexing_overflow(const Op& op, int batch);
 // The executed problem for an op at batch B, pass and precision.
 Problem problem_for(const Op& op, int batch, Pass pass, Precision precision);
 // The passes a pass set runs for this op: forward = {fwd}; training = {fwd, bwd_data,
-// bwd_weights}, without bwd_data for the input layer.
+// bwd_weights}, without bwd_data for the input layer; memory-bound kinds have no weights
+// gradient to time: {fwd, bwd_data}, and a broadcast add {fwd} (its input's gradient passes
+// through; the embedding's, a sum over the batch, is not measured).
 enum class PassSet { fwd, train };
 std::string_view name(PassSet s);
 std::optional<PassSet> parse_pass_set(std::string_view text);

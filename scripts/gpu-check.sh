@@ -3,7 +3,9 @@
 # (optionally) Python with PyTorch, but no package registry: builds layerbench against the
 # dependencies that scripts/gpu-prepare.sh unpacked into deps/, runs the GPU tests, runs a short
 # GPU suite, an 8192^3 GEMM against the datasheet peak and ResNet-50 through the legacy cuDNN API,
-# times the same layers through PyTorch where it is installed, and prints the tables.
+# times the same layers through PyTorch where it is installed, and prints the tables; with
+# PyTorch, also the same models end to end (scripts/torch_models.py) and the share of their time
+# that layerbench's model estimate explains (report.py's summary.md; the report needs matplotlib).
 #   scripts/gpu-check.sh
 # Environment: CUDNN_ROOT (a cuDNN folder with include/ and lib/; default: the toolkit's own, else
 # PyTorch's pip package), GPU_CHECK_MAX_TIME (seconds per point, default 0.25), OUT (a folder that
@@ -24,6 +26,8 @@ PEAK_TABLE="$REF/gpu-check-$STAMP-peak-table.txt"
 LEGACY_RESULTS="$REF/gpu-check-$STAMP-legacy.json"
 LEGACY_TORCH="$REF/gpu-check-$STAMP-legacy-torch.json"
 LEGACY_TABLE="$REF/gpu-check-$STAMP-legacy-table.txt"
+TORCH_MODELS="$REF/gpu-check-$STAMP-torch-models.json"
+MODELS_REPORT="$REF/gpu-check-$STAMP-models-report"
 LOG_DIR="$BUILD/gpu-check-logs"
 START=$SECONDS
 failures=()
@@ -151,10 +155,26 @@ compare "$RESULTS" "$TORCH_RESULTS" "$TABLE" "resnet50 + vit_b_16"
 compare "$PEAK_RESULTS" "$PEAK_TORCH" "$PEAK_TABLE" "8192^3 GEMM"
 compare "$LEGACY_RESULTS" "$LEGACY_TORCH" "$LEGACY_TABLE" "resnet50 through the legacy cuDNN API"
 
+# The model estimate against PyTorch end to end, same models, batches and precisions as the suite.
+if [ "$HAVE_TORCH" = 1 ] && [ -f "$RESULTS" ]; then
+  step "PyTorch end to end: resnet50 + vit_b_16, batch 1 and 32, fp32/tf32/fp16/bf16, forward"
+  soft "PyTorch end to end" "$PYTHON" "$ROOT/scripts/torch_models.py" --device gpu \
+    --model resnet50,vit_b_16 --batch 1,32 --precision fp32,tf32,fp16,bf16 --pass fwd \
+    --min-time "$MAX_TIME" --max-time "$MAX_TIME" -o "$TORCH_MODELS"
+  if [ -f "$TORCH_MODELS" ]; then
+    step "explained share: layerbench's estimate over PyTorch's time ($MODELS_REPORT)"
+    soft "report with the explained share" "$PYTHON" "$ROOT/scripts/report.py" "$RESULTS" \
+      --framework "$TORCH_MODELS" -o "$MODELS_REPORT" &&
+      awk '/^## /{print} /^Explained share/{on=1} on{print} on && /^$/ && ++blank == 2 {on=0; blank=0}' \
+        "$MODELS_REPORT/summary.md"
+  fi
+fi
+
 if [ -n "${OUT:-}" ]; then
   mkdir -p "$OUT"
   for f in "$RESULTS" "$TORCH_RESULTS" "$TABLE" "$PEAK_RESULTS" "$PEAK_TORCH" "$PEAK_TABLE" \
-           "$LEGACY_RESULTS" "$LEGACY_TORCH" "$LEGACY_TABLE" "$LOG_DIR/build.log"; do
+           "$LEGACY_RESULTS" "$LEGACY_TORCH" "$LEGACY_TABLE" "$TORCH_MODELS" \
+           "$MODELS_REPORT/summary.md" "$LOG_DIR/build.log"; do
     [ -f "$f" ] && cp "$f" "$OUT/"
   done
   ctest_log="$BUILD/Testing/Temporary/LastTest.log"

@@ -4,15 +4,26 @@
 # PyPI into .onednn where the system has no oneDNN 3 (Debian 12's is 2.6.3). Idempotent.
 # --tests adds what only the tests need (below): kept out of a plain set-up, which needs no
 # compiler but g++, and because the Slurm and munge packages enable system daemons.
+# --torch adds PyTorch and torchvision (scripts/requirements-torch.txt) to .venv, for
+# scripts/torch_models.py and torch_layers.py: optional, as their wheels are large (README).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 source "$ROOT/scripts/onednn-wheels.sh"
+
+with_tests=0 with_torch=0
+for arg in "$@"; do
+  case "$arg" in
+    --tests) with_tests=1 ;;
+    --torch) with_torch=1 ;;
+    *) echo "setup.sh: unknown option $arg (expected --tests, --torch)" >&2; exit 2 ;;
+  esac
+done
 
 debian_packages=(cmake g++ ninja-build git pkg-config libbenchmark-dev libgtest-dev libcli11-dev
   nlohmann-json3-dev libopenblas-dev python3 python3-venv chromium
   g++-mingw-w64-x86-64-posix)
 # What only the tests need: clang for the sanitizer and fuzz builds, Wine to run the Windows
 # build, a real Slurm for the fleet.
-if [ "${1:-}" = "--tests" ]; then
+if [ "$with_tests" = 1 ]; then
   debian_packages+=(clang libclang-rt-14-dev wine64 slurmctld slurmd slurm-client munge)
 fi
 
@@ -49,6 +60,10 @@ if [ "$(system_onednn_major)" -lt 3 ] && ! onednn_prefix_ready "$ONEDNN_PREFIX";
   download_onednn_wheels "$PY" "$wheels"
   unpack_onednn_wheels "$wheels" "$ONEDNN_PREFIX"
   rm -rf "$wheels"
+fi
+if [ "$with_torch" = 1 ] && ! "$PY" -c 'import torch, torchvision' 2>/dev/null; then
+  step "installing PyTorch and torchvision into $VENV (scripts/requirements-torch.txt)"
+  "$PY" -m pip install -q --disable-pip-version-check -r "$ROOT/scripts/requirements-torch.txt"
 fi
 if [ -d /usr/local/cuda ] && ! command -v nvcc >/dev/null; then
   echo "note: /usr/local/cuda exists but nvcc is not on PATH; CMake looks in /usr/local/cuda itself."

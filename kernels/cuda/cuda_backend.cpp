@@ -22,6 +22,7 @@ class CudaBackend final : public Backend {
   std::string device() const override { return "gpu:" + std::to_string(context_->device()); }
 
   std::optional<std::string> unsupported_reason(const Problem& problem) const override {
+    if (auto why = logic::not_implemented_on_gpu(problem)) return why;
     const auto& p = context_->properties();
     if (auto why = logic::precision_unsupported(problem.precision, problem.is_conv(), p.major, p.minor))
       return why;

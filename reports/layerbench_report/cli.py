@@ -5,6 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
+import framework_results as fr
 import layerbench_results as lr
 
 from layerbench_report.data import Data, load_not_measured
@@ -15,7 +16,8 @@ from layerbench_report.page import render_html
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="HTML report from layerbench results files.")
-    ap.add_argument("results", nargs="*", help="results files (layerbench run -o FILE)")
+    ap.add_argument("results", nargs="*", help="results files (layerbench run -o FILE); "
+                    "framework timing files among them are recognised by their schema")
     ap.add_argument("-o", "--output", required=True, help="directory for index.html, results.csv "
                     "and summary.md")
     ap.add_argument("--baseline", help="the results file the others are normalised to "
@@ -24,7 +26,13 @@ def main(argv=None) -> int:
                     "instead of stopping")
     ap.add_argument("--not-measured", help="a Slurm fleet's list of targets that left no "
                     "results (scripts/slurm/fleet.py writes it)")
+    ap.add_argument("--framework", action="append", default=[], metavar="FILE",
+                    help="a framework timing file (scripts/torch_models.py -o FILE) whose "
+                    "end-to-end times the model estimates are checked against; repeatable")
     args = ap.parse_args(argv)
+    framework_paths = args.framework + [p for p in args.results
+                                        if fr.looks_like_framework_file(p)]
+    args.results = [p for p in args.results if p not in framework_paths]
 
     skipped = []
 
@@ -34,6 +42,7 @@ def main(argv=None) -> int:
 
     try:
         not_measured = load_not_measured(args.not_measured) if args.not_measured else []
+        frameworks = [fr.load(p) for p in framework_paths]
         # A fleet whose every target failed still gets a page that says why.
         files = lr.load_all(args.results, args.skip_bad, warn) \
             if args.results or not not_measured else []
@@ -49,7 +58,7 @@ def main(argv=None) -> int:
                   file=sys.stderr)
             return 2
         baseline_index = matches[0]
-    data = Data(files, baseline_index)
+    data = Data(files, baseline_index, frameworks)
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
     heads = {m: headline(data, m) for m in data.models}

@@ -32,8 +32,9 @@ class Device:
 
 
 class Data:
-    def __init__(self, files, baseline_index=0):
+    def __init__(self, files, baseline_index=0, frameworks=()):
         self.files = files
+        self.frameworks = list(frameworks)  # framework_results.FrameworkFile, matched by device
         self.devices = []
         by_kind = {"cpu": 0, "gpu": 0}
         for f in files:

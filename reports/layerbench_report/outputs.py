@@ -6,6 +6,7 @@ import csv
 from layerbench_report.markup import P, md_table
 from layerbench_report.page import NOTHING_MEASURED
 from layerbench_report.sections.best import best_table
+from layerbench_report.sections.explained import SHARE_HEADERS, compared_of, share_rows
 from layerbench_report.sections.validation import validation_rows
 
 CSV_FIELDS = ["file", "model", "op", "kind", "count", "batch", "precision", "pass", "device",
@@ -46,6 +47,10 @@ def summary_markdown(data, heads, not_measured=()) -> str:
         headers, rows = best_table(data, m)
         if rows:
             out += [md_table(headers, rows), ""]
+        compared = compared_of(data, m)
+        if compared:
+            out += ["Explained share: layerbench's estimate over the framework's measured time",
+                    "", md_table(SHARE_HEADERS, share_rows(compared)), ""]
     out += ["## Validation (worst relative L2 error per device and precision)", ""]
     out += [md_table(["device", "precision", "points", "worst rel. L2", "tolerance",
                       "above tolerance"],

@@ -30,9 +30,20 @@ for name, gflop in [("resnet50", 8.178), ("vit_b_16", 35.13), ("vit_l_16", 123.1
     got = models[name]["totals"]["gflop_per_image"]
     assert abs(got - gflop) <= gflop * 1e-3, (name, got)
 resnet = models["resnet50"]
-assert resnet["totals"]["layers"] == 54 and resnet["totals"]["ops"] == 24, resnet["totals"]
+assert resnet["totals"]["layers"] == 174 and resnet["totals"]["ops"] == 54, resnet["totals"]
 convs = [p for p in resnet["points"] if p["kind"] == "conv"]
 assert sum(p["count"] for p in convs) == 53 and len(convs) == 23
+# The memory-bound layers in their own kinds: layers per kind, no FLOPs, their bytes.
+layers = {}
+for p in resnet["points"]:
+    layers[p["kind"]] = layers.get(p["kind"], 0) + p["count"]
+assert layers == {"conv": 53, "linear": 1, "batch_norm": 53, "eltwise": 49, "binary": 16,
+                  "pool": 2}, layers
+maxpool = next(p for p in resnet["points"] if p["kind"] == "pool" and "max" in p["op"])
+assert maxpool["gflop"] == 0 and maxpool["intensity"] == 0, maxpool
+assert maxpool["bytes"] == (64 * 112 * 112 + 64 * 56 * 56) * 4, maxpool["bytes"]
+assert maxpool["shape"] == {"op": "max_pool", "dims": [1, 64, 112, 112], "window": 3,
+                            "stride": 2, "pad": 1}, maxpool["shape"]
 point = resnet["points"][0]
 for field in ["model", "op", "kind", "layers", "count", "batch", "precision", "pass", "shape",
               "shape_text", "gflop", "bytes", "intensity", "memory_bytes"]:
@@ -43,7 +54,8 @@ for m in listing["models"]:
     assert abs(sum(p["gflop"] * p["count"] for p in m["points"]) - m["totals"]["gflop"]) < 1e-9
 EOF
 
-# Training step at batch 8 in bf16: three passes per op, two for the input layer.
+# Training step at batch 8 in bf16: three passes per conv/GEMM op, two for the input layer;
+# fwd and bwd_data for the memory-bound ones, the broadcast position-embedding add fwd only.
 expect_exit 0 --model vit_b_16 --batch 8 --precision bf16 --pass train --json
 python3 - "$work/out" <<'EOF'
 import json, sys
@@ -52,7 +64,8 @@ listing = json.load(open(sys.argv[1]))
 assert listing["pass_set"] == "train" and listing["batch"] == 8
 passes = [(p["op"], p["pass"]) for p in m["points"]]
 assert ("patch_embed", "bwd_data") not in passes and ("patch_embed", "bwd_weights") in passes
-assert len(passes) == 3 * 8 - 1, len(passes)
+assert len(passes) == 3 * 8 - 1 + 2 * 4 + 1, len(passes)
+assert ("pos_embed_add", "bwd_data") not in passes and ("attn_softmax", "bwd_data") in passes
 qkv = next(p for p in m["points"] if p["op"] == "qkv" and p["pass"] == "fwd")
 assert qkv["shape"]["m"] == 197 * 8 and qkv["precision"] == "bf16" and qkv["batch"] == 8
 assert qkv["memory_bytes"] == (197 * 8 * 768 + 2304 * 768 + 197 * 8 * 2304) * 2, qkv["memory_bytes"]

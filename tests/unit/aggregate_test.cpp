@@ -105,8 +105,17 @@ TEST(Aggregate, InferenceSumsCountTimesMedian) {
   EXPECT_DOUBLE_EQ(*r.peak_fraction, *r.tflops / 1e-4);
   EXPECT_DOUBLE_EQ(r.time_share.at("conv"), 4 * 7.0 / 34);
   EXPECT_DOUBLE_EQ(r.time_share.at("linear"), 4 * 1.5 / 34);
-  EXPECT_DOUBLE_EQ(r.time_share.at("bmm"), 0);
-  EXPECT_EQ(r.label, layer_sum_label);
+  EXPECT_EQ(r.time_share.count("bmm"), 0u);  // only the kinds the model has
+  EXPECT_EQ(r.label, model_sum_label);
+  EXPECT_EQ(r.estimate, "eager");
+  ASSERT_TRUE(r.kinds);
+  EXPECT_DOUBLE_EQ(r.kinds->ms.at("convolution"), 4 * 7.0);
+  EXPECT_DOUBLE_EQ(r.kinds->share.at("gemm"), 4 * 1.5 / 34);
+  EXPECT_DOUBLE_EQ(r.kinds->share.at("normalisation"), 0);
+  // Nothing to fold: the folded estimate is the eager one.
+  ASSERT_TRUE(r.folded);
+  EXPECT_TRUE(r.folded->folded_ops.empty());
+  EXPECT_DOUBLE_EQ(r.folded->time_ms, 34);
   EXPECT_TRUE(a.boundaries.empty());
 }
 
@@ -124,6 +133,62 @@ TEST(Aggregate, TrainingSumsAllPassesWithoutTheInputLayersDataGradient) {
   EXPECT_DOUBLE_EQ(train.time_share.at("linear"), 2 * 4.5 / 63);
   // No peak known for the device: no fraction.
   EXPECT_FALSE(train.peak_fraction.has_value());
+  EXPECT_FALSE(train.folded);  // folding is an inference deployment
+}
+
+// The tiny model with a batch norm after blk (foldable), a ReLU and a max pool; medians are
+// test data.
+TEST(Aggregate, SharesPerKindGroupAndTheFoldedInferenceEstimate) {
+  Model m = tiny_model();
+  Op bn;
+  bn.id = "bn";
+  bn.kind = OpKind::batch_norm;
+  bn.layers = {"b1.bn", "b2.bn"};
+  bn.memory = {MemoryOp::batch_norm, {1, 4, 8, 8}};
+  bn.after_conv = true;
+  Op relu = bn;
+  relu.id = "relu", relu.kind = OpKind::eltwise, relu.after_conv = false;
+  relu.layers = {"b1.relu", "b2.relu", "b3.relu"};
+  relu.memory.op = MemoryOp::relu;
+  Op pool = relu;
+  pool.id = "pool", pool.kind = OpKind::pool, pool.layers = {"pool"};
+  pool.memory = {MemoryOp::max_pool, {1, 4, 8, 8}, false, 2, 2, 0};
+  m.ops.insert(m.ops.end(), {bn, relu, pool});
+  std::vector<Point> points = all_points(1, false);
+  for (auto [op, ms] : {std::pair{"bn", 0.5}, std::pair{"relu", 0.25}, std::pair{"pool", 1.0}}) {
+    Point p = make_point("stem", "fwd", 1);
+    p.op = op;
+    p.timing->median_s = ms / 1e3;
+    points.push_back(p);
+  }
+  const auto a = aggregate(points, {m}, {});
+  const ModelResult& r = find(a, PassSet::fwd, 1);
+  ASSERT_EQ(r.status, "ok");
+  // 8.5 ms of convolutions and GEMMs, 2 x 0.5 batch norm, 3 x 0.25 ReLU, 1 pooling: 11.25 ms.
+  EXPECT_DOUBLE_EQ(*r.time_ms, 11.25);
+  const std::map<std::string, double> ms{{"convolution", 7},   {"gemm", 1.5},   {"normalisation", 1},
+                                         {"elementwise", 0.75}, {"pooling", 1}, {"softmax", 0}};
+  EXPECT_EQ(r.kinds->ms, ms);
+  double shares = 0;
+  for (const auto& [group, share] : r.kinds->share) {
+    EXPECT_DOUBLE_EQ(share, ms.at(group) / 11.25) << group;
+    shares += share;
+  }
+  EXPECT_DOUBLE_EQ(shares, 1);
+  EXPECT_DOUBLE_EQ(r.time_share.at("batch_norm"), 1 / 11.25);
+  // Folded: the batch norms dropped, everything else as measured.
+  ASSERT_TRUE(r.folded);
+  EXPECT_EQ(r.folded->folded_ops, std::vector<std::string>{"bn"});
+  EXPECT_DOUBLE_EQ(r.folded->time_ms, 10.25);
+  EXPECT_DOUBLE_EQ(r.folded->images_per_s, 1 / 0.01025);
+  EXPECT_DOUBLE_EQ(r.folded->tflops, r.gflop / 10.25);
+  EXPECT_DOUBLE_EQ(r.folded->kinds.ms.at("normalisation"), 0);
+  EXPECT_DOUBLE_EQ(r.folded->kinds.share.at("convolution"), 7 / 10.25);
+  const auto j = to_json(r);
+  EXPECT_EQ(j["estimate"], "eager");
+  EXPECT_EQ(j["folded"]["estimate"], "folded");
+  EXPECT_EQ(j["folded"]["folded_ops"], nlohmann::json::array({"bn"}));
+  EXPECT_DOUBLE_EQ(j["kind_share"]["pooling"].get<double>(), 1 / 11.25);
 }
 
 TEST(Aggregate, WorstStatusWinsAndNamesTheFirstOpWithIt) {
@@ -265,16 +330,24 @@ TEST(Aggregate, JsonHasExactlyTheSchemasFields) {
   const auto ok = to_json(find(a, PassSet::fwd, 1));
   EXPECT_EQ(keys(ok), (std::set<std::string>{"model", "title", "device", "precision", "batch", "pass",
                                              "status", "reason", "time_ms", "images_per_s", "gflop",
-                                             "tflops", "peak_fraction", "time_share",
+                                             "tflops", "peak_fraction", "time_share", "estimate",
+                                             "kind_ms", "kind_share", "folded",
                                              "largest_fitting_batch", "accumulation", "label"}));
   EXPECT_EQ(ok["pass"], "fwd");
   EXPECT_DOUBLE_EQ(ok["time_ms"].get<double>(), 8.5);
   EXPECT_DOUBLE_EQ(ok["peak_fraction"].get<double>(), fwd_flop_per_image / 1e9 / 8.5 / 67);
   EXPECT_TRUE(ok["accumulation"].is_null());
-  EXPECT_EQ(keys(ok["time_share"]), (std::set<std::string>{"conv", "linear", "bmm"}));
+  EXPECT_EQ(keys(ok["time_share"]), (std::set<std::string>{"conv", "linear"}));
+  EXPECT_EQ(keys(ok["kind_share"]), (std::set<std::string>{"convolution", "gemm", "normalisation",
+                                                           "elementwise", "pooling", "softmax"}));
+  EXPECT_EQ(keys(ok["folded"]), (std::set<std::string>{"estimate", "folded_ops", "time_ms",
+                                                       "images_per_s", "tflops", "kind_ms",
+                                                       "kind_share"}));
   const auto oom = to_json(find(a, PassSet::fwd, 2));
   EXPECT_TRUE(oom["time_ms"].is_null());
   EXPECT_TRUE(oom["time_share"].is_null());
+  EXPECT_TRUE(oom["kind_share"].is_null());
+  EXPECT_TRUE(oom["folded"].is_null());
   EXPECT_EQ(oom["largest_fitting_batch"], 1);
   EXPECT_EQ(oom["accumulation"], (nlohmann::json{{"batch", 1}, {"steps", 2}, {"images_per_s", 1 / 0.0085}}));
   const auto boundary = to_json(a.boundaries.at(0));

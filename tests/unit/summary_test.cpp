@@ -53,8 +53,9 @@ TEST(Summary, BestBatchPerConfigurationWithSpeedups) {
             "resnet50  fwd    gpu:0   fp8            -       failed            -            -\n"
             "vit_b_16  fwd    gpu:0   fp16           8         1000            -            -\n"
             "vit_b_16  train  cpu     fp32           1        0.123        1.00x            -\n"
-            "layer sum: convolutions and GEMMs only; normalisation, activations, softmax, pooling "
-            "and the optimizer excluded\n");
+            "model sum: every operation of the model file (convolutions, GEMMs, normalisation, "
+            "activations, residual adds, pooling, softmax), one kernel each; the optimizer "
+            "excluded\n");
 }
 
 TEST(Summary, SpeedupsCompareTheSameModelAndPassOnly) {

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -87,8 +88,76 @@ TEST(Builtin, ResNet50Has53ConvolutionsIn23ShapesPlusFc) {
   EXPECT_EQ(fc.gemm.k, 2048);
   EXPECT_EQ(fc.gemm.n, 1000);
   const auto t = totals(m, 1, PassSet::fwd);
-  EXPECT_EQ(t.ops, 24);
-  EXPECT_EQ(t.layers, 54);
+  // 23 conv shapes + fc, then 12 batch-norm, 12 ReLU, 4 add and 2 pooling shapes.
+  EXPECT_EQ(t.ops, 24 + 12 + 12 + 4 + 2);
+  EXPECT_EQ(t.layers, 54 + 53 + 49 + 16 + 2);
+}
+
+// torchvision's Bottleneck: conv1-bn1-relu, conv2-bn2-relu, conv3-bn3, (+ downsample.0-.1),
+// out += identity, relu; the stem conv1-bn1-relu-maxpool; avgpool before fc.
+TEST(Builtin, ResNet50HasABatchNormAfterEveryConvolutionAndTheBlocksReluAndAdd) {
+  const auto& m = model("resnet50");
+  EXPECT_EQ(layers_of_kind(m, OpKind::batch_norm), layers_of_kind(m, OpKind::conv));
+  EXPECT_EQ(layers_of_kind(m, OpKind::eltwise), 1 + 3 * 16);
+  EXPECT_EQ(layers_of_kind(m, OpKind::binary), 16);
+  EXPECT_EQ(layers_of_kind(m, OpKind::pool), 2);
+  for (const auto& o : m.ops) {
+    if (o.kind == OpKind::batch_norm) EXPECT_TRUE(o.after_conv) << o.id;
+    if (o.kind != OpKind::conv) continue;
+    // Each convolution's output is the shape of the batch norm that follows it.
+    for (const auto& layer : o.layers) {
+      std::string bn = layer == "conv1" ? "bn1" : layer;
+      if (const auto at = bn.rfind(".conv"); at != std::string::npos) bn.replace(at, 5, ".bn");
+      if (const auto at = bn.rfind("downsample.0"); at != std::string::npos) bn.back() = '1';
+      const auto& norm = op_with_layer(m, bn).memory;
+      EXPECT_EQ(norm.dims, (std::vector<std::int64_t>{1, o.conv.k, o.conv.p(), o.conv.q()})) << bn;
+    }
+  }
+  const auto& add = op_with_layer(m, "layer3.4.add").memory;
+  EXPECT_EQ(add.dims, (std::vector<std::int64_t>{1, 1024, 14, 14}));
+  EXPECT_EQ(op_with_layer(m, "layer3.4.relu@add").memory.dims, add.dims);
+  const auto& maxpool = op_with_layer(m, "maxpool").memory;
+  EXPECT_EQ(maxpool.op, MemoryOp::max_pool);
+  EXPECT_EQ(maxpool.dims, (std::vector<std::int64_t>{1, 64, 112, 112}));
+  EXPECT_EQ(maxpool.pooled(112), 56);  // layer1 reads 56x56
+  const auto& avgpool = op_with_layer(m, "avgpool").memory;
+  EXPECT_EQ(avgpool.op, MemoryOp::avg_pool);
+  EXPECT_EQ(avgpool.pooled(7), 1);
+}
+
+// torchvision's EncoderBlock: ln_1, attention (softmax inside), + input, ln_2, MLP (GELU),
+// + x; Encoder: + pos_embedding first, encoder.ln last.
+TEST(Builtin, ViTHasTheEncodersNormsActivationsSoftmaxAndAdds) {
+  for (const auto& [name, blocks, heads, hidden, mlp] :
+       {std::tuple{"vit_b_16", 12, 12, 768, 3072}, std::tuple{"vit_l_16", 24, 16, 1024, 4096}}) {
+    const auto& m = model(name);
+    EXPECT_EQ(layers_of_kind(m, OpKind::layer_norm), 2 * blocks + 1) << name;
+    EXPECT_EQ(layers_of_kind(m, OpKind::softmax), blocks) << name;
+    EXPECT_EQ(layers_of_kind(m, OpKind::eltwise), blocks) << name;
+    EXPECT_EQ(layers_of_kind(m, OpKind::binary), 2 * blocks + 1) << name;
+    using Dims = std::vector<std::int64_t>;
+    EXPECT_EQ(op(m, "attn_softmax").memory.dims, (Dims{1, heads, 197, 197})) << name;
+    EXPECT_EQ(op(m, "mlp_gelu").memory.op, MemoryOp::gelu_erf) << name;
+    EXPECT_EQ(op(m, "mlp_gelu").memory.dims, (Dims{1, 197, mlp})) << name;
+    EXPECT_EQ(op(m, "layer_norm").memory.dims, (Dims{1, 197, hidden})) << name;
+    EXPECT_TRUE(op(m, "pos_embed_add").memory.broadcast) << name;
+    EXPECT_FALSE(op(m, "residual_add").memory.broadcast) << name;
+    EXPECT_EQ(op_with_layer(m, "encoder.ln").id, "layer_norm") << name;
+  }
+}
+
+TEST(Builtin, MemoryBoundOpsAddNoFlopsAndTheirOwnPasses) {
+  const auto& m = model("vit_b_16");
+  const auto p = problem_for(op(m, "layer_norm"), 8, Pass::fwd, Precision::fp32);
+  ASSERT_TRUE(p.is_memory());
+  EXPECT_EQ(p.memory().shape.dims, (std::vector<std::int64_t>{8, 197, 768}));
+  EXPECT_EQ(flop_count(p), 0);
+  EXPECT_EQ(passes_for(op(m, "layer_norm"), PassSet::train),
+            (std::vector<Pass>{Pass::fwd, Pass::bwd_data}));
+  EXPECT_EQ(passes_for(op(m, "pos_embed_add"), PassSet::train), (std::vector<Pass>{Pass::fwd}));
+  EXPECT_EQ(kind_group(OpKind::layer_norm), "normalisation");
+  EXPECT_EQ(kind_group(OpKind::binary), "elementwise");
+  EXPECT_EQ(kind_group(OpKind::bmm), "gemm");
 }
 
 TEST(Builtin, ResNet50IsV15WithTheStrideOnThe3x3) {
@@ -113,7 +182,9 @@ TEST(Builtin, ViTB16ForwardIs35_13GigaFlopPerImage) {
   const auto& m = model("vit_b_16");
   const auto t = totals(m, 1, PassSet::fwd);
   EXPECT_NEAR(t.flop_per_image, 35.13e9, 35.13e9 * 1e-3);
-  EXPECT_EQ(t.layers, 1 + 12 * 6 + 1);
+  // patch_embed, 6 GEMMs per encoder layer, head; then 2 norms, softmax, GELU and 2 adds per
+  // encoder layer, the final norm and the position-embedding add.
+  EXPECT_EQ(t.layers, 1 + 12 * 6 + 1 + 12 * 6 + 2);
   EXPECT_EQ(op(m, "qkv").count(), 12);
   EXPECT_EQ(op(m, "qkv").layers[0], "encoder.layers.encoder_layer_0.self_attention.in_proj");
   EXPECT_EQ(op(m, "mlp_fc1").gemm.n, 3072);
@@ -125,7 +196,7 @@ TEST(Builtin, ViTL16ForwardIs123_11GigaFlopPerImage) {
   const auto& m = model("vit_l_16");
   const auto t = totals(m, 1, PassSet::fwd);
   EXPECT_NEAR(t.flop_per_image, 123.11e9, 123.11e9 * 1e-3);
-  EXPECT_EQ(t.layers, 1 + 24 * 6 + 1);
+  EXPECT_EQ(t.layers, 1 + 24 * 6 + 1 + 24 * 6 + 2);
   EXPECT_EQ(op(m, "mlp_fc2").gemm.k, 4096);
   EXPECT_EQ(op(m, "attn_context").heads, 16);
 }
@@ -309,7 +380,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "ops[1]: output height is not positive: the window (r 3, dilation 1, spanning 3) "
                 "is larger than the padded input (h 2 + 2 x pad_h 0)"},
         BadFile{"unknown_kind.json",
-                "ops[2].kind: unknown kind \"pool\" (expected conv, linear or bmm)"},
+                "ops[2].kind: unknown kind \"dropout\" (expected conv, linear, bmm, batch_norm, "
+                "layer_norm, eltwise, binary, pool or softmax)"},
         BadFile{"unknown_top_field.json", "author: unknown field"},
         BadFile{"unknown_op_field.json", "ops[1].stride: unknown field"},
         BadFile{"missing_op_field.json", "ops[3].k: missing (required)"},
@@ -386,6 +458,77 @@ TEST(Loader, WindowMustFitThePaddedWidth) {
          "pad_w": 1)"));
   EXPECT_EQ(load_model_file(path).ops.at(0).conv.q(), 1);
   std::filesystem::remove(path);
+}
+
+// A one-op model of a memory-bound op with these fields after its id and layers.
+std::string memory_model(const std::string& op_fields) {
+  return R"({"schema": "layerbench-model/1", "name": "g", "title": "t",
+  "source": "test data", "input": {"channels": 3, "height": 8, "width": 8},
+  "ops": [{"id": "a", "layers": ["a"], )" + op_fields + "}]}";
+}
+
+TEST(Loader, MemoryBoundOpsNameTheirBadField) {
+  expect_model_rejected(memory_model(R"("kind": "batch_norm", "dims": [4, 8])"),
+                        "ops[0].dims: must be [channels, height, width]");
+  expect_model_rejected(memory_model(R"("kind": "softmax", "dims": [])"),
+                        "ops[0].dims: must be an array of 1 to 3 positive integers");
+  expect_model_rejected(memory_model(R"("kind": "layer_norm", "dims": [4, 0])"),
+                        "ops[0].dims[1]: must be a positive integer");
+  expect_model_rejected(memory_model(R"("kind": "eltwise", "algorithm": "tanh", "dims": [4])"),
+                        "ops[0].algorithm: unknown value \"tanh\" (expected relu, gelu_erf)");
+  expect_model_rejected(memory_model(R"("kind": "binary", "dims": [4])"),
+                        "ops[0].algorithm: missing (required)");
+  expect_model_rejected(memory_model(R"("kind": "eltwise", "algorithm": "relu", "dims": [4],
+                                        "window": 3)"),
+                        "ops[0].window: unknown field");
+  expect_model_rejected(
+      memory_model(R"("kind": "pool", "algorithm": "max", "dims": [4, 8, 8], "window": 3,
+                      "stride": 1, "pad": 3)"),
+      "ops[0].pad: must be smaller than window");
+  expect_model_rejected(
+      memory_model(R"("kind": "pool", "algorithm": "avg", "dims": [4, 8, 2], "window": 3,
+                      "stride": 1)"),
+      "ops[0].window: larger than the padded input (2 + 2 x pad 0)");
+  expect_model_rejected(memory_model(R"("kind": "layer_norm", "dims": [4], "after_conv": true)"),
+                        "ops[0].after_conv: unknown field");
+}
+
+TEST(Accounting, HandComputedForMemoryBoundOps) {
+  const auto path = write_model(memory_model(
+      R"("kind": "pool", "algorithm": "max", "dims": [4, 8, 8], "window": 3, "stride": 2,
+         "pad": 1)"));
+  const Op pool = load_model_file(path).ops.at(0);
+  std::filesystem::remove(path);
+  // At batch 2: x 2x4x8x8 = 512 elements, y 2x4x4x4 = 128 (floor((8 + 2 - 3) / 2) + 1 = 4).
+  const auto fwd = problem_for(pool, 2, Pass::fwd, Precision::fp32);
+  EXPECT_EQ(tensor_dims(fwd).output, (std::vector<std::int64_t>{2, 4, 4, 4}));
+  EXPECT_DOUBLE_EQ(min_bytes(fwd), (512 + 128) * 4.0);
+  EXPECT_EQ(flop_count(fwd), 0);
+  // Backward reads x and dy, writes dx.
+  EXPECT_DOUBLE_EQ(min_bytes(problem_for(pool, 2, Pass::bwd_data, Precision::bf16)),
+                   (512 + 128 + 512) * 2.0);
+  EXPECT_EQ(describe(fwd), "max_pool 2x4x8x8 window 3 stride 2 pad 1");
+  EXPECT_EQ(shape_json(fwd), (nlohmann::json{{"op", "max_pool"}, {"dims", {2, 4, 8, 8}},
+                                             {"window", 3}, {"stride", 2}, {"pad", 1}}));
+
+  // Batch norm, inference: x, the 4 per-channel vectors (mean, variance, gamma, beta), y.
+  const auto bn_path = write_model(memory_model(R"("kind": "batch_norm", "dims": [4, 8, 8])"));
+  const Op bn = load_model_file(bn_path).ops.at(0);
+  std::filesystem::remove(bn_path);
+  const auto bn_fwd = problem_for(bn, 3, Pass::fwd, Precision::fp32);
+  EXPECT_DOUBLE_EQ(min_bytes(bn_fwd), (3 * 256 * 2 + 4 * 4) * 4.0);
+  EXPECT_EQ(tensor_dims(bn_fwd).positive_input, 2);
+  // Training's backward: x, dy and gamma in, dx out.
+  EXPECT_DOUBLE_EQ(min_bytes(problem_for(bn, 3, Pass::bwd_data, Precision::fp32)),
+                   (3 * 256 * 3 + 4) * 4.0);
+
+  // A broadcast add reads one second operand for the whole batch.
+  const auto add_path = write_model(
+      memory_model(R"("kind": "binary", "algorithm": "add", "dims": [5, 6], "broadcast": true)"));
+  const Op add = load_model_file(add_path).ops.at(0);
+  std::filesystem::remove(add_path);
+  EXPECT_DOUBLE_EQ(min_bytes(problem_for(add, 4, Pass::fwd, Precision::fp32)),
+                   (4 * 30 + 30 + 4 * 30) * 4.0);
 }
 
 // A two-op model with extra text before the top level's "ops", in the input object and in

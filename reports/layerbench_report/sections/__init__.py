@@ -10,7 +10,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from layerbench_report.sections import best, cpu_vs_gpu, memory, not_ok, precision, roofline, versus
+from layerbench_report.sections import (
+    best,
+    cpu_vs_gpu,
+    explained,
+    memory,
+    not_ok,
+    precision,
+    roofline,
+    versus,
+    where_time_goes,
+)
 
 
 @dataclass(frozen=True)
@@ -27,5 +37,7 @@ MODEL_SECTIONS = (
     Section("Batch scaling and memory", memory.render),
     Section("Roofline", roofline.render),
     Section("Device vs device", versus.render),
+    Section("Where the time goes", where_time_goes.render),
+    Section("Explained share: the estimate against a framework", explained.render),
     Section("Points not measured ok", not_ok.render, numbered=False),
 )

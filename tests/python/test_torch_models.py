@@ -1,0 +1,266 @@
+"""scripts/torch_models.py (PyTorch end to end), its file reader and the report's "Where the time
+goes" and "Explained share" sections.
+
+The real pair under fixtures/real/models/ (torch_models_cpu.json and layerbench_models_cpu.json)
+was measured on this project's CPU machine (fixtures/real/models/README.md gives the commands).
+The files made in the bad-input tests are edits of it, not measurements. The PyTorch plumbing
+test needs the real package (scripts/setup.sh --torch) and skips with the reason without it.
+"""
+import importlib.util
+import json
+import re
+import sys
+
+import pytest
+
+from conftest import FIXTURES, run_script, write_json
+
+import framework_results as fr
+import layerbench_results as lr
+import torch_models as tm
+from layerbench_report import cli
+from layerbench_report.framework import attribution, remainder_causes
+
+REAL = FIXTURES / "real" / "models"  # beside make_real.sh's files, which it rewrites
+TORCH_FILE = REAL / "torch_models_cpu.json"
+LAYERBENCH_FILE = REAL / "layerbench_models_cpu.json"  # convolutions and GEMMs only
+MEMOPS_FILE = REAL / "layerbench_models_memops_cpu.json"  # the memory-bound layers too
+HAVE_TORCH = importlib.util.find_spec("torch") is not None and \
+    importlib.util.find_spec("torchvision") is not None
+
+
+class Rule:
+    warmup_runs, warmup_min_time, min_time, max_time = 2, 0.0, 0.5, 2.0
+    min_runs, max_runs, noise_target = 5, 100, 0.01
+
+
+# ------------------------------------------------------------------------ timing and arguments
+
+def test_noise_is_the_scaled_mad_over_the_median():
+    assert tm.relative_noise([1.0, 1.0, 1.0]) == 0
+    # median 2, deviations 1, 0, 1 -> MAD 1 -> 1.4826 / 2
+    assert tm.relative_noise([1.0, 2.0, 3.0]) == pytest.approx(1.4826 / 2)
+
+
+def test_the_stopping_rule_is_layerbenchs():
+    steady = [0.01] * 5
+    assert tm.should_stop(steady[:4], 1.0, Rule) is None          # fewer than min_runs
+    assert tm.should_stop(steady, 0.1, Rule) is None              # before min_time
+    assert tm.should_stop(steady, 0.6, Rule) == "noise"
+    noisy = [0.01, 0.02, 0.03, 0.04, 0.05]
+    assert tm.should_stop(noisy, 1.0, Rule) is None
+    assert tm.should_stop(noisy, 2.0, Rule) == "time_cap"
+    assert tm.should_stop([0.01, 0.05] * 50, 0.0, Rule) == "max_samples"
+
+
+def test_sample_warms_up_outside_the_timed_runs():
+    clock = iter(range(10_000)).__next__  # a tenth of a "second" per reading
+    calls = []
+
+    def run_once():
+        calls.append(1)
+        return 0.25 if len(calls) > Rule.warmup_runs else 9.0  # warm-ups are slow
+    t = tm.sample(run_once, Rule, clock=lambda: clock() / 10)
+    assert t["warmup_runs"] == Rule.warmup_runs
+    assert t["median_ms"] == t["min_ms"] == t["max_ms"] == 250  # no warm-up time in them
+    assert t["runs"] == len(calls) - Rule.warmup_runs >= Rule.min_runs
+    assert t["stopped_by"] == "noise"
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--model", "resnet18"], "model resnet18"),
+    (["--batch", "0"], "batch '0'"),
+    (["--batch", "x"], "batch 'x'"),
+    (["--precision", "fp8"], "precision fp8"),
+    (["--pass", "bwd"], "pass bwd"),
+    (["--threads", "0"], "'0' is not a positive int"),
+    (["--min-time", "2", "--max-time", "1"], "--min-time must not exceed --max-time"),
+    (["--noise-target", "1.5"], "--noise-target must be below 1"),
+    (["--device", "tpu"], "invalid choice"),
+])
+def test_bad_flags_exit_2_naming_the_flag(tmp_path, flags, message):
+    r = run_script("torch_models.py", "-o", tmp_path / "t.json", *flags)
+    assert r.returncode == 2 and message in r.stderr, r.stderr
+    assert not (tmp_path / "t.json").exists()
+
+
+def test_without_torch_it_exits_2_and_says_how_to_install(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "torch", None)  # import torch raises ImportError
+    assert tm.main(["-o", str(tmp_path / "t.json")]) == 2
+    assert "scripts/setup.sh --torch" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- operator groups
+
+@pytest.mark.parametrize("name, group", [
+    ("aten::mkldnn_convolution", "convolution"), ("aten::convolution_backward", "convolution"),
+    ("aten::addmm", "gemm"), ("aten::mm", "gemm"), ("aten::bmm", "gemm"),
+    ("aten::native_batch_norm", "normalisation"), ("aten::native_layer_norm_backward",
+                                                   "normalisation"),
+    ("aten::relu_", "elementwise"), ("aten::gelu", "elementwise"), ("aten::add_", "elementwise"),
+    ("aten::threshold_backward", "elementwise"), ("aten::max_pool2d_with_indices", "pooling"),
+    ("aten::mean", "pooling"), ("aten::_softmax", "softmax"),
+    ("aten::_scaled_dot_product_flash_attention_for_cpu", "attention"),
+    ("aten::_native_multi_head_attention", "attention"),
+    ("aten::copy_", "layout"), ("aten::empty", "layout"), ("aten::cat", "layout"),
+    ("aten::something_new", "other"),
+])
+def test_operator_groups(name, group):
+    assert fr.operator_group(name) == group
+
+
+def test_point_kinds_map_to_the_same_groups_and_unknown_kinds_keep_their_name():
+    assert [fr.kind_group(k) for k in ("conv", "linear", "bmm", "layer_norm", "binary")] == \
+        ["convolution", "gemm", "gemm", "normalisation", "elementwise"]
+    assert fr.kind_group("dropout") == "dropout"
+
+
+# ---------------------------------------------------------------------------- the real files
+
+def test_the_real_file_reads_and_says_what_ran():
+    f = fr.load(TORCH_FILE)
+    versions = f.context["versions"]
+    assert f.framework == "pytorch" and f.data["status"] == "complete"
+    assert versions["torch"] and versions["onednn"] and f.context["threads"] == 1
+    assert {(r["model"], r["batch"]) for r in f.runs} >= {("resnet50", 1), ("vit_b_16", 8)}
+    for r in f.runs:
+        t = r["timing"]
+        assert t["min_ms"] <= t["median_ms"] <= t["max_ms"]
+        assert r["images_per_s"] == pytest.approx(r["batch"] / t["median_ms"] * 1e3)
+        assert sum(r["profile"]["group_ms"].values()) + r["profile"]["outside_ms"] == \
+            pytest.approx(r["profile"]["wall_ms"], rel=1e-6)
+    assert fr.looks_like_framework_file(TORCH_FILE)
+    assert not fr.looks_like_framework_file(LAYERBENCH_FILE)
+
+
+def explained_rows(index_html):
+    """{(model, batch): explained share} from the explained-share tables of a report."""
+    out = {}
+    for model, section in re.findall(r'<section class="model" id="m-([^"]+)">(.*?)</section>',
+                                     index_html, re.S):
+        for batch, share in re.findall(r"<td>(\d+)</td><td>[^<]*</td><td>[^<]*</td><td>[^<]*</td>"
+                                       r"<td>([\d.]+)</td>", section):
+            out[(model.replace("-", "_"), int(batch))] = float(share)
+    return out
+
+
+def expected_share(model, batch, layerbench_file=LAYERBENCH_FILE):
+    results = lr.load(layerbench_file)
+    estimate = sum(p["count"] * p["timing"]["median_ms"] for p in results.points
+                   if p["model"] == model and p["batch"] == batch and p["pass"] == "fwd")
+    run = next(r for r in fr.load(TORCH_FILE).runs if r["model"] == model and
+               r["batch"] == batch and r["pass"] == "fwd")
+    return estimate / run["timing"]["median_ms"]
+
+
+@pytest.mark.parametrize("how", ["flag", "detected"])
+def test_report_shows_the_explained_share_of_each_configuration(tmp_path, how):
+    args = [LAYERBENCH_FILE, "--framework", TORCH_FILE] if how == "flag" else \
+        [TORCH_FILE, LAYERBENCH_FILE]
+    assert cli.main([*map(str, args), "-o", str(tmp_path)]) == 0
+    html = (tmp_path / "index.html").read_text(encoding="utf-8")
+    shares = explained_rows(html)
+    assert set(shares) == {("resnet50", 1), ("resnet50", 8), ("vit_b_16", 1), ("vit_b_16", 8)}
+    for (model, batch), share in shares.items():
+        assert share == pytest.approx(expected_share(model, batch), abs=0.005)
+    assert html.count('alt="resnet50: explained share"') == 1
+    assert html.count('alt="vit_b_16: where the time goes"') == 1
+    assert "outside operators (Python, dispatch, autograd)" in html  # the attribution tables
+
+
+def test_the_remainder_is_attributed_from_the_profile(tmp_path):
+    from layerbench_report.data import Data
+    from layerbench_report.framework import estimates
+    data = Data([lr.load(LAYERBENCH_FILE)], 0, [fr.load(TORCH_FILE)])
+    e = next(e for e in estimates(data, "resnet50") if e.batch == 1)
+    rows = {g: (mine, theirs) for g, mine, theirs in attribution(e)}
+    # layerbench's points are convolutions and GEMMs only; PyTorch also ran batch norm, ReLU,
+    # the adds and the pools: those groups have no layerbench time and are named as causes.
+    assert rows["convolution"][0] > 0 and rows["normalisation"][0] is None
+    assert rows["normalisation"][1] > 0 and rows["elementwise"][1] > 0
+    assert "normalisation not in the estimate" in remainder_causes(e, top=9)
+
+
+def test_the_memory_bound_kinds_join_the_estimate_and_its_split(tmp_path):
+    assert cli.main([str(MEMOPS_FILE), "--framework", str(TORCH_FILE), "-o", str(tmp_path)]) == 0
+    html = (tmp_path / "index.html").read_text(encoding="utf-8")
+    for (model, batch), share in explained_rows(html).items():
+        assert share == pytest.approx(expected_share(model, batch, MEMOPS_FILE), abs=0.005)
+    for group in ("normalisation", "elementwise", "pooling", "softmax"):
+        assert f"<th>{group} share</th>" in html
+    assert "are not in this estimate" not in html  # the conv/GEMM-only caveat
+    from layerbench_report.data import Data
+    from layerbench_report.framework import estimates
+    data = Data([lr.load(MEMOPS_FILE)], 0, [fr.load(TORCH_FILE)])
+    e = next(e for e in estimates(data, "resnet50") if e.batch == 8)
+    rows = {g: (mine, theirs) for g, mine, theirs in attribution(e)}
+    assert rows["normalisation"][0] > 0 and rows["pooling"][0] > 0
+    assert e.total_ms == pytest.approx(sum(rows[g][0] or 0 for g in rows))
+    # An estimate above the framework's time names where layerbench's points took longer.
+    over = next(e for e in estimates(data, "vit_b_16") if e.explained > 1)
+    assert remainder_causes(over).startswith("the estimate exceeds the measured time: GEMM "
+                                             "slower in layerbench")
+
+
+def test_without_a_framework_file_the_section_says_how_to_get_one(tmp_path):
+    assert cli.main([str(LAYERBENCH_FILE), "-o", str(tmp_path)]) == 0
+    html = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert "No framework timing file given" in html
+    assert 'alt="resnet50: where the time goes"' in html  # the estimate's split needs none
+
+
+@pytest.mark.parametrize("edit, field", [
+    (lambda d: d.update(schema="layerbench-framework/9"), "schema"),
+    (lambda d: d["runs"][0]["timing"].update(median_ms=-1), "runs[0].timing.median_ms"),
+    (lambda d: d["runs"][1].update(device="gpu:3"), "runs[1].device"),
+    (lambda d: d["runs"].append(dict(d["runs"][0])), "runs[4]: a second record"),
+    (lambda d: d["context"].pop("threads"), "context.threads"),
+])
+def test_a_bad_framework_file_is_exit_2_naming_the_field(tmp_path, edit, field):
+    doc = json.loads(TORCH_FILE.read_text())
+    edit(doc)
+    bad = write_json(tmp_path / "bad.json", doc)
+    r = run_script("report.py", LAYERBENCH_FILE, "--framework", bad, "-o", tmp_path / "out")
+    assert r.returncode == 2 and "bad.json" in r.stderr and field in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
+
+
+# ------------------------------------------------------------------ with the real PyTorch
+
+@pytest.mark.skipif(not HAVE_TORCH, reason="PyTorch is not installed (scripts/setup.sh --torch)")
+def test_torch_models_writes_a_file_the_report_reads(tmp_path):
+    out = tmp_path / "torch.json"
+    r = run_script("torch_models.py", "-o", out, "--model", "resnet50", "--batch", "1",
+                   "--pass", "fwd,train", "--precision", "fp32,tf32", "--threads", "1",
+                   "--warmup-runs", "1", "--warmup-min-time", "0.001", "--min-time", "0.001",
+                   "--max-time", "0.001", "--min-runs", "1", timeout=600)
+    assert r.returncode == 0, r.stderr
+    f = fr.load(out)
+    assert f.data["status"] == "complete" and f.context["threads"] == 1
+    by = {(r["pass"], r["precision"]): r for r in f.runs}
+    assert by[("fwd", "tf32")]["status"] == "unsupported"  # a GPU precision, on the CPU
+    for pass_ in ("fwd", "train"):
+        run = by[(pass_, "fp32")]
+        assert run["status"] == "ok" and run["timing"]["runs"] >= 1
+        assert run["profile"]["group_ms"]["convolution"] > 0
+    assert cli.main([str(LAYERBENCH_FILE), "--framework", str(out), "-o",
+                     str(tmp_path / "report")]) == 0
+
+
+@pytest.mark.skipif(not HAVE_TORCH, reason="PyTorch is not installed (scripts/setup.sh --torch)")
+@pytest.mark.parametrize("precision", ["fp32", "bf16"])
+def test_a_training_step_computes_every_gradient_and_a_forward_none(precision):
+    import torch
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4),
+                                torch.nn.ReLU(), torch.nn.Flatten(), torch.nn.LazyLinear(2))
+    x = torch.randn(2, 3, 8, 8)
+    model(x)  # materialises the lazy layer
+    forward, before = tm.step_fn(torch, model, x, "fwd", precision, "cpu")
+    forward()
+    assert before is None and not model.training
+    assert all(p.grad is None for p in model.parameters())
+    step, clear = tm.step_fn(torch, model, x, "train", precision, "cpu")
+    step()
+    assert model.training and all(p.grad is not None for p in model.parameters())
+    clear()
+    assert all(p.grad is None for p in model.parameters())
