@@ -342,8 +342,9 @@ def check(path, data) -> ResultsFile:
         _check_boundary(b, devices)
     for key in ("models", "boundaries"):
         data[key] = data.get(key) or []
-    _unique(path, data["models"], lambda r: (r["model"], keyed_device(r["device"], r.get("backend")),
-                                             r["precision"], r["batch"], r["pass"]), "models")
+    _unique(path, data["models"], lambda r: (
+        r["model"], keyed_device(r["device"], r.get("backend")), r["precision"], r["batch"],
+        r["pass"]), "models")
     return ResultsFile(Path(path), data, devices=devices)
 
 

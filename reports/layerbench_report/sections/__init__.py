@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from layerbench_report.sections import best, cpu_vs_gpu, memory, not_ok, precision, roofline, versus
+from layerbench_report.sections import (best, cpu_vs_gpu, library, memory, not_ok, precision,
+                                        roofline, versus)
 
 
 @dataclass(frozen=True)
@@ -27,5 +28,6 @@ MODEL_SECTIONS = (
     Section("Batch scaling and memory", memory.render),
     Section("Roofline", roofline.render),
     Section("Device vs device", versus.render),
+    Section("Library vs library on the same device", library.render),
     Section("Points not measured ok", not_ok.render, numbered=False),
 )
