@@ -3,6 +3,9 @@
 #if LAYERBENCH_HAVE_RUN
 #include "kernels/onednn/onednn_backend.hpp"
 #endif
+#if LAYERBENCH_HAVE_OPENBLAS
+#include "kernels/openblas/openblas_backend.hpp"
+#endif
 #if LAYERBENCH_HAVE_CUDA
 #include "kernels/cuda/cuda_backend.hpp"
 #endif
@@ -13,6 +16,9 @@ const std::vector<const BackendDescriptor*>& backend_descriptors() {
   static const std::vector<const BackendDescriptor*> descriptors = {
 #if LAYERBENCH_HAVE_RUN
       &onednn::descriptor(),
+#endif
+#if LAYERBENCH_HAVE_OPENBLAS
+      &openblas::descriptor(),
 #endif
 #if LAYERBENCH_HAVE_CUDA
       &cuda::descriptor(),

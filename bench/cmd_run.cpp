@@ -39,6 +39,7 @@ struct RunOptions {
   std::string suite = "quick";
   std::vector<std::string> models, workloads;
   std::string batches, precisions, pass, device = "auto";
+  std::string backends;  // --backend: comma-separated names; empty = every backend of each device
   int threads = 0;
   double max_time_per_point = StoppingRule{}.max_time_s;
   double min_time_per_point = StoppingRule{}.min_time_s;
@@ -76,6 +77,7 @@ const std::vector<Setting>& run_settings() {
       member_setting("precisions", "--precision", &RunOptions::precisions),
       member_setting("pass", "--pass", &RunOptions::pass),
       member_setting("device", "--device", &RunOptions::device),
+      member_setting("backends", "--backend", &RunOptions::backends),
       member_setting("threads", "--threads", &RunOptions::threads),
       member_setting("max_time_per_point_s", "--max-time-per-point",
                      &RunOptions::max_time_per_point),
@@ -173,6 +175,36 @@ DeviceChoice parse_device(const std::string& text) {
   return d;
 }
 
+// --backend: the registered backends named, in the registry's order; every one when empty.
+std::vector<const BackendDescriptor*> parse_backends(const std::string& text) {
+  const auto& all = backend_descriptors();
+  if (text.empty()) return all;
+  std::set<std::string> wanted;
+  std::string known;
+  for (const BackendDescriptor* d : all) known += (known.empty() ? "" : ", ") + d->name;
+  std::stringstream items(text);
+  for (std::string item; std::getline(items, item, ',');) {
+    if (item.empty()) throw InputError("--backend: empty item in '" + text + "'");
+    if (std::none_of(all.begin(), all.end(), [&](const auto* d) { return d->name == item; }))
+      throw InputError("--backend: unknown backend '" + item + "'; known in this build: " + known);
+    wanted.insert(item);
+  }
+  if (text.back() == ',') throw InputError("--backend: empty item in '" + text + "'");
+  std::vector<const BackendDescriptor*> chosen;
+  for (const BackendDescriptor* d : all)
+    if (wanted.count(d->name)) chosen.push_back(d);
+  return chosen;
+}
+
+// The backends a file written before --backend existed measured with: each device's original
+// one (keyed_device, harness/results.hpp), among those of this build.
+std::string original_backends() {
+  std::string names;
+  for (const BackendDescriptor* d : backend_descriptors())
+    if (keyed_device("", d->name).empty()) names += (names.empty() ? "" : ",") + d->name;
+  return names;
+}
+
 // --benchmark_filter goes to Google Benchmark, which takes a regular expression (a leading '-'
 // negates it) and runs what matches. One that does not compile or matches no planned point
 // would end in a "complete" file with nothing measured.
@@ -205,6 +237,7 @@ void check_benchmark_filter(const std::vector<std::string>& benchmark_args, cons
 void adopt_settings(nlohmann::json file_settings, const CLI::App& sub, RunOptions& o) {
   // Files written before --cudnn-api existed measured through the graph API.
   if (!file_settings.contains("cudnn_api")) file_settings["cudnn_api"] = "graph";
+  if (!file_settings.contains("backends")) file_settings["backends"] = original_backends();
   RunOptions from_file = o;
   apply_settings(file_settings, from_file);  // every setting present and well typed
   const nlohmann::json asked = settings_json(o);
@@ -266,12 +299,25 @@ void check_same_machine(const nlohmann::json& recorded, const nlohmann::json& cu
 
 // --dry-run plans without touching the machine: the devices --device names, one GPU (gpu:0)
 // standing for "every GPU" (auto, all) since a scheduler, not this host, knows a node's count.
+// Without --backend, a build with no GPU backend still plans GPU points, keyed as the CUDA
+// backend's are (no "@backend"): the nodes that run them have it.
 int print_dry_run(const RunRequest& request, const std::vector<Model>& models,
-                  const DeviceChoice& choice, double max_time_per_point_s) {
+                  const DeviceChoice& choice,
+                  const std::vector<const BackendDescriptor*>& backends,
+                  double max_time_per_point_s) {
   std::vector<DeviceTarget> devices;
-  if (choice.cpu) devices.push_back({"cpu", false});
-  for (int i : choice.gpus) devices.push_back({"gpu:" + std::to_string(i), true});
-  if (choice.all_gpus) devices.push_back({"gpu:0", true});
+  std::vector<std::string> gpu_backends;
+  for (const BackendDescriptor* d : backends) {
+    if (d->device_kind == DeviceKind::cpu && choice.cpu) devices.push_back({"cpu", false, d->name});
+    if (d->device_kind == DeviceKind::gpu) gpu_backends.push_back(d->name);
+  }
+  const bool every_backend = backends.size() == backend_descriptors().size();
+  if (gpu_backends.empty() && every_backend) gpu_backends.push_back("");
+  std::vector<int> gpus = choice.gpus;
+  if (choice.all_gpus) gpus.push_back(0);
+  for (int i : gpus)
+    for (const auto& backend : gpu_backends)
+      devices.push_back({"gpu:" + std::to_string(i), true, backend});
   const Plan plan = expand_plan(request, models, devices);
   std::cout << estimate_json(estimate_plan(plan, max_time_per_point_s), max_time_per_point_s)
                    .dump(2)
@@ -284,11 +330,13 @@ int print_dry_run(const RunRequest& request, const std::vector<Model>& models,
 struct ChosenDevices {
   RunContext machine;
   std::vector<DeviceTarget> targets;
-  std::map<std::string, std::unique_ptr<Backend>> backends;  // by device id
+  std::map<std::string, std::unique_ptr<Backend>> backends;  // by keyed_device(id, backend)
   bool gpu_unusable = false;  // a GPU asked for by name cannot be used (exit 1)
 };
 
-ChosenDevices choose_devices(const DeviceChoice& choice, const RunOptions& o) {
+ChosenDevices choose_devices(const DeviceChoice& choice,
+                             const std::vector<const BackendDescriptor*>& descriptors,
+                             const RunOptions& o) {
   ChosenDevices chosen;
   chosen.machine = probe_run_context();
   const auto& diagnosis = chosen.machine.diagnosis;
@@ -316,17 +364,17 @@ ChosenDevices choose_devices(const DeviceChoice& choice, const RunOptions& o) {
   }
 
   bool gpu_backend_built = false;
-  for (const BackendDescriptor* descriptor : backend_descriptors()) {
+  for (const BackendDescriptor* descriptor : descriptors) {
     if (descriptor->device_kind == DeviceKind::cpu && choice.cpu) {
-      chosen.backends["cpu"] = descriptor->make(0, o.threads);
-      chosen.targets.push_back({"cpu", false});
+      chosen.backends[keyed_device("cpu", descriptor->name)] = descriptor->make(0, o.threads);
+      chosen.targets.push_back({"cpu", false, descriptor->name});
     }
     if (descriptor->device_kind != DeviceKind::gpu) continue;
     gpu_backend_built = true;
     for (int index : gpu_indices) {
       auto gpu = descriptor->make(index, o.threads);
-      chosen.targets.push_back({gpu->device(), true});
-      chosen.backends[gpu->device()] = std::move(gpu);
+      chosen.targets.push_back({gpu->device(), true, descriptor->name});
+      chosen.backends[keyed_device(gpu->device(), descriptor->name)] = std::move(gpu);
     }
   }
   if (!gpu_indices.empty() && !gpu_backend_built)
@@ -373,7 +421,7 @@ int run_points(const RunOptions& o, const Plan& plan, const std::vector<Model>& 
   loop.config.case_options.memory_limit_bytes =
       static_cast<std::uint64_t>(o.memory_limit_gb * (1ull << 30));
   loop.backend_for = [&](const PlannedPoint& pp) -> Backend& {
-    return *devices.backends.at(pp.device);
+    return *devices.backends.at(keyed_device(pp.device, pp.backend));
   };
   std::optional<std::string> write_error;  // the disk refused the results file mid-run
   loop.stop = [&] { return interrupt::stop_requested().load() || write_error.has_value(); };
@@ -485,8 +533,9 @@ int run_main(RunOptions o, const CLI::App& sub) {
 
   // Devices: ask the doctor before touching a GPU, so an unusable one is explained.
   const DeviceChoice choice = parse_device(o.device);
-  if (o.dry_run) return print_dry_run(request, models, choice, o.max_time_per_point);
-  ChosenDevices devices = choose_devices(choice, o);
+  const auto backends = parse_backends(o.backends);
+  if (o.dry_run) return print_dry_run(request, models, choice, backends, o.max_time_per_point);
+  ChosenDevices devices = choose_devices(choice, backends, o);
   if (devices.targets.empty() && devices.gpu_unusable) return exit_failed;  // nothing else asked
   const Plan plan = expand_plan(request, models, devices.targets);
   check_benchmark_filter(o.benchmark_args, plan);
@@ -509,6 +558,8 @@ void add_run(CLI::App& app, Action& action) {
   sub->add_option("--pass", opts->pass, "fwd (inference) or train (fwd + both gradients)")
       ->check(CLI::IsMember({"fwd", "train"}));
   sub->add_option("--device", opts->device, "auto (default), cpu, gpu, gpu:N or all");
+  sub->add_option("--backend", opts->backends,
+                  "Backends, e.g. onednn,openblas (default: every backend of each device)");
   sub->add_option("--threads", opts->threads, "CPU threads (default: all cores)");
   sub->add_option("--max-time-per-point", opts->max_time_per_point,
                   "Seconds of sampling after which a noisy point stops (default 1)");

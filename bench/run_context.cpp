@@ -97,10 +97,19 @@ nlohmann::json context_json(const RunContext& machine,
     libraries["cudnn"] = doctor::text(doctor::decode_cudnn_version(s.cudnn.loaded_version));
     libraries["cublas"] = doctor::text(doctor::decode_cublas_version(s.cublas.loaded_version));
   }
+  // One record per device, made with its first backend; any other backend on the same device
+  // adds its facts to that record's "other_backends".
   nlohmann::json devices = nlohmann::json::array();
-  for (const auto& [id, backend] : backends)
-    devices.push_back(id == "cpu" ? cpu_device(machine, *backend, threads)
-                                  : gpu_device(machine, *backend));
+  std::map<std::string, std::size_t> record_of;
+  for (const auto& [id, backend] : backends) {
+    const auto [it, first] = record_of.emplace(backend->device(), devices.size());
+    if (!first) {
+      devices[it->second]["other_backends"][backend->name()] = facts_json(*backend);
+      continue;
+    }
+    devices.push_back(backend->device() == "cpu" ? cpu_device(machine, *backend, threads)
+                                                 : gpu_device(machine, *backend));
+  }
   return {{"layerbench_version", build::version},
           {"git_revision", build::git_revision},
           {"build_type", build::build_type},

@@ -15,7 +15,7 @@ using OpPoints = std::map<std::pair<std::string, std::string>, const Point*>;
 
 struct Combo {
   const Model* model = nullptr;
-  std::string device;
+  std::string device, backend;  // backend: empty for the device's original one
   Precision precision = Precision::fp32;
   std::map<int, OpPoints> by_batch;
   bool has_backward = false;
@@ -75,6 +75,7 @@ ModelResult sum_model(const Combo& combo, PassSet set, int batch, const OpPoints
   r.model = combo.model->name;
   r.title = combo.model->title;
   r.device = combo.device;
+  r.backend = combo.backend;
   r.precision = std::string(name(combo.precision));
   r.pass = set;
   r.batch = batch;
@@ -135,7 +136,7 @@ nlohmann::json optional_json(const std::optional<double>& v) {
 
 Aggregation aggregate(const std::vector<Point>& points, const std::vector<Model>& models,
                       const std::map<std::string, DeviceLimits>& devices) {
-  // Combos in output order: model (catalogue order), device (first seen), precision.
+  // Combos in output order: model (catalogue order), device and backend (first seen), precision.
   std::vector<std::string> device_order;
   std::map<std::tuple<size_t, size_t, int>, Combo> combos;
   for (const Point& p : points) {
@@ -150,13 +151,15 @@ Aggregation aggregate(const std::vector<Point>& points, const std::vector<Model>
     if (!precision) throw std::invalid_argument("point " + p.key() + ": unknown precision");
     const auto pass = parse_pass(p.pass);
     if (!pass) throw std::invalid_argument("point " + p.key() + ": unknown pass");
-    auto d = std::find(device_order.begin(), device_order.end(), p.device);
-    if (d == device_order.end()) d = device_order.insert(d, p.device);
+    const std::string where = keyed_device(p.device, p.backend);
+    auto d = std::find(device_order.begin(), device_order.end(), where);
+    if (d == device_order.end()) d = device_order.insert(d, where);
     Combo& combo = combos[{static_cast<size_t>(model - models.data()),
                            static_cast<size_t>(d - device_order.begin()),
                            static_cast<int>(*precision)}];
     combo.model = model;
     combo.device = p.device;
+    if (where != p.device) combo.backend = p.backend;
     combo.precision = *precision;
     combo.by_batch[p.batch][{p.op, p.pass}] = &p;
     combo.has_backward |= *pass != Pass::fwd;
@@ -217,6 +220,7 @@ nlohmann::json to_json(const ModelResult& r) {
                       {"largest_fitting_batch", nullptr},
                       {"accumulation", nullptr},
                       {"label", r.label}};
+  if (!r.backend.empty()) j["backend"] = r.backend;
   if (!r.time_share.empty()) j["time_share"] = r.time_share;
   if (r.kinds) j["kind_ms"] = r.kinds->ms, j["kind_share"] = r.kinds->share;
   if (r.folded)

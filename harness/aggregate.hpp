@@ -63,6 +63,9 @@ struct FoldedEstimate {
 
 struct ModelResult {
   std::string model, title, device, precision;
+  // Empty for the device's original backend (keyed_device, harness/results.hpp); otherwise the
+  // backend whose points alone make this sum ("openblas"): backends are never mixed in one sum.
+  std::string backend;
   PassSet pass = PassSet::fwd;
   int batch = 1;
   // ok | unsupported | oom | failed | incomplete (points missing). The worst status among the
@@ -96,9 +99,9 @@ struct Aggregation {
   std::vector<Boundary> boundaries;
 };
 
-// One result per model, device, precision, pass set and batch present in the points: fwd
+// One result per model, device and backend, precision, pass set and batch present in the points: fwd
 // whenever forward points exist, train when the model/device/precision has any backward point.
-// Ordered by model (catalogue order), device (first seen), precision, pass set, batch. A later
+// Ordered by model (catalogue order), device and backend (first seen), precision, pass set, batch. A later
 // point with the same identity replaces an earlier one. Throws std::invalid_argument for a
 // point of a model not in `models`, or an op the model does not have.
 Aggregation aggregate(const std::vector<Point>& points, const std::vector<Model>& models,

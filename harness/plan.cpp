@@ -132,7 +132,7 @@ Plan expand_plan(const RunRequest& request, const std::vector<Model>& available_
   std::vector<Group> groups;
   std::set<std::string> seen_devices;
   for (const auto& device : devices) {
-    if (!seen_devices.insert(device.id).second) continue;
+    if (!seen_devices.insert(keyed_device(device.id, device.backend)).second) continue;
     const auto& batches = !request.batches.empty() ? request.batches
                           : device.is_gpu         ? suite->gpu_batches
                                                   : suite->cpu_batches;
@@ -148,7 +148,7 @@ Plan expand_plan(const RunRequest& request, const std::vector<Model>& available_
               if (!op_runs_pass(op, pass_sets, pass)) continue;
               const double gflop = flop_count(problem_for(op, batch, pass, precision)) / 1e9;
               group.points.push_back(
-                  {model, &op, batch, precision, pass, device.id, device.is_gpu, gflop});
+                  {model, &op, batch, precision, pass, device.id, device.is_gpu, device.backend, gflop});
               group.gflop += gflop;
             }
           groups.push_back(std::move(group));
@@ -197,17 +197,19 @@ void OomSweep::record(Key key, int batch) {
 }
 
 void OomSweep::record_oom(const PlannedPoint& p) {
-  record({p.model->name, p.device, std::string(name(p.precision)), std::string(name(p.pass))},
+  record({p.model->name, keyed_device(p.device, p.backend), std::string(name(p.precision)),
+          std::string(name(p.pass))},
          p.batch);
 }
 
 void OomSweep::record_oom(const Point& p) {
-  record({p.model, p.device, p.precision, p.pass}, p.batch);
+  record({p.model, keyed_device(p.device, p.backend), p.precision, p.pass}, p.batch);
 }
 
 std::optional<int> OomSweep::smaller_oom_batch(const PlannedPoint& p) const {
   const auto it = first_oom_.find(
-      {p.model->name, p.device, std::string(name(p.precision)), std::string(name(p.pass))});
+      {p.model->name, keyed_device(p.device, p.backend), std::string(name(p.precision)),
+       std::string(name(p.pass))});
   if (it == first_oom_.end() || it->second >= p.batch) return std::nullopt;
   return it->second;
 }

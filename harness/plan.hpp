@@ -16,10 +16,12 @@
 
 namespace lb {
 
-// A device the run may use, as the caller found it: id "cpu" or "gpu:N".
+// A device the run may use, as the caller found it: id "cpu" or "gpu:N", and the backend that
+// measures on it ("onednn", "openblas", "cuda"). A device may appear once per backend.
 struct DeviceTarget {
   std::string id;
   bool is_gpu = false;
+  std::string backend;
 };
 
 // The command line's request; an empty list means "the suite's default".
@@ -41,6 +43,7 @@ struct PlannedPoint {
   Pass pass = Pass::fwd;
   std::string device;
   bool is_gpu = false;
+  std::string backend;  // the DeviceTarget's
   double gflop = 0;  // work of one executed problem (one layer of the op's shape)
 };
 
@@ -59,7 +62,7 @@ struct Plan {
 // unsupported, which the results then say). fwd and train share their forward points: a
 // training request measures fwd, bwd_data and bwd_weights, and both sums come from them.
 //
-// Order: the points of one device/model/precision/batch are contiguous (a killed run leaves
+// Order: the points of one device/backend/model/precision/batch are contiguous (a killed run leaves
 // whole models), forward passes first within it; these groups run cheapest first by their
 // GFLOP, so a sweep's batches ascend. Throws std::invalid_argument naming the flag (--suite,
 // --model, --device) for a bad request.
@@ -78,7 +81,8 @@ class OomSweep {
  public:
   void record_oom(const PlannedPoint& point);
   void record_oom(const Point& point);  // e.g. from a resumed results file
-  // The smallest batch that ran out of memory for this point's model/device/precision/pass,
+  // The smallest batch that ran out of memory for this point's model/device (and backend)/
+  // precision/pass,
   // when it is smaller than the point's batch (the point need not run); else nullopt.
   std::optional<int> smaller_oom_batch(const PlannedPoint& point) const;
 

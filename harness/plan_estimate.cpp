@@ -10,7 +10,7 @@ constexpr double capped_phases_per_point = 2;
 std::map<std::string, PlanEstimate> estimate_plan(const Plan& plan, double max_time_per_point_s) {
   std::map<std::string, PlanEstimate> per_device;
   for (const auto& point : plan.points) {
-    PlanEstimate& e = per_device[point.device];
+    PlanEstimate& e = per_device[keyed_device(point.device, point.backend)];
     ++e.points;
     e.seconds += capped_phases_per_point * max_time_per_point_s;
   }

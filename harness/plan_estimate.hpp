@@ -19,11 +19,11 @@ struct PlanEstimate {
   double seconds = 0;
 };
 
-// Per device id ("cpu", "gpu:0").
+// Per device id and backend, as point keys name them ("cpu", "cpu@openblas", "gpu:0").
 std::map<std::string, PlanEstimate> estimate_plan(const Plan& plan, double max_time_per_point_s);
 
 // {"points", "estimated_seconds", "max_time_per_point_s", "formula",
-//  "devices": {id: {"points", "estimated_seconds"}}}
+//  "devices": {keyed device: {"points", "estimated_seconds"}}}
 nlohmann::json estimate_json(const std::map<std::string, PlanEstimate>& per_device,
                              double max_time_per_point_s);
 

@@ -83,13 +83,22 @@ void check_measured(const Point& p) {
 
 }  // namespace
 
+std::string keyed_device(const std::string& device, std::string_view backend) {
+  constexpr std::string_view original[] = {"", "onednn", "cuda", "cudnn", "cublaslt"};
+  for (std::string_view name : original)
+    if (backend == name) return device;
+  return device + "@" + std::string(backend);
+}
+
 std::string point_key(const std::string& model, const std::string& op, int batch,
                       std::string_view precision, std::string_view pass, const std::string& device) {
   return model + "/" + op + "/b" + std::to_string(batch) + "/" + std::string(precision) + "/" +
          std::string(pass) + "/" + device;
 }
 
-std::string Point::key() const { return point_key(model, op, batch, precision, pass, device); }
+std::string Point::key() const {
+  return point_key(model, op, batch, precision, pass, keyed_device(device, backend));
+}
 
 nlohmann::json to_json(const Point& p) {
   nlohmann::json j = {{"model", p.model},

@@ -58,7 +58,15 @@ struct Point {
   std::string key() const;
 };
 
-// "model/op/bB/precision/pass/device": a point's identity, also its benchmark name.
+// The device part of a point's identity: the device id ("cpu", "gpu:0"), followed by "@backend"
+// ("cpu@openblas") unless the backend is one that measured points before two backends could share
+// a device: oneDNN on the CPU, the CUDA backend (its libraries cudnn and cublaslt) on GPUs. Those
+// keep the key they always had, so older results files still resume and compare
+// (reports/results-schema.md, "Point identity").
+std::string keyed_device(const std::string& device, std::string_view backend);
+
+// "model/op/bB/precision/pass/device[@backend]": a point's identity, also its benchmark name;
+// `device` is keyed_device()'s.
 std::string point_key(const std::string& model, const std::string& op, int batch,
                       std::string_view precision, std::string_view pass, const std::string& device);
 

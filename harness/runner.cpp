@@ -14,7 +14,7 @@ namespace lb {
 
 std::string point_name(const PlannedPoint& pp) {
   return point_key(pp.model->name, pp.op->id, pp.batch, name(pp.precision), name(pp.pass),
-                   pp.device);
+                   keyed_device(pp.device, pp.backend));
 }
 
 Point describe_point(const PlannedPoint& pp, const Problem& problem) {
@@ -29,6 +29,7 @@ Point describe_point(const PlannedPoint& pp, const Problem& problem) {
   p.precision_meaning = std::string(meaning(pp.precision));
   p.pass = std::string(name(pp.pass));
   p.device = pp.device;
+  p.backend = pp.backend;
   p.shape = shape_json(problem);
   p.shape_text = describe(problem);
   p.gflop = flop_count(problem) / 1e9;

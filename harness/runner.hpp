@@ -34,8 +34,8 @@ Point measure_point(const PlannedPoint& planned, Backend& backend, const RunnerC
 MeasureFn sampler_measure(const Sampler& sampler);
 
 // Runs points in order through Google Benchmark (each registered at run time with manual
-// time = the median of its samples), calling `on_point` after each. `backend_for` maps a
-// point's device to its backend. Stops early, between points, once `stop` is set.
+// time = the median of its samples), calling `on_point` after each. `backend_for` gives the
+// backend of a point's device and backend name. Stops early, between points, once `stop` is set.
 // `benchmark_args` are the --benchmark_* flags to pass on (filter, out, format).
 struct RunLoop {
   RunnerConfig config;
@@ -50,7 +50,8 @@ struct RunLoop {
   void run(const std::vector<PlannedPoint>& points, std::vector<std::string> benchmark_args);
 };
 
-// The point's benchmark name, also its identity in results: model/op/bB/precision/pass/device.
+// The point's benchmark name, also its identity in results (Point::key):
+// model/op/bB/precision/pass/device[@backend].
 std::string point_name(const PlannedPoint& planned);
 
 }  // namespace lb

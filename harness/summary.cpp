@@ -50,14 +50,16 @@ std::string summary_table(const std::vector<ModelResult>& results) {
   std::map<std::tuple<size_t, int, size_t, size_t>, Config> configs;
   for (const auto& r : results) {
     Config& c = configs[{order_of(models, r.model), static_cast<int>(r.pass),
-                         order_of(devices, r.device), order_of(precisions, r.precision)}];
+                         order_of(devices, keyed_device(r.device, r.backend)),
+                         order_of(precisions, r.precision)}];
     if (!c.first) c.first = &r;
     if (r.status == "ok" && (!c.best || *r.images_per_s > *c.best->images_per_s)) c.best = &r;
   }
   const auto best_rate = [&](const ModelResult& r, const std::string& device) -> std::optional<double> {
     for (const auto& [key, c] : configs)
       if (c.best && c.best->model == r.model && c.best->pass == r.pass &&
-          c.best->device == device && c.best->precision == "fp32")
+          keyed_device(c.best->device, c.best->backend) == device &&
+          c.best->precision == "fp32")
         return *c.best->images_per_s;
     return std::nullopt;
   };
@@ -66,7 +68,8 @@ std::string summary_table(const std::vector<ModelResult>& results) {
       {"model", "pass", "device", "precision", "batch", "images/s", "vs CPU FP32", "vs GPU FP32"}};
   for (const auto& [key, c] : configs) {
     const ModelResult& r = c.best ? *c.best : *c.first;
-    std::vector<std::string> row = {r.model, std::string(name(r.pass)), r.device, r.precision};
+    const std::string where = keyed_device(r.device, r.backend);
+    std::vector<std::string> row = {r.model, std::string(name(r.pass)), where, r.precision};
     if (!c.best) {
       row.insert(row.end(), {"-", r.status, "-", "-"});
     } else {
@@ -74,7 +77,7 @@ std::string summary_table(const std::vector<ModelResult>& results) {
       row.push_back(format_rate(*r.images_per_s));
       const auto cpu = best_rate(r, "cpu");
       row.push_back(cpu ? format_speedup(*r.images_per_s / *cpu) : "-");
-      const auto gpu = is_gpu(r.device) ? best_rate(r, r.device) : std::nullopt;
+      const auto gpu = is_gpu(r.device) ? best_rate(r, where) : std::nullopt;
       row.push_back(gpu ? format_speedup(*r.images_per_s / *gpu) : "-");
     }
     rows.push_back(std::move(row));

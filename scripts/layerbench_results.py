@@ -249,6 +249,7 @@ def _check_point(path, where, p, devices):
     f.text("precision", PRECISIONS)
     f.text("pass", POINT_PASSES)
     f.device(devices)
+    f.text("backend", optional=True, nullable=True)
     status = f.text("status", STATUSES)
     f.text("reason", optional=True)
     f.text("kind", optional=True, nullable=True)
@@ -270,6 +271,7 @@ def _check_model_record(r: _Fields, devices):
     r.text("model")
     r.text("title", optional=True, nullable=True)
     r.device(devices)
+    r.text("backend", optional=True, nullable=True)
     r.text("precision", PRECISIONS)
     r.text("pass", MODEL_PASSES)
     r.count("batch")
@@ -340,14 +342,32 @@ def check(path, data) -> ResultsFile:
         _check_boundary(b, devices)
     for key in ("models", "boundaries"):
         data[key] = data.get(key) or []
-    _unique(path, data["models"], lambda r: tuple(r[k] for k in (
-        "model", "device", "precision", "batch", "pass")), "models")
+    _unique(path, data["models"], lambda r: (
+        r["model"], keyed_device(r["device"], r.get("backend")), r["precision"], r["batch"],
+        r["pass"]), "models")
     return ResultsFile(Path(path), data, devices=devices)
+
+
+# The backends that measured points before two backends could share a device; their points keep
+# the device id alone in their identity (keyed_device in harness/results.cpp; "Point identity"
+# in reports/results-schema.md), so older files still match.
+ORIGINAL_BACKENDS = ("", "onednn", "cuda", "cudnn", "cublaslt")
+
+
+def keyed_device(device: str, backend) -> str:
+    """"cpu" for the device's original backend, "cpu@openblas" for another."""
+    return device if (backend or "") in ORIGINAL_BACKENDS else f"{device}@{backend}"
+
+
+def is_original_backend(item: dict) -> bool:
+    """Whether a point or model record is of its device's original backend."""
+    return (item.get("backend") or "") in ORIGINAL_BACKENDS
 
 
 def point_id(p: dict) -> tuple:
     """A point's identity (the runner's Point::key): unique within a file, matched across files."""
-    return (p["model"], p["op"], p["batch"], p["precision"], p["pass"], p["device"])
+    return (p["model"], p["op"], p["batch"], p["precision"], p["pass"],
+            keyed_device(p["device"], p.get("backend")))
 
 
 def _merge_journal(results: ResultsFile):

@@ -17,6 +17,7 @@
 #endif
 
 #include "harness/doctor/snapshot.hpp"
+#include "harness/host_buffers.hpp"
 #include "harness/platform.hpp"
 #include "kernels/onednn/onednn_memory_ops.hpp"
 #include "kernels/onednn/onednn_operation.hpp"
@@ -255,46 +256,6 @@ std::string doing(const Problem& problem) {
          " " + describe(problem);
 }
 
-// ---------------------------------------------------------------- buffers
-
-// One 64-byte aligned allocation holding every buffer set back to back.
-class Arena {
- public:
-  explicit Arena(std::size_t bytes)
-      : data_(static_cast<std::byte*>(::operator new (bytes, std::align_val_t{alignment}))) {}
-  ~Arena() { ::operator delete (data_, std::align_val_t{alignment}); }
-  Arena(const Arena&) = delete;
-  Arena& operator=(const Arena&) = delete;
-  std::byte* at(std::size_t offset) const { return data_ + offset; }
-  static constexpr std::size_t alignment = 64;
-  static std::size_t round_up(std::size_t n) { return (n + alignment - 1) / alignment * alignment; }
-
- private:
-  std::byte* data_;
-};
-
-// Rotation of buffer sets that makes every run cache-cold: enough sets that one rotation touches
-// twice the last-level cache. A set that alone is that large needs no second one: by the end of
-// a run the cache holds only its last-touched part, and each run starts at its beginning. At
-// most max_cold_sets (tiny problems), and no more than fit the memory limit. When the OS cannot
-// tell the cache size, 256 MiB is assumed: an over-estimate errs towards colder, the safe side.
-constexpr std::uint64_t max_cold_sets = 4096;
-constexpr std::uint64_t assumed_llc_bytes = 256ull << 20;
-
-// `touched_bytes`: what one run reads and writes; `set_bytes`: what a set occupies (aligned);
-// `fixed_bytes`: memory shared by every set (the scratchpad).
-std::size_t cold_set_count(std::uint64_t touched_bytes, std::uint64_t set_bytes,
-                           std::uint64_t fixed_bytes, std::uint64_t memory_limit) {
-  std::uint64_t llc = platform::last_level_cache_bytes();
-  if (llc == 0) llc = assumed_llc_bytes;
-  const std::uint64_t wanted = (2 * llc + touched_bytes - 1) / touched_bytes;
-  std::uint64_t sets = std::clamp<std::uint64_t>(wanted, 1, max_cold_sets);
-  if (memory_limit > 0 && fixed_bytes + sets * set_bytes > memory_limit)
-    sets = std::max<std::uint64_t>(
-        1, (memory_limit - std::min(memory_limit, fixed_bytes)) / set_bytes);
-  return static_cast<std::size_t>(sets);
-}
-
 // ---------------------------------------------------------------- the case
 
 class OnednnCase : public Case {
@@ -316,7 +277,7 @@ class OnednnCase : public Case {
     std::size_t set_bytes = 0, touched_bytes = 0;
     for (int arg : set_args) {
       descs.push_back(argument_desc(op, arg));
-      set_bytes += Arena::round_up(descs.back().get_size());
+      set_bytes += HostArena::round_up(descs.back().get_size());
       // What one run reads and writes: not an input only the prologue reads.
       if (timed(arg)) touched_bytes += descs.back().get_size();
     }
@@ -327,12 +288,12 @@ class OnednnCase : public Case {
         cache == CacheMode::cold
             ? cold_set_count(touched_bytes, set_bytes, scratchpad_bytes_, memory_limit)
             : 1;
-    const std::uint64_t needed = sets * set_bytes + Arena::round_up(scratchpad_bytes_);
+    const std::uint64_t needed = sets * set_bytes + HostArena::round_up(scratchpad_bytes_);
     if (memory_limit > 0 && needed > memory_limit)
       throw OutOfMemory("oneDNN case needs " + std::to_string(needed) + " bytes", needed,
                         memory_limit);
     try {
-      arena_ = std::make_unique<Arena>(needed);
+      arena_ = std::make_unique<HostArena>(needed);
     } catch (const std::bad_alloc&) {
       throw OutOfMemory(
           "oneDNN case: host allocation of " + std::to_string(needed) + " bytes failed", needed,
@@ -343,7 +304,7 @@ class OnednnCase : public Case {
     std::size_t offset = 0;
     const auto place = [&](const memory::desc& d) {
       memory m(d, engine_, arena_->at(offset));
-      offset += Arena::round_up(d.get_size());
+      offset += HostArena::round_up(d.get_size());
       return m;
     };
     std::unordered_map<int, memory> first_set;
@@ -449,7 +410,7 @@ class OnednnCase : public Case {
   dnnl::primitive primitive_;
   std::vector<std::int64_t> output_dims_;
   int threads_;
-  std::unique_ptr<Arena> arena_;
+  std::unique_ptr<HostArena> arena_;
   std::vector<std::unordered_map<int, memory>> sets_;
   std::size_t current_ = 0;
   std::uint64_t scratchpad_bytes_ = 0, rotation_bytes_ = 0;

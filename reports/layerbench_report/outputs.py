@@ -19,7 +19,7 @@ def write_csv(data, path):
     with open(path, "w", newline="", encoding="utf-8") as out:
         w = csv.writer(out)
         w.writerow(CSV_FIELDS)
-        for d, p in data.points:
+        for d, p in data.all_points:
             t = p.get("timing") if isinstance(p.get("timing"), dict) else {}
             v = p.get("validation") if isinstance(p.get("validation"), dict) else {}
             w.writerow([d.file.name, p["model"], p["op"], p.get("kind"), p.get("count"),

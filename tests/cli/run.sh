@@ -6,7 +6,7 @@ bin="$1"
 tiny="$LAYERBENCH_SOURCE_DIR/tests/data/workloads/tiny.json"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-fast=(--device cpu --workload "$tiny" --model tiny --max-time-per-point 0.05 --quiet)
+fast=(--device cpu --backend onednn --workload "$tiny" --model tiny --max-time-per-point 0.05 --quiet)
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib/helpers.bash"
 
@@ -66,7 +66,7 @@ if ! "$bin" doctor >/dev/null 2>&1; then
 fi
 
 # kill -9 in the middle leaves a loadable incomplete file; --resume completes it.
-train=(--device cpu --workload "$tiny" --model tiny --batch 1,2,4 --precision fp32 --pass train
+train=(--device cpu --backend onednn --workload "$tiny" --model tiny --batch 1,2,4 --precision fp32 --pass train
        --max-time-per-point 0.3 --quiet)
 "$bin" run "${train[@]}" -o "$work/killed.json" &
 pid=$!

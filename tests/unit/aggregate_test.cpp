@@ -236,6 +236,28 @@ TEST(Aggregate, MissingPointsMakeTheSumIncomplete) {
   EXPECT_FALSE(train.time_ms.has_value());
 }
 
+TEST(Aggregate, TwoBackendsOnOneDeviceAreSummedApartAndNeverMixed) {
+  std::vector<Point> points = all_points(1, false);  // oneDNN's: every op ok
+  for (Point p : all_points(1, false)) {  // another backend that has no convolution
+    p.backend = "openblas";
+    if (p.op != "fc") p.status = Status::unsupported, p.timing.reset(), p.reason = "no conv";
+    else p.timing->median_s *= 2;
+    points.push_back(p);
+  }
+  const auto a = aggregate(points, models, {});
+  ASSERT_EQ(a.models.size(), 2u);
+  const ModelResult &first = a.models[0], &other = a.models[1];
+  EXPECT_EQ(first.backend, "");
+  EXPECT_EQ(first.status, "ok");
+  EXPECT_DOUBLE_EQ(*first.time_ms, 1 + 2 * 3 + 3 * 0.5);  // the oneDNN times alone
+  EXPECT_EQ(other.device, "cpu");
+  EXPECT_EQ(other.backend, "openblas");
+  EXPECT_EQ(other.status, "unsupported");
+  EXPECT_FALSE(other.time_ms.has_value()) << "no model total without the convolutions";
+  EXPECT_EQ(to_json(other)["backend"], "openblas");
+  EXPECT_FALSE(to_json(first).contains("backend"));
+}
+
 TEST(Aggregate, OomBatchGetsLargestFittingBatchAndAccumulation) {
   const std::string gpu = "gpu:0";
   std::vector<Point> points;

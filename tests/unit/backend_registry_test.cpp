@@ -19,6 +19,7 @@ std::set<std::string> registered_names() {
 TEST(BackendRegistry, ListsExactlyTheBackendsOfThisBuild) {
   std::set<std::string> expected;
   if (LAYERBENCH_HAVE_RUN) expected.insert("onednn");
+  if (LAYERBENCH_HAVE_OPENBLAS) expected.insert("openblas");
   if (LAYERBENCH_HAVE_CUDA) expected.insert("cuda");
   EXPECT_EQ(registered_names(), expected);
   EXPECT_EQ(registered_names().size(), backend_descriptors().size()) << "a name is listed twice";

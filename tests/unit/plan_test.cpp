@@ -1,4 +1,5 @@
 #include "harness/plan.hpp"
+#include "harness/runner.hpp"
 
 #include <gtest/gtest.h>
 
@@ -52,6 +53,22 @@ TEST(Plan, QuickSuiteOnCpu) {
     EXPECT_EQ(p.device, "cpu");
     EXPECT_FALSE(p.is_gpu);
   }
+}
+
+TEST(Plan, EachBackendOfADeviceIsATargetOfItsOwn) {
+  const DeviceTarget onednn{"cpu", false, "onednn"}, openblas{"cpu", false, "openblas"};
+  const Plan one = expand_plan({}, shipped(), {onednn});
+  const Plan both = expand_plan({}, shipped(), {onednn, openblas, openblas});  // listed twice
+  ASSERT_EQ(both.points.size(), 2 * one.points.size());
+  std::set<std::string> names;
+  for (const auto& p : both.points) {
+    EXPECT_EQ(p.device, "cpu");
+    names.insert(point_name(p));
+  }
+  EXPECT_EQ(names.size(), both.points.size()) << "two backends' points share a name";
+  EXPECT_EQ(collect<std::string>(both, [](auto& p) { return p.backend; }),
+            (std::set<std::string>{"onednn", "openblas"}));
+  EXPECT_EQ(point_name(one.points.front()).find('@'), std::string::npos);
 }
 
 TEST(Plan, QuickSuiteOnGpuHasEveryPrecision) {

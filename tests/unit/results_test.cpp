@@ -56,6 +56,20 @@ TEST(Results, PointRoundTripsThroughJson) {
   EXPECT_TRUE(to_json(sample_point("c1", Status::oom))["timing"].is_null());
 }
 
+TEST(Results, KeyNamesTheBackendOnlyWhenItIsNotTheDevicesOriginalOne) {
+  for (const char* original : {"", "onednn", "cuda", "cudnn", "cublaslt"})
+    EXPECT_EQ(keyed_device("gpu:1", original), "gpu:1") << original;
+  EXPECT_EQ(keyed_device("cpu", "openblas"), "cpu@openblas");
+  Point p = sample_point("c1");
+  p.device = "cpu";
+  p.backend = "onednn";
+  const std::string original_key = p.key();
+  EXPECT_EQ(original_key.substr(original_key.size() - 4), "/cpu");  // as older files have it
+  p.backend = "openblas";
+  EXPECT_EQ(p.key(), original_key + "@openblas");
+  EXPECT_EQ(point_from_json(to_json(p)).key(), p.key());
+}
+
 TEST(Results, MissingFieldIsNamed) {
   auto j = to_json(sample_point("c1"));
   j.erase("batch");

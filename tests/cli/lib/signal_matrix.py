@@ -21,7 +21,8 @@ from pathlib import Path
 BIN = sys.argv[1]
 SOURCE = Path(os.environ["LAYERBENCH_SOURCE_DIR"])
 TINY = [
-    "--device", "cpu", "--workload", str(SOURCE / "tests/data/workloads/tiny.json"),
+    "--device", "cpu", "--backend", "onednn",
+    "--workload", str(SOURCE / "tests/data/workloads/tiny.json"),
     "--model", "tiny", "--precision", "fp32", "--quiet",
 ]
 SHORT = ["--max-time-per-point", "0.05"]
@@ -38,7 +39,9 @@ def fail(what):
 
 
 def key(p):
-    return "/".join(str(p[k]) for k in ("model", "op", "batch", "precision", "pass", "device"))
+    """The point's identity; the backend too, since two backends may share a device."""
+    return "/".join(str(p.get(k)) for k in ("model", "op", "batch", "precision", "pass", "device",
+                                           "backend"))
 
 
 def load(path):

@@ -1,0 +1,37 @@
+#pragma once
+// Host memory for CPU backends' cases: one aligned allocation holding every buffer set, and how
+// many sets make each run cache-cold (README, "Caches"). Shared by every CPU backend so their
+// cold modes are the same rotation.
+#include <cstddef>
+#include <cstdint>
+
+namespace lb {
+
+// One 64-byte aligned allocation; throws std::bad_alloc when the host has no room.
+class HostArena {
+ public:
+  explicit HostArena(std::size_t bytes);
+  ~HostArena();
+  HostArena(const HostArena&) = delete;
+  HostArena& operator=(const HostArena&) = delete;
+  std::byte* at(std::size_t offset) const { return data_ + offset; }
+  static constexpr std::size_t alignment = 64;
+  static std::size_t round_up(std::size_t n) { return (n + alignment - 1) / alignment * alignment; }
+
+ private:
+  std::byte* data_;
+};
+
+// Rotation of buffer sets that makes every run cache-cold: enough sets that one rotation touches
+// twice the last-level cache. A set that alone is that large needs no second one: by the end of
+// a run the cache holds only its last-touched part, and each run starts at its beginning. At
+// most max_cold_sets (tiny problems), and no more than fit the memory limit (0: no limit). When
+// the OS cannot tell the cache size, 256 MiB is assumed: an over-estimate errs towards colder.
+//   touched_bytes: what one run reads and writes; set_bytes: what a set occupies (aligned);
+//   fixed_bytes: memory shared by every set (e.g. a scratchpad).
+inline constexpr std::uint64_t max_cold_sets = 4096;
+inline constexpr std::uint64_t assumed_llc_bytes = 256ull << 20;
+std::size_t cold_set_count(std::uint64_t touched_bytes, std::uint64_t set_bytes,
+                           std::uint64_t fixed_bytes, std::uint64_t memory_limit);
+
+}  // namespace lb

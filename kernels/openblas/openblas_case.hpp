@@ -1,0 +1,47 @@
+#pragma once
+// One prepared OpenBLAS GEMM: buffer sets in one host arena, rotated in cold mode as the oneDNN
+// backend rotates its own (harness/host_buffers.hpp), and C = op(A) op(B) per batch entry.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/backend.hpp"
+#include "harness/host_buffers.hpp"
+
+namespace lb::openblas {
+
+// "OpenBLAS 0.3.21 DYNAMIC_ARCH ... Haswell MAX_THREADS=64" and "Haswell": the library's words.
+std::string config_text();
+std::string core_text();
+// Sets OpenBLAS's thread count (0 = every logical processor); returns the count now in effect.
+int apply_threads(int threads);
+
+class GemmCase : public Case {
+ public:
+  // Throws OutOfMemory when the buffer sets do not fit `memory_limit` (0: no limit) or the host.
+  GemmCase(const GemmShape& shape, const std::vector<HostTensor>& inputs, CacheMode cache,
+           std::uint64_t memory_limit, int threads);
+
+  double run_timed() override;
+  HostTensor output() override;
+  std::string implementation() const override;
+  std::string library() const override { return "openblas"; }
+  std::uint64_t workspace_bytes() const override { return 0; }
+  std::vector<std::pair<std::string, std::string>> notes() const override;
+
+ private:
+  void gemm(std::size_t set) const;
+  float* operand(std::size_t set, int which) const;  // 0: A, 1: B, 2: C
+
+  GemmShape shape_;
+  int threads_;
+  std::size_t elements_[3];  // A, B, C
+  std::size_t offsets_[3];   // within a set
+  std::size_t set_bytes_ = 0, sets_ = 1;
+  std::uint64_t rotation_bytes_ = 0;
+  std::unique_ptr<HostArena> arena_;
+  std::size_t current_ = 0;
+};
+
+}  // namespace lb::openblas

@@ -1,0 +1,85 @@
+"""Section: library vs library on the same device (e.g. oneDNN and OpenBLAS on one CPU)."""
+from __future__ import annotations
+
+import layerbench_results as lr
+
+from layerbench_report.markup import P, Raw, esc, fmt_ms, fmt_ratio, note, status_pill, table
+
+GEMM_KINDS = ("linear", "bmm")
+LIBRARY_NAMES = {"onednn": "oneDNN", "openblas": "OpenBLAS", "cublaslt": "cuBLASLt",
+                 "cudnn": "cuDNN"}
+
+
+def library_name(backend) -> str:
+    return LIBRARY_NAMES.get(backend, backend or "?")
+
+
+def gemms_by_library(data, model):
+    """{device: {(op, pass, precision, batch): {library: point}}} of the GEMM points."""
+    out = {}
+    for d, p in data.all_points:
+        if p["model"] == model and p.get("kind") in GEMM_KINDS:
+            shape = (p["op"], p["pass"], p["precision"], p["batch"])
+            out.setdefault(d, {}).setdefault(shape, {})[p.get("backend") or "?"] = p
+    return out
+
+
+def libraries_of(shapes) -> list:
+    """The libraries of a device's GEMMs, its original backend's first (file order otherwise)."""
+    seen = []
+    for by_library in shapes.values():
+        for library, p in by_library.items():
+            if library not in seen:
+                seen.append(library)
+    return sorted(seen, key=lambda library: not lr.is_original_backend({"backend": library}))
+
+
+def cell(p):
+    if p is None:
+        return "not measured"
+    if p["status"] != "ok":
+        return status_pill(p["status"], p.get("reason", ""))
+    tflops = p.get("tflops")
+    rate = f"{tflops:.3g} TFLOP/s" if tflops else "–"
+    return Raw(f"{esc(fmt_ms(lr.median_ms(p)))} ms<br>{esc(rate)}")
+
+
+def comparison_rows(shapes, libraries):
+    """One row per GEMM shape two libraries measured: each library's time and TFLOP/s, and each
+    other library's time relative to the first's when both are ok."""
+    rows = []
+    for (op, pass_, precision, batch), by_library in shapes.items():
+        if sum(library in by_library for library in libraries) < 2:
+            continue
+        first = by_library.get(libraries[0])
+        shape_text = next(iter(by_library.values())).get("shape_text", "")
+        row = [op, pass_, P(precision), batch, shape_text]
+        row += [cell(by_library.get(library)) for library in libraries]
+        for library in libraries[1:]:
+            other = by_library.get(library)
+            both_ok = first and other and first["status"] == other["status"] == "ok"
+            row.append(fmt_ratio(lr.median_ms(other) / lr.median_ms(first)) if both_ok else "–")
+        rows.append(row)
+    return rows
+
+
+def render(data, model, charts) -> str:
+    parts = []
+    for device, shapes in gemms_by_library(data, model).items():
+        libraries = libraries_of(shapes)
+        rows = comparison_rows(shapes, libraries) if len(libraries) > 1 else []
+        if not rows:
+            continue
+        names = [library_name(library) for library in libraries]
+        parts.append(f"<h4>{esc(device.label)}: {esc(' vs '.join(names))}</h4>")
+        parts.append(f"<p>The same GEMMs (linear layers and batched products) through each "
+                     f"library on this device: median time and TFLOP/s per execution, every "
+                     f"point validated against the double-precision reference; last, each other "
+                     f"library's time divided by {esc(names[0])}'s (below 1: faster).</p>")
+        headers = ["op", "pass", "precision", "batch", "shape (batch m n k tA tB)"] + names
+        headers += [f"{name} / {names[0]} time" for name in names[1:]]
+        parts.append(table(headers, rows))
+    if not parts:
+        return note("Each device's GEMMs come from one library in these files: "
+                    "`layerbench run --backend onednn,openblas` measures two on the CPU.")
+    return "".join(parts)
