@@ -3,7 +3,7 @@
 # and the function layerbench_set_runpath(target).
 
 set(LAYERBENCH_HAVE_CUDA OFF)
-set(_lb_runpath "")
+set(_lb_runpath "${LAYERBENCH_ONEDNN_LIBRARY_DIR}")  # LayerbenchOnednn.cmake: empty, or .onednn/lib
 
 if(NOT LAYERBENCH_CUDA STREQUAL "OFF")
   find_package(CUDAToolkit QUIET)
@@ -53,7 +53,7 @@ if(NOT LAYERBENCH_CUDA STREQUAL "OFF")
 
     get_filename_component(_lb_cudnn_dir "${CUDNN_LIBRARY}" DIRECTORY)
     get_filename_component(_lb_cudnn_dir "${_lb_cudnn_dir}" REALPATH)
-    set(_lb_runpath "${CUDAToolkit_LIBRARY_DIR};${_lb_cudnn_dir}")
+    list(APPEND _lb_runpath "${CUDAToolkit_LIBRARY_DIR}" "${_lb_cudnn_dir}")
     list(REMOVE_DUPLICATES _lb_runpath)
     list(FILTER _lb_runpath EXCLUDE REGEX "^$")
     message(STATUS "layerbench: GPU backends on: CUDA ${CUDAToolkit_VERSION}, "
@@ -62,8 +62,9 @@ if(NOT LAYERBENCH_CUDA STREQUAL "OFF")
 endif()
 
 # The binary must start without LD_LIBRARY_PATH: give it a run path to the CUDA and cuDNN
-# libraries it was built against, in the build tree and after install (one explicit list: the
-# build-tree default would add an empty entry, which the loader reads as the current folder).
+# libraries it was built against and to a oneDNN outside the system folders (.onednn/lib), in
+# the build tree and after install (one explicit list: the build-tree default would add an
+# empty entry, which the loader reads as the current folder).
 function(layerbench_set_runpath target)
   if(_lb_runpath)
     set_target_properties(${target} PROPERTIES

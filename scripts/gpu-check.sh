@@ -52,7 +52,8 @@ NVCC="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)"
 "$NVCC" --version | tail -1
 command -v cmake >/dev/null || die "cmake not found"
 command -v ninja >/dev/null || die "ninja not found"
-[ -d "$DEPS/root/usr" ] || die "deps/root missing: run scripts/gpu-prepare.sh where packages can be downloaded, and copy deps/ along"
+[ -d "$DEPS/root/usr" ] && [ -d "$DEPS/wheels" ] ||
+  die "deps/root or deps/wheels missing: run scripts/gpu-prepare.sh where packages can be downloaded, and copy deps/ along"
 PYTHON="$(command -v python3 || true)"
 
 # Symbolic links a copy may have dropped (deps/SYMLINKS lists them).
@@ -83,6 +84,12 @@ else
   echo "cuDNN from the CUDA toolkit ($CUDA_HOME)"
 fi
 
+# oneDNN 3 from its wheels (scripts/onednn-wheels.sh); the binary's run path finds it there.
+source "$ROOT/scripts/onednn-wheels.sh"
+ONEDNN="$DEPS/onednn"
+onednn_prefix_ready "$ONEDNN" || unpack_onednn_wheels "$DEPS/wheels" "$ONEDNN" ||
+  die "cannot unpack the oneDNN wheels of deps/wheels into $ONEDNN"
+
 # The unpacked libraries; libgomp from deps only where the system has none.
 LIBS="$DEPS/root/usr/lib/x86_64-linux-gnu"
 if ! ldconfig -p 2>/dev/null | grep -q 'libgomp.so.1 '; then LIBS="$LIBS:$DEPS/gomp/usr/lib/x86_64-linux-gnu"; fi
@@ -92,9 +99,9 @@ mkdir -p "$LOG_DIR" "$REF"
 step "configure ($BUILD, CUDA architecture $ARCH)"
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLAYERBENCH_CUDA=ON \
   -DCMAKE_CUDA_ARCHITECTURES="$ARCH" -DCMAKE_CUDA_COMPILER="$NVCC" \
-  -DCMAKE_PREFIX_PATH="$DEPS/root/usr" "${cudnn_args[@]}" > "$LOG_DIR/configure.log" 2>&1 ||
+  -DCMAKE_PREFIX_PATH="$DEPS/root/usr;$ONEDNN" "${cudnn_args[@]}" > "$LOG_DIR/configure.log" 2>&1 ||
   { tail -40 "$LOG_DIR/configure.log"; die "configure (log: $LOG_DIR/configure.log)"; }
-grep -E "layerbench:|Found (GTest|OpenCL)" "$LOG_DIR/configure.log"
+grep -E "layerbench:|Found GTest" "$LOG_DIR/configure.log"
 
 step "build ($(nproc) jobs)"
 cmake --build "$BUILD" -j "$(nproc)" > "$LOG_DIR/build.log" 2>&1 ||

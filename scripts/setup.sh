@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what layerbench needs and is missing: Debian packages (as root; otherwise prints the
-# apt-get line) and the Python packages of scripts/requirements.txt into .venv. Idempotent.
+# apt-get line), the Python packages of scripts/requirements.txt into .venv, and oneDNN 3 from
+# PyPI into .onednn where the system has no oneDNN 3 (Debian 12's is 2.6.3). Idempotent.
 # --tests adds what only the tests need (below): kept out of a plain set-up, which needs no
 # compiler but g++, and because the Slurm and munge packages enable system daemons.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$ROOT/scripts/onednn-wheels.sh"
 
 debian_packages=(cmake g++ ninja-build git pkg-config libbenchmark-dev libgtest-dev libcli11-dev
-  nlohmann-json3-dev libdnnl-dev ocl-icd-opencl-dev libopenblas-dev python3 python3-venv chromium
+  nlohmann-json3-dev libopenblas-dev python3 python3-venv chromium
   g++-mingw-w64-x86-64-posix)
 # What only the tests need: clang for the sanitizer and fuzz builds, Wine to run the Windows
 # build, a real Slurm for the fleet.
@@ -39,6 +41,14 @@ if [ ! -x "$PY" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   python3 -m venv "$VENV"
   "$PY" -m pip install -q --disable-pip-version-check -r "$ROOT/scripts/requirements.txt"
   echo "$want" > "$stamp"
+fi
+# oneDNN 3: the system's where it has one, else the PyPI build (scripts/onednn-wheels.sh).
+if [ "$(system_onednn_major)" -lt 3 ] && ! onednn_prefix_ready "$ONEDNN_PREFIX"; then
+  step "installing oneDNN $ONEDNN_VERSION from PyPI into $ONEDNN_PREFIX"
+  wheels="$(mktemp -d)"
+  download_onednn_wheels "$PY" "$wheels"
+  unpack_onednn_wheels "$wheels" "$ONEDNN_PREFIX"
+  rm -rf "$wheels"
 fi
 if [ -d /usr/local/cuda ] && ! command -v nvcc >/dev/null; then
   echo "note: /usr/local/cuda exists but nvcc is not on PATH; CMake looks in /usr/local/cuda itself."

@@ -21,8 +21,11 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/include" "$work/generated" "$work/out"
 
 # The header-only dependencies get a private include folder: /usr/include itself holds the
-# Linux C library's headers, which must not stand in for MinGW's own.
-for header in /usr/include/{nlohmann,CLI,benchmark,oneapi} /usr/include/dnnl*.h*; do
+# Linux C library's headers, which must not stand in for MinGW's own. oneDNN 3's headers are the
+# system's or those scripts/setup.sh unpacked (scripts/onednn-wheels.sh).
+source "$ROOT/scripts/onednn-wheels.sh"
+onednn_include="$(onednn_root)/include"
+for header in /usr/include/{nlohmann,CLI,benchmark} "$onednn_include"/oneapi "$onednn_include"/dnnl*.h*; do
   if [ ! -e "$header" ]; then
     echo "error: $header is missing (scripts/setup.sh installs the header packages)" >&2
     exit 1

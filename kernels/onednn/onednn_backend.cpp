@@ -18,14 +18,36 @@
 
 #include "harness/doctor/snapshot.hpp"
 #include "harness/platform.hpp"
+#include "kernels/onednn/onednn_memory_ops.hpp"
+#include "kernels/onednn/onednn_operation.hpp"
 #include "kernels/onednn/onednn_probe.hpp"
 
 namespace lb::onednn {
+
+using dnnl::memory;
+
+dnnl::primitive_attr make_attr() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // so the case owns and reports it
+  attr.set_fpmath_mode(dnnl::fpmath_mode::strict);        // no implicit down-conversion
+  return attr;
+}
+
+void select_impl(dnnl::primitive_desc& pd, int impl) {
+  for (int i = 0; i < impl && pd; ++i)
+    if (!pd.next_impl()) pd = dnnl::primitive_desc();
+}
+
+memory::desc argument_desc(const Operation& op, int arg) {
+  const auto timed = op.pd.query_md(dnnl::query::exec_arg_md, arg);
+  if (!timed.is_zero() || !op.prologue) return timed;
+  return op.prologue.query_md(dnnl::query::exec_arg_md, arg);
+}
+
 namespace {
 
 using dnnl::memory;
 using Tag = memory::format_tag;
-using DataType = memory::data_type;
 using Clock = std::chrono::steady_clock;
 
 // ---------------------------------------------------------------- threads
@@ -92,19 +114,6 @@ std::string error_text(const dnnl::error& e, const std::string& doing) {
 
 // ---------------------------------------------------------------- the operation
 
-// A primitive descriptor with the execution arguments and canonical (FP32, framework-layout)
-// memory descriptors of the problem's tensors, in tensor_dims order.
-struct Operation {
-  dnnl::primitive_desc pd;
-  // Backward pds keep a plain pointer to the forward pd they were created with: kept alive here.
-  dnnl::primitive_desc forward_hint;
-  std::vector<int> input_args;
-  int output_arg = 0;
-  std::vector<memory::desc> canonical_inputs;
-  memory::desc canonical_output;
-  std::string algorithm;  // what was asked for: "auto", "direct", "winograd" or "matmul"
-};
-
 DataType data_type(Precision p) {
   switch (p) {
     case Precision::fp32:
@@ -128,13 +137,6 @@ std::optional<std::string> precision_refusal(Precision p) {
   return std::nullopt;
 }
 
-dnnl::primitive_attr make_attr() {
-  dnnl::primitive_attr attr;
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // so the case owns and reports it
-  attr.set_fpmath_mode(dnnl::fpmath_mode::strict);        // no implicit down-conversion
-  return attr;
-}
-
 const char* algorithm_name(dnnl::algorithm a) {
   switch (a) {
     case dnnl::algorithm::convolution_auto:
@@ -146,14 +148,6 @@ const char* algorithm_name(dnnl::algorithm a) {
     default:
       return "?";
   }
-}
-
-// Moves `pd` on to oneDNN's implementation number `impl` (0 = its first choice), or empties it
-// when there is no such implementation. Called where the pd is made, while the op descriptor it
-// points to is alive.
-void select_impl(dnnl::primitive_desc& pd, int impl) {
-  for (int i = 0; i < impl && pd; ++i)
-    if (!pd.next_impl()) pd = dnnl::primitive_desc();
 }
 
 Operation make_conv(const ConvProblem& conv, DataType type, const dnnl::engine& engine,
@@ -174,40 +168,35 @@ Operation make_conv(const ConvProblem& conv, DataType type, const dnnl::engine& 
   Operation op;
   op.algorithm = algorithm_name(algorithm);
   const auto attr = make_attr();
-  const dnnl::convolution_forward::desc fwd(dnnl::prop_kind::forward_training, algorithm, x_any,
-                                            w_any, y_any, strides, dilation, padding, padding);
-  const dnnl::convolution_forward::primitive_desc fwd_pd(fwd, attr, engine, allow_empty);
+  const dnnl::convolution_forward::primitive_desc fwd_pd(
+      engine, dnnl::prop_kind::forward_training, algorithm, x_any, w_any, y_any, strides, dilation,
+      padding, padding, attr, allow_empty);
   switch (conv.pass) {
     case Pass::fwd:
       op.pd = fwd_pd;
-      select_impl(op.pd, impl);
       op.input_args = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS}, op.output_arg = DNNL_ARG_DST;
       op.canonical_inputs = {x_plain, w_plain}, op.canonical_output = y_plain;
       break;
-    case Pass::bwd_data: {
+    case Pass::bwd_data:
       if (!fwd_pd) return op;  // oneDNN needs the forward pd as a hint
-      const dnnl::convolution_backward_data::desc d(algorithm, x_any, w_any, y_any, strides,
-                                                    dilation, padding, padding);
-      op.pd = dnnl::convolution_backward_data::primitive_desc(d, attr, engine, fwd_pd, allow_empty);
+      op.pd = dnnl::convolution_backward_data::primitive_desc(engine, algorithm, x_any, w_any,
+                                                              y_any, strides, dilation, padding,
+                                                              padding, fwd_pd, attr, allow_empty);
       op.forward_hint = fwd_pd;
-      select_impl(op.pd, impl);
       op.input_args = {DNNL_ARG_DIFF_DST, DNNL_ARG_WEIGHTS}, op.output_arg = DNNL_ARG_DIFF_SRC;
       op.canonical_inputs = {y_plain, w_plain}, op.canonical_output = x_plain;
       break;
-    }
-    case Pass::bwd_weights: {
+    case Pass::bwd_weights:
       if (!fwd_pd) return op;
-      const dnnl::convolution_backward_weights::desc d(algorithm, x_any, w_any, y_any, strides,
-                                                       dilation, padding, padding);
-      op.pd =
-          dnnl::convolution_backward_weights::primitive_desc(d, attr, engine, fwd_pd, allow_empty);
+      op.pd = dnnl::convolution_backward_weights::primitive_desc(
+          engine, algorithm, x_any, w_any, y_any, strides, dilation, padding, padding, fwd_pd, attr,
+          allow_empty);
       op.forward_hint = fwd_pd;
-      select_impl(op.pd, impl);
       op.input_args = {DNNL_ARG_SRC, DNNL_ARG_DIFF_DST}, op.output_arg = DNNL_ARG_DIFF_WEIGHTS;
       op.canonical_inputs = {x_plain, y_plain}, op.canonical_output = w_plain;
       break;
-    }
   }
+  select_impl(op.pd, impl);
   return op;
 }
 
@@ -227,8 +216,7 @@ Operation make_matmul(const GemmShape& g, DataType type, const dnnl::engine& eng
   const auto a = [&](DataType t) { return matrix_desc(g.batch, g.m, g.k, g.trans_a, t); };
   const auto b = [&](DataType t) { return matrix_desc(g.batch, g.k, g.n, g.trans_b, t); };
   const auto c = [&](DataType t) { return matrix_desc(g.batch, g.m, g.n, false, t); };
-  const dnnl::matmul::desc d(a(type), b(type), c(type));
-  op.pd = dnnl::matmul::primitive_desc(d, make_attr(), engine, allow_empty);
+  op.pd = dnnl::matmul::primitive_desc(engine, a(type), b(type), c(type), make_attr(), allow_empty);
   select_impl(op.pd, impl);
   op.input_args = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS}, op.output_arg = DNNL_ARG_DST;
   op.canonical_inputs = {a(DataType::f32), b(DataType::f32)};
@@ -242,14 +230,18 @@ Operation make_operation(const Problem& problem, const dnnl::engine& engine,
                          dnnl::algorithm algorithm, int impl = 0) {
   const DataType type = data_type(problem.precision);
   const bool allow_empty = impl > 0 || algorithm != dnnl::algorithm::convolution_auto;
-  Operation op = problem.is_conv()
-                     ? make_conv(problem.conv(), type, engine, algorithm, impl, allow_empty)
-                     : make_matmul(problem.gemm().shape, type, engine, impl, allow_empty);
+  Operation op =
+      problem.is_conv()   ? make_conv(problem.conv(), type, engine, algorithm, impl, allow_empty)
+      : problem.is_gemm() ? make_matmul(problem.gemm().shape, type, engine, impl, allow_empty)
+                          : make_memory_op(problem.memory(), type, engine, impl, allow_empty);
   if (!op.pd) return op;
-  std::vector<int> args = op.input_args;
-  args.push_back(op.output_arg);
+  std::vector<int> args = op.typed_args;
+  if (args.empty()) {
+    args = op.input_args;
+    args.push_back(op.output_arg);
+  }
   for (int arg : args)
-    if (op.pd.query_md(dnnl::query::exec_arg_md, arg).data_type() != type)
+    if (argument_desc(op, arg).get_data_type() != type)
       throw Unsupported(version_text() + " chose another data type than " +
                         std::string(name(problem.precision)) + " for " + describe(problem));
   return op;
@@ -257,7 +249,9 @@ Operation make_operation(const Problem& problem, const dnnl::engine& engine,
 
 std::string doing(const Problem& problem) {
   return std::string(name(problem.precision)) + " " +
-         (problem.is_conv() ? "convolution " + std::string(name(problem.conv().pass)) : "matmul") +
+         (problem.is_conv()     ? "convolution " + std::string(name(problem.conv().pass))
+          : problem.is_memory() ? std::string(name(problem.memory().pass))
+                                : std::string("matmul")) +
          " " + describe(problem);
 }
 
@@ -314,12 +308,18 @@ class OnednnCase : public Case {
         primitive_(op.pd),
         output_dims_(std::move(output_dims)),
         threads_(threads) {
+    // A buffer set: the inputs, the output, then the other arguments (operation.hpp).
+    std::vector<int> set_args = op.input_args;
+    set_args.push_back(op.output_arg);
+    set_args.insert(set_args.end(), op.other_args.begin(), op.other_args.end());
     std::vector<memory::desc> descs;
-    for (int arg : op.input_args) descs.push_back(op.pd.query_md(dnnl::query::exec_arg_md, arg));
-    descs.push_back(op.pd.query_md(dnnl::query::exec_arg_md, op.output_arg));
     std::size_t set_bytes = 0, touched_bytes = 0;
-    for (const auto& d : descs)
-      set_bytes += Arena::round_up(d.get_size()), touched_bytes += d.get_size();
+    for (int arg : set_args) {
+      descs.push_back(argument_desc(op, arg));
+      set_bytes += Arena::round_up(descs.back().get_size());
+      // What one run reads and writes: not an input only the prologue reads.
+      if (timed(arg)) touched_bytes += descs.back().get_size();
+    }
     const auto scratch_desc = op.pd.scratchpad_desc();
     scratchpad_bytes_ = scratch_desc.get_size();
 
@@ -346,22 +346,30 @@ class OnednnCase : public Case {
       offset += Arena::round_up(d.get_size());
       return m;
     };
+    std::unordered_map<int, memory> first_set;
     for (std::size_t set = 0; set < sets; ++set) {
-      std::unordered_map<int, memory> args;
-      for (std::size_t i = 0; i < op.input_args.size(); ++i) {
+      std::unordered_map<int, memory> all;
+      for (std::size_t i = 0; i < set_args.size(); ++i) {
         memory m = place(descs[i]);
-        if (set == 0) {
+        const bool input = i < op.input_args.size(), output = i == op.input_args.size();
+        if (set == 0 && input) {
           // The canonical FP32 host data, reordered into oneDNN's chosen format and data type.
           memory host(op.canonical_inputs[i], engine_, const_cast<float*>(inputs[i].data.data()));
           dnnl::reorder(host, m).execute(stream_, host, m);
           stream_.wait();
-        } else {  // the same bytes at another address
-          std::memcpy(m.get_data_handle(), sets_[0].at(op.input_args[i]).get_data_handle(),
+        } else if (set > 0 && !output) {  // the same bytes at another address
+          std::memcpy(m.get_data_handle(), first_set.at(set_args[i]).get_data_handle(),
                       descs[i].get_size());
         }
-        args.emplace(op.input_args[i], m);
+        all.emplace(set_args[i], m);
       }
-      args.emplace(op.output_arg, place(descs.back()));
+      if (set == 0) {
+        run_prologue(all);
+        first_set = all;
+      }
+      std::unordered_map<int, memory> args;  // the timed primitive's own arguments
+      for (const auto& [arg, m] : all)
+        if (timed(arg)) args.emplace(arg, m);
       if (scratchpad_bytes_ > 0) {
         // Every set shares one scratchpad: it is the library's temporary, not an operand.
         args.emplace(DNNL_ARG_SCRATCHPAD,
@@ -369,6 +377,31 @@ class OnednnCase : public Case {
       }
       sets_.push_back(std::move(args));
     }
+    stream_.wait();
+  }
+
+  // Whether the timed primitive takes the argument.
+  bool timed(int arg) const { return !op_.pd.query_md(dnnl::query::exec_arg_md, arg).is_zero(); }
+
+  // The untimed forward that derives the other arguments of set `all` from its inputs; its own
+  // outputs nobody reads (a normalisation's y) go to zeroed temporaries.
+  void run_prologue(const std::unordered_map<int, memory>& all) {
+    if (!op_.prologue) return;
+    std::unordered_map<int, memory> args;
+    const auto temporary = [&](const memory::desc& d) {
+      memory m(d, engine_);
+      std::memset(m.get_data_handle(), 0, d.get_size());
+      return m;
+    };
+    for (int arg : op_.prologue_args) {
+      const auto it = all.find(arg);
+      args.emplace(arg, it != all.end()
+                            ? it->second
+                            : temporary(op_.prologue.query_md(dnnl::query::exec_arg_md, arg)));
+    }
+    if (op_.prologue.scratchpad_desc().get_size() > 0)
+      args.emplace(DNNL_ARG_SCRATCHPAD, temporary(op_.prologue.scratchpad_desc()));
+    dnnl::primitive(op_.prologue).execute(stream_, args);
     stream_.wait();
   }
 
