@@ -33,6 +33,28 @@ expect_rc 0 "tiny forward run" "$bin" run "${fast[@]}" --batch 1 --precision fp3
 [ "$(json "$work/fwd.json" "len(d['models'])")" -ge 1 ] || fail "no model sums"
 [ ! -e "$work/fwd.json.journal" ] || fail "journal left after a complete run"
 
+# Every memory-bound kind, forward and backward, measured and validated; the model sums say
+# which estimate they are and share the time per kind group; only inference has a folded one.
+memory=(--device cpu --workload "$LAYERBENCH_SOURCE_DIR/tests/data/workloads/tiny_memory.json"
+        --model tiny_memory --max-time-per-point 0.05 --quiet)
+expect_rc 0 "memory-bound training run" "$bin" run "${memory[@]}" --batch 2 --precision fp32 --pass train -o "$work/memory.json"
+# The conv's fwd and bwd_weights (the input layer), 9 memory-bound ops x 2 passes less the
+# broadcast add's bwd_data.
+[ "$(json "$work/memory.json" "sum(p['status']=='ok' and p['validation']['passed'] for p in d['points'])")" = 19 ] \
+  || fail "memory-bound run: not 19 validated ok points"
+python3 - "$work/memory.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+fwd, train = (next(r for r in d["models"] if r["pass"] == p) for p in ("fwd", "train"))
+for r in (fwd, train):
+    assert r["status"] == "ok" and r["estimate"] == "eager", r
+    assert abs(sum(r["kind_share"].values()) - 1) < 1e-9, r["kind_share"]
+    assert r["kind_ms"]["pooling"] > 0 and r["kind_ms"]["gemm"] == 0, r["kind_ms"]
+assert train["folded"] is None
+assert fwd["folded"]["estimate"] == "folded" and fwd["folded"]["folded_ops"] == ["bn"], fwd["folded"]
+assert fwd["folded"]["time_ms"] < fwd["time_ms"]
+PY
+
 # Never overwrite a results file without --force.
 expect_rc 2 "overwrite refused" "$bin" run "${fast[@]}" --batch 1 --precision fp32 --pass fwd -o "$work/fwd.json"
 grep -q -- "--force" "$work/err" || fail "overwrite refusal does not mention --force"

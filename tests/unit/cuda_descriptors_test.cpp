@@ -284,7 +284,7 @@ TEST(CudaDescriptors, EveryShippedGemmReadsBackAsUploaded) {
   int checked = 0, gemm_ops = 0;
   for (const Model& model : shipped())
     for (const Op& op : model.ops) {
-      if (op.kind != OpKind::linear && op.kind != OpKind::bmm) continue;  // GEMMs only
+      if (op.kind != OpKind::linear && op.kind != OpKind::bmm) continue;
       ++gemm_ops;
       for (int batch : batches)
         for (Pass pass : all_passes)

@@ -87,8 +87,9 @@ TEST(Plan, StandardSuiteTrainsEveryModelWithDeviceBatchRanges) {
         return p.model == &resnet && p.device == "cpu" && p.precision == Precision::fp32 &&
                p.batch == 1;
       });
-  // 24 ops x 3 passes, minus conv1's bwd_data.
-  EXPECT_EQ(resnet_points_cpu_fp32_b1, 3 * op_count("resnet50") - 1);
+  // 24 convolution and GEMM ops x 3 passes, minus conv1's bwd_data; the 30 memory-bound ops
+  // have fwd and bwd_data.
+  EXPECT_EQ(resnet_points_cpu_fp32_b1, (3 * 24 - 1) + 2 * (op_count("resnet50") - 24));
 }
 
 TEST(Plan, FullSuiteSweepsGpuBatchesUntilOom) {
@@ -130,8 +131,10 @@ TEST(Plan, ExplicitFlagsOverrideTheSuite) {
             std::set<Precision>{Precision::fp16});
   EXPECT_EQ(collect<Pass>(plan, [](auto& p) { return p.pass; }),
             (std::set<Pass>{Pass::fwd, Pass::bwd_data, Pass::bwd_weights}));
-  // 8 ops x 3 passes - the patch embedding's bwd_data, x 2 batches x 2 devices.
-  EXPECT_EQ(plan.points.size(), static_cast<size_t>((3 * op_count("vit_l_16") - 1) * 2 * 2));
+  // 8 convolution and GEMM ops x 3 passes - the patch embedding's bwd_data, 4 memory-bound ops
+  // x 2 passes and the broadcast position-embedding add's fwd, x 2 batches x 2 devices.
+  ASSERT_EQ(op_count("vit_l_16"), 8 + 5);
+  EXPECT_EQ(plan.points.size(), static_cast<size_t>(((3 * 8 - 1) + 2 * 4 + 1) * 2 * 2));
 }
 
 TEST(Plan, GflopIsTheExecutedProblemsWork) {
