@@ -202,8 +202,8 @@ cudnnStatus_t CudnnMemoryCase::run() {
     case MemoryOp::batch_norm:
       if (forward())  // {x, mean, variance, gamma, beta} -> y
         return cudnnBatchNormalizationForwardInference(handle_, CUDNN_BATCHNORM_SPATIAL, &one, &zero, desc_.input(0),
-                                                       input(0), desc_.output(), out, desc_.input(1), input(3), input(4),
-                                                       input(1), input(2), batch_norm_epsilon);
+                                                       input(0), desc_.output(), out, desc_.input(1), input(3),
+                                                       input(4), input(1), input(2), batch_norm_epsilon);
       // {x, dy, gamma} -> dx
       return cudnnBatchNormalizationBackward(handle_, CUDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &zero,
                                              desc_.input(0), input(0), desc_.input(1), input(1), desc_.output(), out,
@@ -211,17 +211,19 @@ cudnnStatus_t CudnnMemoryCase::run() {
                                              batch_norm_epsilon, saved_mean_.get(), saved_inv_std_.get());
     case MemoryOp::relu:
       if (forward())  // {x} -> y
-        return cudnnActivationForward(handle_, desc_.activation(), &one, desc_.input(0), input(0), &zero, desc_.output(), out);
+        return cudnnActivationForward(handle_, desc_.activation(), &one, desc_.input(0), input(0), &zero,
+                                      desc_.output(), out);
       // {x, dy} -> dx, y from preparing
-      return cudnnActivationBackward(handle_, desc_.activation(), &one, desc_.output(), y_.get(), desc_.input(1), input(1),
-                                     desc_.input(0), input(0), &zero, desc_.output(), out);
+      return cudnnActivationBackward(handle_, desc_.activation(), &one, desc_.output(), y_.get(), desc_.input(1),
+                                     input(1), desc_.input(0), input(0), &zero, desc_.output(), out);
     case MemoryOp::add:  // {a, b} -> a + b, b broadcast over the batch where its batch is 1
       return cudnnOpTensor(handle_, desc_.add(), &one, desc_.input(0), input(0), &one, desc_.input(1), input(1), &zero,
                            desc_.output(), out);
     case MemoryOp::max_pool:
     case MemoryOp::avg_pool:
       if (forward())  // {x} -> y
-        return cudnnPoolingForward(handle_, desc_.pooling(), &one, desc_.input(0), input(0), &zero, desc_.output(), out);
+        return cudnnPoolingForward(handle_, desc_.pooling(), &one, desc_.input(0), input(0), &zero, desc_.output(),
+                                   out);
       if (op() == MemoryOp::max_pool)  // {x, dy} -> dx, y from preparing
         return cudnnPoolingBackward(handle_, desc_.pooling(), &one, desc_.input(1), y_.get(), desc_.input(1), input(1),
                                     desc_.input(0), input(0), &zero, desc_.output(), out);
