@@ -48,7 +48,8 @@ class Case {
   virtual HostTensor output() = 0;
   // What actually ran, e.g. "jit:avx2" or "engine 12 (knobs ...)"; recorded per point.
   virtual std::string implementation() const = 0;
-  // The library's name for what ran this case: "onednn", "cudnn", "cublaslt".
+  // The library's name for what ran this case: "onednn", "cudnn", "cublaslt", or "cuda"
+  // for its own kernels.
   virtual std::string library() const = 0;
   virtual std::uint64_t workspace_bytes() const = 0;
   // Extra facts worth recording (e.g. the heuristic's own first choice), as "key=value" pairs.

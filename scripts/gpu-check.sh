@@ -2,10 +2,11 @@
 # One-shot GPU check on a Linux machine with an NVIDIA GPU, the CUDA toolkit, CMake, ninja and
 # (optionally) Python with PyTorch, but no package registry: builds layerbench against the
 # dependencies that scripts/gpu-prepare.sh unpacked into deps/, runs the GPU tests, runs a short
-# GPU suite, an 8192^3 GEMM against the datasheet peak and ResNet-50 through the legacy cuDNN API,
-# times the same layers through PyTorch where it is installed, and prints the tables; with
-# PyTorch, also the same models end to end (scripts/torch_models.py) and the share of their time
-# that layerbench's model estimate explains (report.py's summary.md; the report needs matplotlib).
+# GPU suite, an 8192^3 GEMM against the datasheet peak, ResNet-50 through the legacy cuDNN API and
+# one of each memory-bound layer forward and backward, times the same layers through PyTorch
+# where it is installed, and prints the tables; with PyTorch, also the same models end to end
+# (scripts/torch_models.py) and the share of their time that layerbench's model estimate
+# explains (report.py's summary.md; the report needs matplotlib).
 #   scripts/gpu-check.sh
 # Environment: CUDNN_ROOT (a cuDNN folder with include/ and lib/; default: the toolkit's own, else
 # PyTorch's pip package), GPU_CHECK_MAX_TIME (seconds per point, default 0.25), OUT (a folder that
@@ -28,6 +29,7 @@ LEGACY_TORCH="$REF/gpu-check-$STAMP-legacy-torch.json"
 LEGACY_TABLE="$REF/gpu-check-$STAMP-legacy-table.txt"
 TORCH_MODELS="$REF/gpu-check-$STAMP-torch-models.json"
 MODELS_REPORT="$REF/gpu-check-$STAMP-models-report"
+MEMORY_RESULTS="$REF/gpu-check-$STAMP-memory.json"
 LOG_DIR="$BUILD/gpu-check-logs"
 START=$SECONDS
 failures=()
@@ -129,6 +131,11 @@ step "legacy cuDNN API: resnet50 batch 32, fp32 and fp16, forward (--cudnn-api l
 soft "layerbench legacy run" "$BIN" run --device gpu --model resnet50 --batch 32 --precision fp32,fp16 \
   --pass fwd --cudnn-api legacy --max-time-per-point "$MAX_TIME" --force -o "$LEGACY_RESULTS"
 
+step "memory-bound layers: one of each (bench/workloads/memory_ops_check.json), batch 8, fp32/fp16/bf16, forward and training"
+soft "layerbench memory-bound run" "$BIN" run --device gpu --workload "$ROOT/bench/workloads/memory_ops_check.json" \
+  --model memory_ops_check --batch 8 --precision fp32,fp16,bf16 --pass train \
+  --max-time-per-point "$MAX_TIME" --force -o "$MEMORY_RESULTS"
+
 HAVE_TORCH=0
 if [ -n "$PYTHON" ] && "$PYTHON" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
   HAVE_TORCH=1
@@ -173,7 +180,7 @@ fi
 if [ -n "${OUT:-}" ]; then
   mkdir -p "$OUT"
   for f in "$RESULTS" "$TORCH_RESULTS" "$TABLE" "$PEAK_RESULTS" "$PEAK_TORCH" "$PEAK_TABLE" \
-           "$LEGACY_RESULTS" "$LEGACY_TORCH" "$LEGACY_TABLE" "$TORCH_MODELS" \
+           "$LEGACY_RESULTS" "$LEGACY_TORCH" "$LEGACY_TABLE" "$MEMORY_RESULTS" "$TORCH_MODELS" \
            "$MODELS_REPORT/summary.md" "$LOG_DIR/build.log"; do
     [ -f "$f" ] && cp "$f" "$OUT/"
   done

@@ -9,6 +9,8 @@
 #include "kernels/cuda/device_context.hpp"
 #include "kernels/cuda/logic/device_rules.hpp"
 #include "kernels/cuda/logic/gemm_layout.hpp"
+#include "kernels/cuda/logic/memory_ops.hpp"
+#include "kernels/cuda/memory_case.hpp"
 
 namespace lb::cuda {
 
@@ -22,8 +24,8 @@ class CudaBackend final : public Backend {
   std::string device() const override { return "gpu:" + std::to_string(context_->device()); }
 
   std::optional<std::string> unsupported_reason(const Problem& problem) const override {
-    if (auto why = logic::not_implemented_on_gpu(problem)) return why;
     const auto& p = context_->properties();
+    if (problem.is_memory()) return logic::memory_unsupported(problem, p.major, p.minor);
     if (auto why = logic::precision_unsupported(problem.precision, problem.is_conv(), p.major, p.minor))
       return why;
     if (!problem.is_conv() && problem.precision == Precision::fp8)
@@ -37,6 +39,7 @@ class CudaBackend final : public Backend {
     context_->make_current();
     context_->ensure_fits(memory_needed(problem, options), options.memory_limit_bytes,
                           "the point " + describe(problem));
+    if (problem.is_memory()) return prepare_memory_op(context_, problem, inputs, options);
     if (problem.is_conv())
       return options.cudnn_api == CudnnApi::legacy ? prepare_cudnn_legacy_conv(context_, problem, inputs, options)
                                                    : prepare_cudnn_conv(context_, problem, inputs, options);
@@ -47,9 +50,11 @@ class CudaBackend final : public Backend {
 
  private:
   // Inputs and output at their storage sizes (the point's memory_bytes), the workspace limit
-  // and, cold, the L2 flush buffer.
+  // (memory-bound cases take no workspace, but what a backward derives from the forward) and,
+  // cold, the L2 flush buffer.
   std::uint64_t memory_needed(const Problem& problem, const CaseOptions& options) const {
-    std::uint64_t bytes = memory_bytes(problem) + options.workspace_limit_bytes;
+    std::uint64_t bytes = memory_bytes(problem) + (problem.is_memory() ? logic::memory_extra_bytes(problem)
+                                                                       : options.workspace_limit_bytes);
     if (options.cache == CacheMode::cold)
       bytes += logic::flush_bytes(static_cast<std::uint64_t>(context_->properties().l2CacheSize));
     return bytes;

@@ -12,6 +12,7 @@
 #if LAYERBENCH_HAVE_CUDA
 #include "kernels/cuda/cuda_backend.hpp"
 #include "kernels/cuda/device_context.hpp"
+#include "kernels/cuda/logic/memory_ops.hpp"
 #include "tests/unit/cuda_test_support.hpp"
 #endif
 
@@ -202,6 +203,63 @@ TEST(CudaBackend, LaunchHoldKeepsEnqueueLatencyOut) {
     EXPECT_NE(note(*c, "launch_hold_unclean_runs"), "<absent>");
     EXPECT_NE(note(*c, "host_enqueue_us"), "<absent>");
   }
+}
+
+// Every memory-bound op in both passes, the three precisions they run in and both layouts where
+// the layout applies, validated against the double-precision reference. tf32 and fp8 are refused.
+TEST(CudaBackend, MemoryBoundOpsValidateInEveryPassAndPrecision) {
+  REQUIRE_GPU();
+  auto backend = cuda::make_backend(0);
+  auto pool = [](MemoryOp op, std::vector<std::int64_t> dims, std::int64_t window, std::int64_t stride,
+                 std::int64_t pad) {
+    MemoryShape s{op, std::move(dims)};
+    s.window = window, s.stride = stride, s.pad = pad;
+    return s;
+  };
+  MemoryShape broadcast_add{MemoryOp::add, {3, 5, 24}};
+  broadcast_add.broadcast = true;
+  const std::vector<MemoryShape> shapes{
+      {MemoryOp::batch_norm, {3, 16, 7, 5}},  {MemoryOp::layer_norm, {2, 5, 96}},
+      {MemoryOp::relu, {2, 3, 10, 7}},        {MemoryOp::gelu_erf, {2, 5, 96}},
+      {MemoryOp::add, {2, 3, 10, 7}},         broadcast_add,
+      pool(MemoryOp::max_pool, {2, 4, 9, 9}, 3, 2, 1), pool(MemoryOp::avg_pool, {2, 4, 7, 7}, 7, 1, 0),
+      pool(MemoryOp::avg_pool, {2, 4, 9, 9}, 3, 2, 1), {MemoryOp::softmax, {2, 3, 5, 17}}};
+  for (const MemoryShape& shape : shapes)
+    for (Pass pass : {Pass::fwd, Pass::bwd_data})
+      for (Precision p : all_precisions)
+        for (Layout layout : {Layout::nhwc, Layout::nchw}) {
+          if (layout == Layout::nchw && !cuda::logic::layout_applies(shape.op)) continue;  // one layout
+          const Problem problem{MemoryProblem{shape, pass}, p};
+          SCOPED_TRACE(std::string(name(p)) + " " + std::string(name(pass)) + " " + describe(problem) +
+                       (layout == Layout::nhwc ? " nhwc" : " nchw"));
+          if (auto why = backend->unsupported_reason(problem)) {
+            EXPECT_TRUE(p == Precision::tf32 || p == Precision::fp8 || p == Precision::bf16) << *why;
+            continue;
+          }
+          ASSERT_TRUE(p != Precision::tf32 && p != Precision::fp8);
+          CaseOptions options;
+          options.layout = layout;
+          const auto in = make_inputs(problem, 4);
+          std::unique_ptr<Case> c;
+          try {
+            c = backend->prepare(problem, in, options);
+          } catch (const Unsupported& e) {
+            EXPECT_NE(p, Precision::fp32) << e.what();  // cuDNN may lack a 16-bit case, never fp32
+            continue;
+          }
+          const bool kernel = shape.op == MemoryOp::layer_norm || shape.op == MemoryOp::gelu_erf;
+          EXPECT_EQ(c->library(), kernel ? "cuda" : "cudnn");
+          const double seconds = c->run_timed();
+          EXPECT_GT(seconds, 0.0);
+          EXPECT_LT(seconds, 1.0);
+          const HostTensor out = c->output();
+          EXPECT_EQ(out.dims, tensor_dims(problem).output);
+          const Validation v = validate(problem, in, out, p);
+          EXPECT_TRUE(v.passed) << c->implementation() << ": rel_l2 " << v.rel_l2 << " tolerance " << v.tolerance;
+          const bool derives = pass == Pass::bwd_data && shape.op != MemoryOp::add &&
+                               shape.op != MemoryOp::gelu_erf && shape.op != MemoryOp::avg_pool;
+          EXPECT_EQ(note(*c, "prepared") != "<absent>", derives);
+        }
 }
 
 #endif

@@ -201,15 +201,6 @@ TEST(CudaEngineFilter, Fp32RefusesTensorCoresOthersAllowThem) {
   EXPECT_TRUE(engine_rejection(Precision::bf16, reduced));
 }
 
-TEST(CudaDeviceRules, MemoryBoundProblemsHaveNoGpuKernelYet) {
-  Problem softmax;
-  softmax.op = MemoryProblem{MemoryShape{MemoryOp::softmax, {2, 12, 197, 197}}, Pass::fwd};
-  EXPECT_EQ(not_implemented_on_gpu(softmax), "no GPU implementation of softmax yet in layerbench");
-  Problem gemm;
-  gemm.op = GemmProblem{GemmShape{1, 8, 8, 8}};
-  EXPECT_EQ(not_implemented_on_gpu(gemm), std::nullopt);
-}
-
 TEST(CudaDeviceRules, PrecisionsByComputeCapability) {
   EXPECT_FALSE(precision_unsupported(Precision::fp32, true, 7, 5));
   EXPECT_FALSE(precision_unsupported(Precision::fp16, true, 7, 0));

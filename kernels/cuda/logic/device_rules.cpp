@@ -6,12 +6,6 @@
 
 namespace lb::cuda::logic {
 
-std::optional<std::string> not_implemented_on_gpu(const Problem& problem) {
-  if (!problem.is_memory()) return std::nullopt;
-  return "no GPU implementation of " + std::string(name(problem.memory().shape.op)) +
-         " yet in layerbench";
-}
-
 std::optional<std::string> precision_unsupported(Precision p, bool is_conv, int major, int minor) {
   const int cc = major * 10 + minor;
   const std::string device = " (this GPU has compute capability " + std::to_string(major) + "." +

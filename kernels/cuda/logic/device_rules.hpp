@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "harness/problem.hpp"
+#include "kernels/cuda/logic/element_type.hpp"
 
 namespace lb::cuda::logic {
 
@@ -20,11 +21,6 @@ namespace lb::cuda::logic {
 std::optional<std::string> precision_unsupported(Precision precision, bool is_conv, int cc_major,
                                                  int cc_minor);
 
-// The problems the GPU backend has no kernels for yet (the memory-bound kinds): their reason,
-// "no GPU implementation of <op> yet in layerbench", or nothing.
-std::optional<std::string> not_implemented_on_gpu(const Problem& problem);
-
-enum class ElementType { f32, f16, bf16, e4m3 };
 std::size_t element_bytes(ElementType type);
 // Device storage types of a precision: its inputs (fp8: E4M3) and its output (fp8: BF16).
 ElementType input_type(Precision precision);

@@ -1,0 +1,76 @@
+#pragma once
+// How the GPU backend runs the memory-bound problems: which library or kernel, in which
+// precisions, what cuDNN's legacy calls are told about each tensor, the device memory beyond the
+// problem's own tensors, and the launch shapes of layerbench's kernels. Pure logic, no CUDA.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/backend.hpp"
+#include "harness/problem.hpp"
+#include "kernels/cuda/logic/conv_graph.hpp"
+#include "kernels/cuda/logic/element_type.hpp"
+
+namespace lb::cuda::logic {
+
+// cuDNN's legacy calls where cuDNN has the operation (batch norm, ReLU, add, pooling, softmax).
+// Layer norm and GELU exist in cuDNN 9 only as graph-API operations (NORM_FORWARD with
+// CUDNN_LAYER_NORM, pointwise GELU_FWD/BWD), served by runtime-fusion engines whose support for
+// a standalone operation depends on the GPU and the cuDNN build; they run as layerbench's own
+// small kernels (memory_kernels.cu) instead, so every GPU has them and they are what they say.
+enum class MemoryRoute { cudnn_legacy, kernel };
+MemoryRoute memory_route(MemoryOp op);
+const char* name(MemoryRoute route);
+
+// Why the GPU backend cannot run a memory-bound problem, or nothing:
+//   tf32: TF32 is a Tensor Core mode for matrix products; these operations have none, so they
+//         run in fp32 only (tf32 is never silently run as fp32)
+//   fp8:  layerbench runs FP8 through cuBLASLt (GEMMs) only
+//   bf16: from compute capability 8.0, the first with BF16 arithmetic in hardware
+//   cuDNN's legacy calls take int dimensions: no tensor beyond INT_MAX elements; a kernel
+//   launches one block per row: no more than INT_MAX rows
+std::optional<std::string> memory_unsupported(const Problem& problem, int cc_major, int cc_minor);
+
+// Whether --layout (NHWC or NCHW) decides the memory layout of the op's tensors: the 4-d ones
+// (batch norm, pooling). The others are laid out as the harness gives them.
+bool layout_applies(MemoryOp op);
+
+// The 4-d tensor cuDNN's legacy calls are told about for a tensor of `dims` (one of
+// tensor_dims' of a problem with this shape):
+//   a per-channel vector of C           1 x C x 1 x 1
+//   batch norm, pooling (N C H W)       as is, strides by `layout`
+//   softmax                             rows x last x 1 x 1 (CUDNN_SOFTMAX_MODE_INSTANCE then
+//                                       normalises each row over its last dimension)
+//   ReLU, GELU, add                     first x (product of the rest) x 1 x 1, so that add's
+//                                       broadcast operand (batch 1) broadcasts over N
+// Throws std::invalid_argument for a batch norm or pooling tensor that is not 4-d.
+TensorSpec memory_tensor_spec(const MemoryShape& shape, const std::vector<std::int64_t>& dims,
+                              Layout layout);
+
+// Storage type of input `input` (tensor_dims order): the normalisations' parameter vectors
+// (mean, variance, gamma, beta) are FP32 in every precision, as cuDNN's batch norm requires and
+// frameworks keep them; data tensors take the precision's type.
+ElementType memory_input_type(const MemoryProblem& problem, std::size_t input, Precision precision);
+
+// Rows and row length of a layer norm or softmax (normalised over the last dimension).
+std::int64_t row_length(const MemoryShape& shape);
+std::int64_t row_count(const MemoryShape& shape);
+
+// Device bytes a backward pass holds beyond its own tensors (memory_bytes): what preparing
+// derives from the forward. softmax and ReLU: y, as x; max pooling: y, as the pooled output;
+// batch norm: 5 FP32 C-vectors (saved mean and inverse deviation, scale and shift gradients, the
+// zero shift forward training takes); layer norm: 2 FP32 per row (mean, inverse deviation).
+std::uint64_t memory_extra_bytes(const Problem& problem);
+
+struct KernelLaunch {
+  unsigned blocks = 0, threads = 0;
+};
+// One block per row, the threads striding along it: a multiple of the 32-thread warp (the block
+// reduction relies on it), up to 256, fewer for short rows.
+KernelLaunch row_launch(std::int64_t rows, std::int64_t length);
+// A grid-stride loop over `count` elements: 256 threads a block, at most 8 blocks per SM (2048
+// threads, the most any supported GPU keeps resident per SM); no blocks for no elements.
+KernelLaunch elementwise_launch(std::int64_t count, int sm_count);
+
+}  // namespace lb::cuda::logic
