@@ -12,6 +12,9 @@ namespace {
 std::optional<std::string> refusal(const Problem& problem) {
   if (problem.is_conv())
     return "OpenBLAS has no convolution (a BLAS offers matrix products only)";
+  if (problem.is_memory())
+    return "OpenBLAS has no " + std::string(name(problem.memory().shape.op)) +
+           " (a BLAS offers matrix products only)";
   if (problem.precision != Precision::fp32)
     return "OpenBLAS sgemm is FP32 only; " + std::string(name(problem.precision)) +
            " is not run as FP32";

@@ -67,6 +67,16 @@ TEST(OpenblasBackend, ConvolutionsAreUnsupportedWithTheReason) {
   EXPECT_THROW(backend->prepare(p, make_inputs(p, 6), CaseOptions{}), Unsupported);
 }
 
+TEST(OpenblasBackend, MemoryBoundOpsAreUnsupportedWithTheReason) {
+  auto backend = openblas::make_backend(0);
+  Problem p;
+  p.op = MemoryProblem{MemoryShape{MemoryOp::softmax, {2, 3, 5}}, Pass::fwd};
+  const auto reason = backend->unsupported_reason(p);
+  ASSERT_TRUE(reason.has_value());
+  EXPECT_NE(reason->find("no softmax"), std::string::npos) << *reason;
+  EXPECT_THROW(backend->prepare(p, make_inputs(p, 8), CaseOptions{}), Unsupported);
+}
+
 TEST(OpenblasBackend, EveryPrecisionButFp32IsUnsupported) {
   auto backend = openblas::make_backend(0);
   for (Precision precision : all_precisions) {
