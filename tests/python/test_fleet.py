@@ -24,6 +24,11 @@ TINY_RUN = ["--device", "cpu", "--workload", str(TINY), "--model", "tiny", "--ba
             "--precision", "fp32", "--pass", "fwd", "--max-time-per-point", "0.05"]
 
 
+# The job scripts' arithmetic is pinned to oneDNN's 4 points, whether or not the build has
+# OpenBLAS (which would plan its own points on the CPU).
+ONEDNN_ONLY = ["--backend", "onednn"]
+
+
 def binary():
     path = Path(os.environ.get("LAYERBENCH_BINARY") or ROOT / "build" / "layerbench")
     if not path.is_file():
@@ -115,10 +120,13 @@ def test_the_device_of_the_run_flags():
 def test_dry_run_estimate_of_the_real_binary():
     estimate = fleet.dry_run_estimate(binary(), "quick", TINY_RUN)
     # tiny, batch 1, fp32, forward: 4 points on the CPU at 2 x 0.05 s each.
-    assert estimate["devices"] == {"cpu": {"points": 4, "estimated_seconds": pytest.approx(0.4)}}
+    assert estimate["devices"]["cpu"] == {"points": 4, "estimated_seconds": pytest.approx(0.4)}
+    # A build with OpenBLAS plans its backend on the CPU too, keyed apart (cpu@openblas).
+    assert set(estimate["devices"]) <= {"cpu", "cpu@openblas"}
     both = fleet.dry_run_estimate(binary(), "quick", [f for f in TINY_RUN if f != "cpu" and
                                                       f != "--device"])
-    assert set(both["devices"]) == {"cpu", "gpu:0"}  # auto plans the CPU and one GPU
+    # auto plans the CPU and one GPU
+    assert {"cpu", "gpu:0"} <= set(both["devices"]) <= {"cpu", "cpu@openblas", "gpu:0"}
     with pytest.raises(fleet.FleetError, match="--batch"):
         fleet.dry_run_estimate(binary(), "quick", ["--batch", "0"])
 
@@ -129,7 +137,7 @@ def scripts_of(tmp_path, *extra):
     out = tmp_path / "fleet"
     proc = run_script("slurm/fleet.py", "--binary", binary(), "--targets",
                       "partition=alpha;partition=beta,gres=gpu:2", "--out", out, "--dry-run",
-                      *extra, "--", *TINY_RUN)
+                      *extra, "--", *TINY_RUN, *ONEDNN_ONLY)
     assert proc.returncode == 0, proc.stderr
     return out, proc.stdout
 
