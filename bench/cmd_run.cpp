@@ -12,10 +12,12 @@
 #include <sstream>
 #include <set>
 
+#include "bench/backend_options.hpp"
 #include "bench/backend_registry.hpp"
 #include "bench/commands.hpp"
 #include "bench/run_context.hpp"
 #include "harness/aggregate.hpp"
+#include "harness/device_id.hpp"
 #include "harness/input_error.hpp"
 #include "harness/interrupt.hpp"
 #include "harness/plan.hpp"
@@ -45,8 +47,9 @@ struct RunOptions {
   double min_time_per_point = StoppingRule{}.min_time_s;
   double noise_target = StoppingRule{}.noise_target;
   bool warm = false;
-  std::string algo = "autotune", layout = "nhwc", cudnn_api = "graph";
-  double workspace_mb = 32, memory_limit_gb = 0;
+  std::string algo = "autotune";
+  double memory_limit_gb = 0;
+  BackendOptionValues backend_options = default_backend_options();  // the backends' own flags
   std::uint64_t seed = 42;
   std::string output, resume;
   bool force = false, quiet = false, dry_run = false;
@@ -68,32 +71,45 @@ Setting member_setting(const char* key, const char* flag, T RunOptions::*member)
           [member](const nlohmann::json& value, RunOptions& o) { o.*member = value.get<T>(); }};
 }
 
+// A backend's option (bench/backend_options.hpp), read from a file as the string or number it is.
+Setting backend_setting(const BackendOption& option) {
+  const std::string key = option.settings_key;
+  const bool number = option.choices.empty();
+  return {option.settings_key.c_str(), option.flag.c_str(),
+          [key](const RunOptions& o) { return o.backend_options.at(key); },
+          [key, number](const nlohmann::json& value, RunOptions& o) {
+            o.backend_options[key] = number ? nlohmann::json(value.get<double>())
+                                            : nlohmann::json(value.get<std::string>());
+          }};
+}
+
 const std::vector<Setting>& run_settings() {
-  static const std::vector<Setting> settings = {
-      member_setting("suite", "--suite", &RunOptions::suite),
-      member_setting("models", "--model", &RunOptions::models),
-      member_setting("workloads", "--workload", &RunOptions::workloads),
-      member_setting("batches", "--batch", &RunOptions::batches),
-      member_setting("precisions", "--precision", &RunOptions::precisions),
-      member_setting("pass", "--pass", &RunOptions::pass),
-      member_setting("device", "--device", &RunOptions::device),
-      member_setting("backends", "--backend", &RunOptions::backends),
-      member_setting("threads", "--threads", &RunOptions::threads),
-      member_setting("max_time_per_point_s", "--max-time-per-point",
-                     &RunOptions::max_time_per_point),
-      member_setting("min_time_per_point_s", nullptr, &RunOptions::min_time_per_point),
-      member_setting("noise_target", "--noise-target", &RunOptions::noise_target),
-      {"cache", "--warm",
-       [](const RunOptions& o) { return nlohmann::json(o.warm ? "warm" : "cold"); },
-       [](const nlohmann::json& value, RunOptions& o) {
-         o.warm = value.get<std::string>() == "warm";
-       }},
-      member_setting("algo", "--algo", &RunOptions::algo),
-      member_setting("layout", "--layout", &RunOptions::layout),
-      member_setting("cudnn_api", "--cudnn-api", &RunOptions::cudnn_api),
-      member_setting("workspace_mb", "--workspace-mb", &RunOptions::workspace_mb),
-      member_setting("memory_limit_gb", "--memory-limit", &RunOptions::memory_limit_gb),
-      member_setting("seed", "--seed", &RunOptions::seed)};
+  static const std::vector<Setting> settings = [] {
+    std::vector<Setting> all = {
+        member_setting("suite", "--suite", &RunOptions::suite),
+        member_setting("models", "--model", &RunOptions::models),
+        member_setting("workloads", "--workload", &RunOptions::workloads),
+        member_setting("batches", "--batch", &RunOptions::batches),
+        member_setting("precisions", "--precision", &RunOptions::precisions),
+        member_setting("pass", "--pass", &RunOptions::pass),
+        member_setting("device", "--device", &RunOptions::device),
+        member_setting("backends", "--backend", &RunOptions::backends),
+        member_setting("threads", "--threads", &RunOptions::threads),
+        member_setting("max_time_per_point_s", "--max-time-per-point",
+                       &RunOptions::max_time_per_point),
+        member_setting("min_time_per_point_s", nullptr, &RunOptions::min_time_per_point),
+        member_setting("noise_target", "--noise-target", &RunOptions::noise_target),
+        {"cache", "--warm",
+         [](const RunOptions& o) { return nlohmann::json(o.warm ? "warm" : "cold"); },
+         [](const nlohmann::json& value, RunOptions& o) {
+           o.warm = value.get<std::string>() == "warm";
+         }},
+        member_setting("algo", "--algo", &RunOptions::algo),
+        member_setting("memory_limit_gb", "--memory-limit", &RunOptions::memory_limit_gb),
+        member_setting("seed", "--seed", &RunOptions::seed)};
+    for (const BackendOption* option : backend_options()) all.push_back(backend_setting(*option));
+    return all;
+  }();
   return settings;
 }
 
@@ -117,26 +133,22 @@ void apply_settings(const nlohmann::json& s, RunOptions& o) {
   }
 }
 
-// The numeric settings' ranges, checked for flags and for the settings of a resumed file alike
-// (a file can carry what no flag would pass). The upper bounds are choices that keep the
-// seconds, MiB and GiB conversions far from overflow: an hour per point, 2^24 MiB (16 TiB) of
-// workspace, 2^24 GiB of memory; --threads stops at the machine's logical processors, since
-// more OpenMP threads than processors only time the scheduler (10000 did not finish).
+// The settings' values and ranges, checked for flags and for the settings of a resumed file
+// alike (a file can carry what no flag would pass). The upper bounds are choices that keep the
+// seconds and GiB conversions far from overflow: an hour per point, 2^24 GiB of memory;
+// --threads stops at the machine's logical processors, since more OpenMP threads than
+// processors only time the scheduler (10000 did not finish). The backends' options are checked
+// against their own declarations.
 void check_ranges(const RunOptions& o) {
-  const auto in_range = [](const char* flag, double value, double lo, bool lo_open, double hi,
-                           const std::string& unit) {
-    if (std::isfinite(value) && (lo_open ? value > lo : value >= lo) && value <= hi) return;
-    std::ostringstream why;
-    why.precision(12);  // 16777216, not 1.67772e+07
-    why << flag << " " << value << ": not " << unit << " in " << (lo_open ? "(" : "[") << lo
-        << ", " << hi << "]";
-    throw InputError(why.str());
-  };
-  in_range("--max-time-per-point", o.max_time_per_point, 0, true, 3600, "a number of seconds");
-  in_range("--noise-target", o.noise_target, 0, true, 1, "a relative noise");
-  in_range("--workspace-mb", o.workspace_mb, 0, false, 1 << 24, "a number of MiB");
-  in_range("--memory-limit", o.memory_limit_gb, 0, false, 1 << 24,
-           "a number of GiB (0: the device's own)");
+  check_in_range("--max-time-per-point", o.max_time_per_point, 0, true, 3600,
+                 "a number of seconds");
+  check_in_range("--noise-target", o.noise_target, 0, true, 1, "a relative noise");
+  check_in_range("--memory-limit", o.memory_limit_gb, 0, false, 1 << 24,
+                 "a number of GiB (0: the device's own)");
+  if (o.algo != "autotune" && o.algo != "heuristic")
+    throw InputError("--algo \"" + o.algo + "\": not one of autotune, heuristic");
+  for (const BackendOption* option : backend_options())
+    check_backend_option(*option, o.backend_options.at(option->settings_key));
   const int processors = std::max(1, platform::cpu_features().threads);
   if (o.threads < 0 || o.threads > processors)
     throw InputError("--threads " + std::to_string(o.threads) + ": this machine has " +
@@ -153,24 +165,18 @@ struct DeviceChoice {
 
 DeviceChoice parse_device(const std::string& text) {
   DeviceChoice d;
-  if (text == "auto") {
+  if (text == "auto" || text == "all") {
     d.cpu = d.all_gpus = true;
-  } else if (text == "all") {
-    d.cpu = d.all_gpus = d.gpu_required = true;
-  } else if (text == "cpu") {
+    d.gpu_required = text == "all";
+    return d;
+  }
+  const std::optional<DeviceId> id = parse_device_id(text);
+  if (!id) throw InputError("--device: '" + text + "' is not cpu, gpu, gpu:N, all or auto");
+  if (id->kind == DeviceKind::cpu) {
     d.cpu = true;
-  } else if (text == "gpu" || text.rfind("gpu:", 0) == 0) {
-    int index = 0;
-    if (text != "gpu") {
-      const std::string n = text.substr(4);
-      if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos)
-        throw InputError("--device: '" + text + "' is not cpu, gpu, gpu:N, all or auto");
-      index = std::stoi(n);
-    }
-    d.gpus = {index};
-    d.gpu_required = true;
   } else {
-    throw InputError("--device: '" + text + "' is not cpu, gpu, gpu:N, all or auto");
+    d.gpus = {id->index};
+    d.gpu_required = true;
   }
   return d;
 }
@@ -235,9 +241,12 @@ void check_benchmark_filter(const std::vector<std::string>& benchmark_args, cons
 
 // With --resume, the file's settings are the run's; flags given again must agree with them.
 void adopt_settings(nlohmann::json file_settings, const CLI::App& sub, RunOptions& o) {
-  // Files written before --cudnn-api existed measured through the graph API.
-  if (!file_settings.contains("cudnn_api")) file_settings["cudnn_api"] = "graph";
   if (!file_settings.contains("backends")) file_settings["backends"] = original_backends();
+  // A file written before a backend's option existed was measured with what the option says.
+  for (const BackendOption* option : backend_options())
+    if (!option->value_before_option_existed.is_null() &&
+        !file_settings.contains(option->settings_key))
+      file_settings[option->settings_key] = option->value_before_option_existed;
   RunOptions from_file = o;
   apply_settings(file_settings, from_file);  // every setting present and well typed
   const nlohmann::json asked = settings_json(o);
@@ -308,7 +317,8 @@ int print_dry_run(const RunRequest& request, const std::vector<Model>& models,
   std::vector<DeviceTarget> devices;
   std::vector<std::string> gpu_backends;
   for (const BackendDescriptor* d : backends) {
-    if (d->device_kind == DeviceKind::cpu && choice.cpu) devices.push_back({"cpu", false, d->name});
+    if (d->device_kind == DeviceKind::cpu && choice.cpu)
+      devices.push_back({to_string(DeviceId{DeviceKind::cpu, 0}), false, d->name});
     if (d->device_kind == DeviceKind::gpu) gpu_backends.push_back(d->name);
   }
   const bool every_backend = backends.size() == backend_descriptors().size();
@@ -317,7 +327,7 @@ int print_dry_run(const RunRequest& request, const std::vector<Model>& models,
   if (choice.all_gpus) gpus.push_back(0);
   for (int i : gpus)
     for (const auto& backend : gpu_backends)
-      devices.push_back({"gpu:" + std::to_string(i), true, backend});
+      devices.push_back({to_string(DeviceId{DeviceKind::gpu, i}), true, backend});
   const Plan plan = expand_plan(request, models, devices);
   std::cout << estimate_json(estimate_plan(plan, max_time_per_point_s), max_time_per_point_s)
                    .dump(2)
@@ -356,8 +366,8 @@ ChosenDevices choose_devices(const DeviceChoice& choice,
       for (int i : choice.gpus) {
         if (std::find(diagnosis.usable_gpus.begin(), diagnosis.usable_gpus.end(), i) ==
             diagnosis.usable_gpus.end())
-          throw InputError("--device: gpu:" + std::to_string(i) + " is not a usable GPU here (" +
-                           diagnosis.verdict + ")");
+          throw InputError("--device: " + to_string(DeviceId{DeviceKind::gpu, i}) +
+                           " is not a usable GPU here (" + diagnosis.verdict + ")");
         gpu_indices.push_back(i);
       }
     }
@@ -366,13 +376,14 @@ ChosenDevices choose_devices(const DeviceChoice& choice,
   bool gpu_backend_built = false;
   for (const BackendDescriptor* descriptor : descriptors) {
     if (descriptor->device_kind == DeviceKind::cpu && choice.cpu) {
-      chosen.backends[keyed_device("cpu", descriptor->name)] = descriptor->make(0, o.threads);
-      chosen.targets.push_back({"cpu", false, descriptor->name});
+      auto cpu = descriptor->make(0, o.threads, options_of(*descriptor, o.backend_options));
+      chosen.targets.push_back({cpu->device(), false, descriptor->name});
+      chosen.backends[keyed_device(cpu->device(), descriptor->name)] = std::move(cpu);
     }
     if (descriptor->device_kind != DeviceKind::gpu) continue;
     gpu_backend_built = true;
     for (int index : gpu_indices) {
-      auto gpu = descriptor->make(index, o.threads);
+      auto gpu = descriptor->make(index, o.threads, options_of(*descriptor, o.backend_options));
       chosen.targets.push_back({gpu->device(), true, descriptor->name});
       chosen.backends[keyed_device(gpu->device(), descriptor->name)] = std::move(gpu);
     }
@@ -414,10 +425,6 @@ int run_points(const RunOptions& o, const Plan& plan, const std::vector<Model>& 
   loop.config.sampler.rule.max_time_s = o.max_time_per_point;
   loop.config.case_options.cache = o.warm ? CacheMode::warm : CacheMode::cold;
   loop.config.case_options.algo = o.algo == "heuristic" ? AlgoChoice::heuristic : AlgoChoice::autotune;
-  loop.config.case_options.layout = o.layout == "nchw" ? Layout::nchw : Layout::nhwc;
-  loop.config.case_options.cudnn_api = o.cudnn_api == "legacy" ? CudnnApi::legacy : CudnnApi::graph;
-  loop.config.case_options.workspace_limit_bytes =
-      static_cast<std::uint64_t>(o.workspace_mb * (1 << 20));
   loop.config.case_options.memory_limit_bytes =
       static_cast<std::uint64_t>(o.memory_limit_gb * (1ull << 30));
   loop.backend_for = [&](const PlannedPoint& pp) -> Backend& {
@@ -543,6 +550,34 @@ int run_main(RunOptions o, const CLI::App& sub) {
   return run_points(o, plan, models, devices, std::move(writer));
 }
 
+// The flags this build's backends declare (the CUDA backend's --layout, --cudnn-api,
+// --workspace-mb); checked with the other settings in check_ranges. A build without that backend
+// does not know its flags: they are refused as unknown, naming the backends it has.
+void add_backend_flags(CLI::App& sub, const std::shared_ptr<RunOptions>& opts) {
+  for (const BackendOption* option : backend_options()) {
+    const std::string key = option->settings_key;
+    if (option->choices.empty())
+      sub.add_option_function<double>(
+          option->flag, [opts, key](const double& v) { opts->backend_options[key] = v; },
+          option->help);
+    else
+      sub.add_option_function<std::string>(
+          option->flag, [opts, key](const std::string& v) { opts->backend_options[key] = v; },
+          option->help);
+  }
+}
+
+// An argument `run` does not take. Google Benchmark's flags pass on; a flag of a backend this
+// build lacks (e.g. --cudnn-api in a CPU-only build) is named with the backends there are.
+CLI::ExtrasError unknown_argument(const std::string& argument) {
+  std::string backends;
+  for (const BackendDescriptor* backend : backend_descriptors())
+    backends += (backends.empty() ? "" : ", ") + backend->name;
+  return CLI::ExtrasError(argument + ": not a flag of `layerbench run` in this build (its " +
+                              "backends: " + (backends.empty() ? "none" : backends) + ")",
+                          CLI::ExitCodes::ExtrasError);
+}
+
 }  // namespace
 
 void add_run(CLI::App& app, Action& action) {
@@ -566,15 +601,11 @@ void add_run(CLI::App& app, Action& action) {
   sub->add_option("--noise-target", opts->noise_target,
                   "Relative noise at which sampling stops early (default 0.01)");
   sub->add_flag("--warm", opts->warm, "Measure with warm caches (default: cold)");
-  sub->add_option("--algo", opts->algo, "GPU algorithm choice: autotune (default) or heuristic")
+  sub->add_option("--algo", opts->algo,
+                  "Algorithm choice, every backend: autotune (default: time the library's "
+                  "candidates, keep the fastest) or heuristic (the library's first choice)")
       ->check(CLI::IsMember({"autotune", "heuristic"}));
-  sub->add_option("--layout", opts->layout, "GPU convolution layout: nhwc (default) or nchw")
-      ->check(CLI::IsMember({"nhwc", "nchw"}));
-  sub->add_option("--cudnn-api", opts->cudnn_api,
-                  "cuDNN convolution API: graph (default) or legacy (cudnnConvolutionForward and "
-                  "its backward calls, for comparison with older frameworks)")
-      ->check(CLI::IsMember({"graph", "legacy"}));
-  sub->add_option("--workspace-mb", opts->workspace_mb, "GPU workspace limit in MiB (default 32)");
+  add_backend_flags(*sub, opts);
   sub->add_option("--memory-limit", opts->memory_limit_gb,
                   "Behave as if the GPU had this many GiB");
   sub->add_option("--seed", opts->seed, "Seed of the random inputs (default 42)");
@@ -588,7 +619,7 @@ void add_run(CLI::App& app, Action& action) {
   sub->callback([&action, opts, sub] {
     for (const auto& extra : sub->remaining()) {
       if (extra.rfind("--benchmark_", 0) != 0)
-        throw CLI::ExtrasError({extra});
+        throw unknown_argument(extra);
       opts->benchmark_args.push_back(extra);
     }
     action = [opts, sub] {

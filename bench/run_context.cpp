@@ -6,8 +6,8 @@
 #include "build_info.hpp"
 #include "harness/cpu_bandwidth.hpp"
 #include "harness/cpu_peak.hpp"
+#include "harness/device_id.hpp"
 #include "harness/doctor/facts.hpp"
-#include "harness/doctor/versions.hpp"
 #include "harness/peaks.hpp"
 #include "harness/platform.hpp"
 #include "harness/scheduler.hpp"
@@ -59,7 +59,7 @@ nlohmann::json gpu_device(const RunContext& machine, const Backend& backend) {
                       {"facts", facts_json(backend)},
                       {"peaks", nlohmann::json::object()},
                       {"memory_bandwidth_gbps", nullptr}};
-  const int index = std::stoi(backend.device().substr(4));  // "gpu:N"
+  const int index = parse_device_id(backend.device()).value().index;
   for (const auto& gpu : machine.snapshot.gpus) {
     if (gpu.index != index) continue;
     d["name"] = gpu.name;
@@ -90,13 +90,9 @@ nlohmann::json context_json(const RunContext& machine,
                             const std::map<std::string, std::unique_ptr<Backend>>& backends,
                             std::uint64_t seed, bool warm, int threads) {
   const auto& s = machine.snapshot;
-  nlohmann::json libraries = {{"onednn", s.cpu.onednn_version}};
-  if (s.cuda_build) {
-    libraries["cuda_runtime"] = doctor::cuda_version_text(s.runtime_version);
-    libraries["driver"] = s.driver.version;
-    libraries["cudnn"] = doctor::text(doctor::decode_cudnn_version(s.cudnn.loaded_version));
-    libraries["cublas"] = doctor::text(doctor::decode_cublas_version(s.cublas.loaded_version));
-  }
+  nlohmann::json libraries = nlohmann::json::object();
+  for (const BackendDescriptor* backend : backend_descriptors())
+    for (const auto& [library, version] : backend->libraries(s)) libraries[library] = version;
   // One record per device, made with its first backend; any other backend on the same device
   // adds its facts to that record's "other_backends".
   nlohmann::json devices = nlohmann::json::array();
@@ -107,8 +103,9 @@ nlohmann::json context_json(const RunContext& machine,
       devices[it->second]["other_backends"][backend->name()] = facts_json(*backend);
       continue;
     }
-    devices.push_back(backend->device() == "cpu" ? cpu_device(machine, *backend, threads)
-                                                 : gpu_device(machine, *backend));
+    devices.push_back(parse_device_id(backend->device()).value().kind == DeviceKind::cpu
+                          ? cpu_device(machine, *backend, threads)
+                          : gpu_device(machine, *backend));
   }
   return {{"layerbench_version", build::version},
           {"git_revision", build::git_revision},

@@ -20,17 +20,17 @@ struct HostTensor {
 };
 
 enum class CacheMode { cold, warm };
+// --algo: the library's first choice (heuristic), or time its candidates and keep the fastest
+// (autotune). Every library with more than one candidate has both (oneDNN's implementations,
+// cuDNN's engines, cuBLASLt's algorithms), so the choice is the harness's, shared by backends;
+// a backend with a single candidate runs it either way.
 enum class AlgoChoice { heuristic, autotune };
-enum class Layout { nhwc, nchw };  // GPU convolution layout; oneDNN chooses its own ("any")
-// cuDNN convolutions through the graph API, or the legacy calls older frameworks use.
-enum class CudnnApi { graph, legacy };
 
+// What every backend's cases share. A backend's own options (the CUDA backend's layout, cuDNN
+// API and workspace limit) are given to it when it is made (BackendDescriptor::make).
 struct CaseOptions {
   CacheMode cache = CacheMode::cold;
   AlgoChoice algo = AlgoChoice::autotune;
-  Layout layout = Layout::nhwc;
-  CudnnApi cudnn_api = CudnnApi::graph;
-  std::uint64_t workspace_limit_bytes = 32ull << 20;
   // Memory the point may use; 0 = what the device has (GPU: free memory, --memory-limit caps it).
   std::uint64_t memory_limit_bytes = 0;
 };
@@ -69,7 +69,9 @@ class Backend {
   virtual std::unique_ptr<Case> prepare(const Problem& problem,
                                         const std::vector<HostTensor>& inputs,
                                         const CaseOptions& options) = 0;
-  // Facts about the device and its libraries for the results file's context block.
+  // Facts about the device for its record in the results file's context (threads, ISA, compute
+  // capability, memory, clocks). Library versions are not repeated here: the descriptor's
+  // `libraries` gives them once, for context.libraries.
   virtual std::vector<std::pair<std::string, std::string>> context() const = 0;
 };
 

@@ -1,25 +1,72 @@
 #pragma once
 // Everything the application needs to know about one backend, in one place: its name, the
 // devices it offers, what it adds to the doctor's snapshot, its `--version` rows and how it
-// makes the Backend that prepares cases. Each backend folder in kernels/ defines one;
-// bench/backend_registry.cpp lists them, and doctor, --version and run loop over that list.
+// makes the Backend that prepares cases, and the `run` options it accepts. Each backend folder in
+// kernels/ defines one; bench/backend_registry.cpp lists them, and doctor, --version and run loop
+// over that list.
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "harness/backend.hpp"
+#include "harness/device_id.hpp"
 #include "harness/doctor/snapshot.hpp"
 
 namespace lb {
-
-enum class DeviceKind { cpu, gpu };
 
 // One line of `layerbench --version`: a library and what is known of its version.
 struct VersionRow {
   std::string library;
   std::string text;
 };
+
+// One `run` option a backend declares (the CUDA backend's --layout, --cudnn-api, --workspace-mb):
+// the CLI adds it to `run`, checks it (flags and a resumed file's settings alike, exit 2 naming
+// the flag), records it in the results file's settings under `settings_key`, and hands the value
+// to this backend alone when it makes the Backend. An option is a string from `choices` or, when
+// `choices` is empty, a number in [min, max]. Options every backend shares (--algo, --warm,
+// --memory-limit) are the harness's own: bench/cmd_run.cpp and CaseOptions.
+struct BackendOption {
+  std::string flag;          // "--layout"
+  std::string help;          // for --help, naming the default
+  std::string settings_key;  // "layout"
+  nlohmann::json default_value;      // a string or a number
+  std::vector<std::string> choices;  // a string option's values; empty: a number
+  double min = 0, max = 0;           // a number's closed range
+  std::string unit;                  // a number's meaning for the range error: "a number of MiB"
+  // What a results file written before the option existed was measured with (a resumed file
+  // without the key counts as this); null: the key is required.
+  nlohmann::json value_before_option_existed = nullptr;
+};
+
+// A string option whose default is its first choice.
+inline BackendOption choice_option(std::string flag, std::string help, std::string settings_key,
+                                   std::vector<std::string> choices) {
+  BackendOption option;
+  option.flag = std::move(flag), option.help = std::move(help);
+  option.settings_key = std::move(settings_key);
+  option.default_value = choices.at(0);
+  option.choices = std::move(choices);
+  return option;
+}
+
+// A number option in [min, max].
+inline BackendOption number_option(std::string flag, std::string help, std::string settings_key,
+                                   double default_value, double min, double max, std::string unit) {
+  BackendOption option;
+  option.flag = std::move(flag), option.help = std::move(help);
+  option.settings_key = std::move(settings_key);
+  option.default_value = default_value;
+  option.min = min, option.max = max, option.unit = std::move(unit);
+  return option;
+}
+
+// A backend's option values by settings key, checked by the CLI against its declarations.
+using BackendOptionValues = std::map<std::string, nlohmann::json>;
 
 struct BackendDescriptor {
   std::string name;  // "onednn", "cuda"
@@ -29,10 +76,19 @@ struct BackendDescriptor {
   std::function<void(doctor::Snapshot&)> probe;
   // Library versions, compiled and loaded; touches no device.
   std::function<std::vector<VersionRow>()> version_rows;
+  // Its libraries' loaded versions as a results file's context.libraries records them (key,
+  // version), read from the probed snapshot. Written once per file: the devices' facts do not
+  // repeat them.
+  std::function<std::vector<std::pair<std::string, std::string>>(const doctor::Snapshot&)>
+      libraries;
+  // The `run` options only this backend understands; empty for most.
+  std::vector<BackendOption> options;
   // The backend for one device: `device_index` is the GPU's index (0 for the CPU), `threads`
-  // the CPU threads (0 = every logical processor). Throws std::runtime_error when the device
-  // cannot be used.
-  std::function<std::unique_ptr<Backend>(int device_index, int threads)> make;
+  // the CPU threads (0 = every logical processor), `options` a value for each of `options`
+  // (checked). Throws std::runtime_error when the device cannot be used.
+  std::function<std::unique_ptr<Backend>(int device_index, int threads,
+                                         const BackendOptionValues& options)>
+      make;
 };
 
 }  // namespace lb

@@ -32,7 +32,7 @@ std::string describe_algo(const cublasLtMatmulAlgo_t& algo) {
 class CublasLtGemmCase final : public GpuCase {
  public:
   CublasLtGemmCase(std::shared_ptr<DeviceContext> context, const Problem& problem,
-                   const std::vector<HostTensor>& inputs, const CaseOptions& options);
+                   const std::vector<HostTensor>& inputs, const CudaCaseOptions& options);
 
   HostTensor output() override;
   std::string implementation() const override { return "cublaslt " + describe_algo(algos_[chosen_].algo); }
@@ -49,7 +49,7 @@ class CublasLtGemmCase final : public GpuCase {
   std::vector<std::pair<std::string, std::string>> case_notes() const override { return notes_; }
 
  private:
-  bool find_algorithms(const CaseOptions& options, cublasComputeType_t compute);
+  bool find_algorithms(const CudaCaseOptions& options, cublasComputeType_t compute);
 
   GemmShape shape_;
   Precision precision_;
@@ -66,7 +66,7 @@ class CublasLtGemmCase final : public GpuCase {
 };
 
 CublasLtGemmCase::CublasLtGemmCase(std::shared_ptr<DeviceContext> context, const Problem& problem,
-                                   const std::vector<HostTensor>& inputs, const CaseOptions& options)
+                                   const std::vector<HostTensor>& inputs, const CudaCaseOptions& options)
     : GpuCase(std::move(context), options.cache),
       shape_(problem.gemm().shape),
       precision_(problem.precision),
@@ -124,7 +124,7 @@ CublasLtGemmCase::CublasLtGemmCase(std::shared_ptr<DeviceContext> context, const
 }
 
 // Creates the matmul descriptor and asks the heuristic; false when it has no algorithm.
-bool CublasLtGemmCase::find_algorithms(const CaseOptions& options, cublasComputeType_t compute) {
+bool CublasLtGemmCase::find_algorithms(const CudaCaseOptions& options, cublasComputeType_t compute) {
   std::optional<Fp8Scales> scales;
   if (precision_ == Precision::fp8) {
     const float ones[2] = {1.0f, 1.0f};
@@ -171,7 +171,7 @@ HostTensor CublasLtGemmCase::output() {
 
 std::unique_ptr<Case> prepare_cublaslt_gemm(std::shared_ptr<DeviceContext> context, const Problem& problem,
                                             const std::vector<HostTensor>& inputs,
-                                            const CaseOptions& options) {
+                                            const CudaCaseOptions& options) {
   return std::make_unique<CublasLtGemmCase>(std::move(context), problem, inputs, options);
 }
 

@@ -5,6 +5,7 @@
 
 #include "harness/backend.hpp"
 #include "kernels/cuda/device_context.hpp"
+#include "kernels/cuda/logic/cuda_options.hpp"
 
 namespace lb::cuda {
 
@@ -15,6 +16,6 @@ namespace lb::cuda {
 // has no algorithm. The caller has checked support and memory.
 std::unique_ptr<Case> prepare_cublaslt_gemm(std::shared_ptr<DeviceContext> context, const Problem& problem,
                                             const std::vector<HostTensor>& inputs,
-                                            const CaseOptions& options);
+                                            const CudaCaseOptions& options);
 
 }  // namespace lb::cuda

@@ -18,10 +18,13 @@ namespace {
 
 class CudaBackend final : public Backend {
  public:
-  explicit CudaBackend(int device) : context_(std::make_shared<DeviceContext>(device)) {}
+  CudaBackend(int device, const CudaOptions& options)
+      : context_(std::make_shared<DeviceContext>(device)), options_(options) {}
 
   std::string name() const override { return "cuda"; }
-  std::string device() const override { return "gpu:" + std::to_string(context_->device()); }
+  std::string device() const override {
+    return to_string(DeviceId{DeviceKind::gpu, context_->device()});
+  }
 
   std::optional<std::string> unsupported_reason(const Problem& problem) const override {
     const auto& p = context_->properties();
@@ -34,16 +37,17 @@ class CudaBackend final : public Backend {
   }
 
   std::unique_ptr<Case> prepare(const Problem& problem, const std::vector<HostTensor>& inputs,
-                                const CaseOptions& options) override {
+                                const CaseOptions& case_options) override {
     if (auto why = unsupported_reason(problem)) throw Unsupported(*why);
+    const CudaCaseOptions options{case_options, options_};
     context_->make_current();
     context_->ensure_fits(memory_needed(problem, options), options.memory_limit_bytes,
                           "the point " + describe(problem));
     if (problem.is_memory()) return prepare_memory_op(context_, problem, inputs, options);
-    if (problem.is_conv())
-      return options.cudnn_api == CudnnApi::legacy ? prepare_cudnn_legacy_conv(context_, problem, inputs, options)
-                                                   : prepare_cudnn_conv(context_, problem, inputs, options);
-    return prepare_cublaslt_gemm(context_, problem, inputs, options);
+    if (!problem.is_conv()) return prepare_cublaslt_gemm(context_, problem, inputs, options);
+    return options.cudnn_api == CudnnApi::legacy
+               ? prepare_cudnn_legacy_conv(context_, problem, inputs, options)
+               : prepare_cudnn_conv(context_, problem, inputs, options);
   }
 
   std::vector<std::pair<std::string, std::string>> context() const override;
@@ -52,28 +56,27 @@ class CudaBackend final : public Backend {
   // Inputs and output at their storage sizes (the point's memory_bytes), the workspace limit
   // (memory-bound cases take no workspace, but what a backward derives from the forward) and,
   // cold, the L2 flush buffer.
-  std::uint64_t memory_needed(const Problem& problem, const CaseOptions& options) const {
-    std::uint64_t bytes = memory_bytes(problem) + (problem.is_memory() ? logic::memory_extra_bytes(problem)
-                                                                       : options.workspace_limit_bytes);
+  std::uint64_t memory_needed(const Problem& problem, const CudaCaseOptions& options) const {
+    std::uint64_t bytes =
+        memory_bytes(problem) + (problem.is_memory() ? logic::memory_extra_bytes(problem)
+                                                     : options.workspace_limit_bytes);
     if (options.cache == CacheMode::cold)
       bytes += logic::flush_bytes(static_cast<std::uint64_t>(context_->properties().l2CacheSize));
     return bytes;
   }
 
   std::shared_ptr<DeviceContext> context_;
+  CudaOptions options_;
 };
 
 std::vector<std::pair<std::string, std::string>> CudaBackend::context() const {
   const cudaDeviceProp& p = context_->properties();
   std::vector<std::pair<std::string, std::string>> facts;
-  int driver = 0, runtime = 0;
+  // The driver's CUDA version, which no library row has (context.libraries' "driver" is the
+  // driver's own version); the libraries' versions are in context.libraries alone.
+  int driver = 0;
   cudaDriverGetVersion(&driver);
-  cudaRuntimeGetVersion(&runtime);
   facts.emplace_back("cuda_driver", doctor::cuda_version_text(driver));
-  facts.emplace_back("cuda_runtime", doctor::cuda_version_text(runtime));
-  facts.emplace_back("cudnn", doctor::text(doctor::decode_cudnn_version(static_cast<int>(cudnnGetVersion()))));
-  facts.emplace_back("cublaslt",
-                     doctor::text(doctor::decode_cublas_version(static_cast<int>(cublasLtGetVersion()))));
   facts.emplace_back("gpu_name", p.name);
   facts.emplace_back("compute_capability", std::to_string(p.major) + "." + std::to_string(p.minor));
   facts.emplace_back("sm_count", std::to_string(p.multiProcessorCount));
@@ -108,13 +111,13 @@ int device_count(std::string& error) {
   return count;
 }
 
-std::unique_ptr<Backend> make_backend(int device_index) {
+std::unique_ptr<Backend> make_backend(int device_index, const CudaOptions& options) {
   std::string error;
   const int count = device_count(error);
   if (device_index < 0 || device_index >= count)
     throw LibraryError("gpu:" + std::to_string(device_index) + " is not available: " +
                        (count == 0 ? error : std::to_string(count) + " GPU(s) found"));
-  return std::make_unique<CudaBackend>(device_index);
+  return std::make_unique<CudaBackend>(device_index, options);
 }
 
 }  // namespace lb::cuda

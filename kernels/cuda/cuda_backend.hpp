@@ -5,17 +5,19 @@
 
 #include "harness/backend.hpp"
 #include "harness/backend_descriptor.hpp"
+#include "kernels/cuda/logic/cuda_options.hpp"
 
 namespace lb::cuda {
 
 // cuDNN and cuBLASLt as bench/backend_registry.cpp lists them: the GPUs, their probe, --version
-// rows and one backend per GPU.
+// rows, their `run` options (logic/cuda_options.hpp) and one backend per GPU.
 const BackendDescriptor& descriptor();
 
 // The number of CUDA devices; 0 with `error` set to the runtime's reason (e.g. no driver).
 int device_count(std::string& error);
 
-// The backend for one GPU. Throws LibraryError when the device cannot be opened.
-std::unique_ptr<Backend> make_backend(int device_index);
+// The backend for one GPU, preparing every case with `options`. Throws LibraryError when the
+// device cannot be opened.
+std::unique_ptr<Backend> make_backend(int device_index, const CudaOptions& options = {});
 
 }  // namespace lb::cuda

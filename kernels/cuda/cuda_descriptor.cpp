@@ -30,7 +30,19 @@ const BackendDescriptor& descriptor() {
                  compiled_and_loaded(text(decode_cublas_version(s.cublas.compiled_version)),
                                      text(decode_cublas_version(s.cublas.loaded_version)))}};
           },
-      .make = [](int device_index, int) { return make_backend(device_index); }};
+      .libraries =
+          [](const doctor::Snapshot& s) {
+            using doctor::decode_cublas_version, doctor::decode_cudnn_version, doctor::text;
+            return std::vector<std::pair<std::string, std::string>>{
+                {"cuda_runtime", doctor::cuda_version_text(s.runtime_version)},
+                {"driver", s.driver.version},
+                {"cudnn", text(decode_cudnn_version(s.cudnn.loaded_version))},
+                {"cublas", text(decode_cublas_version(s.cublas.loaded_version))}};
+          },
+      .options = option_declarations(),
+      .make = [](int device_index, int, const BackendOptionValues& options) {
+        return make_backend(device_index, parse_options(options));
+      }};
   return cuda;
 }
 

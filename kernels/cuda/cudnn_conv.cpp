@@ -113,7 +113,7 @@ struct Candidate {
 class CudnnConvCase final : public GpuCase {
  public:
   CudnnConvCase(std::shared_ptr<DeviceContext> context, const Problem& problem,
-                const std::vector<HostTensor>& inputs, const CaseOptions& options);
+                const std::vector<HostTensor>& inputs, const CudaCaseOptions& options);
 
   HostTensor output() override;
   std::string implementation() const override { return "cudnn " + chosen().facts.tag; }
@@ -128,8 +128,8 @@ class CudnnConvCase final : public GpuCase {
 
  private:
   const Candidate& chosen() const { return candidates_[chosen_]; }
-  void find_candidates(Precision precision, const CaseOptions& options);
-  void choose(const CaseOptions& options);
+  void find_candidates(Precision precision, const CudaCaseOptions& options);
+  void choose(const CudaCaseOptions& options);
 
   cudnnHandle_t handle_;
   // Declaration order is destruction order reversed: plans go before the graph they were built
@@ -147,7 +147,7 @@ class CudnnConvCase final : public GpuCase {
 };
 
 CudnnConvCase::CudnnConvCase(std::shared_ptr<DeviceContext> context, const Problem& problem,
-                             const std::vector<HostTensor>& inputs, const CaseOptions& options)
+                             const std::vector<HostTensor>& inputs, const CudaCaseOptions& options)
     : GpuCase(std::move(context), options.cache),
       handle_(this->context().cudnn()),
       descriptors_(conv_descriptors(problem, options.layout)),
@@ -182,7 +182,7 @@ CudnnConvCase::CudnnConvCase(std::shared_ptr<DeviceContext> context, const Probl
   choose(options);
 }
 
-void CudnnConvCase::find_candidates(Precision precision, const CaseOptions& options) {
+void CudnnConvCase::find_candidates(Precision precision, const CudaCaseOptions& options) {
   const std::size_t wanted = options.algo == AlgoChoice::autotune ? autotune_candidates : 1;
   const auto limit = static_cast<std::int64_t>(std::min<std::uint64_t>(
       options.workspace_limit_bytes, std::numeric_limits<std::int64_t>::max()));
@@ -241,7 +241,7 @@ void CudnnConvCase::find_candidates(Precision precision, const CaseOptions& opti
   notes_.emplace_back("cudnn_heuristic_choice", candidates_.front().facts.tag);
 }
 
-void CudnnConvCase::choose(const CaseOptions& options) {
+void CudnnConvCase::choose(const CudaCaseOptions& options) {
   if (options.algo == AlgoChoice::autotune && candidates_.size() > 1) {
     std::string timings;
     const std::size_t best = autotune(
@@ -276,7 +276,7 @@ HostTensor CudnnConvCase::output() {
 
 std::unique_ptr<Case> prepare_cudnn_conv(std::shared_ptr<DeviceContext> context, const Problem& problem,
                                          const std::vector<HostTensor>& inputs,
-                                         const CaseOptions& options) {
+                                         const CudaCaseOptions& options) {
   return std::make_unique<CudnnConvCase>(std::move(context), problem, inputs, options);
 }
 

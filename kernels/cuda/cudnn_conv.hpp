@@ -6,6 +6,7 @@
 
 #include "harness/backend.hpp"
 #include "kernels/cuda/device_context.hpp"
+#include "kernels/cuda/logic/cuda_options.hpp"
 
 namespace lb::cuda {
 
@@ -15,6 +16,6 @@ namespace lb::cuda {
 // when no engine can run the problem. The caller has checked support and memory.
 std::unique_ptr<Case> prepare_cudnn_conv(std::shared_ptr<DeviceContext> context, const Problem& problem,
                                          const std::vector<HostTensor>& inputs,
-                                         const CaseOptions& options);
+                                         const CudaCaseOptions& options);
 
 }  // namespace lb::cuda

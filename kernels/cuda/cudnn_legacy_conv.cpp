@@ -101,7 +101,7 @@ struct Candidate {
 class CudnnLegacyConvCase final : public GpuCase {
  public:
   CudnnLegacyConvCase(std::shared_ptr<DeviceContext> context, const Problem& problem,
-                      const std::vector<HostTensor>& inputs, const CaseOptions& options);
+                      const std::vector<HostTensor>& inputs, const CudaCaseOptions& options);
 
   HostTensor output() override;
   std::string implementation() const override {
@@ -122,8 +122,8 @@ class CudnnLegacyConvCase final : public GpuCase {
   std::vector<logic::LegacyAlgoResult> heuristic_results();
   // The workspace `algo` needs with the descriptor's current math type, or cuDNN's refusal.
   cudnnStatus_t workspace_size(int algo, std::size_t& bytes) const;
-  void find_candidates(Precision precision, const CaseOptions& options);
-  void choose(const CaseOptions& options);
+  void find_candidates(Precision precision, const CudaCaseOptions& options);
+  void choose(const CudaCaseOptions& options);
 
   cudnnHandle_t handle_;
   Pass pass_;
@@ -140,7 +140,7 @@ class CudnnLegacyConvCase final : public GpuCase {
 CudnnLegacyConvCase::CudnnLegacyConvCase(std::shared_ptr<DeviceContext> context,
                                          const Problem& problem,
                                          const std::vector<HostTensor>& inputs,
-                                         const CaseOptions& options)
+                                         const CudaCaseOptions& options)
     : GpuCase(std::move(context), options.cache),
       handle_(this->context().cudnn()),
       pass_(problem.conv().pass),
@@ -257,7 +257,7 @@ std::vector<logic::LegacyAlgoResult> CudnnLegacyConvCase::heuristic_results() {
   throw std::invalid_argument("unknown pass");
 }
 
-void CudnnLegacyConvCase::find_candidates(Precision precision, const CaseOptions& options) {
+void CudnnLegacyConvCase::find_candidates(Precision precision, const CudaCaseOptions& options) {
   const auto results = heuristic_results();
   const std::size_t wanted = options.algo == AlgoChoice::autotune ? autotune_candidates : 1;
   const auto selection =
@@ -277,7 +277,7 @@ void CudnnLegacyConvCase::find_candidates(Precision precision, const CaseOptions
                                                     std::string(logic::name(first.math)) + ")");
 }
 
-void CudnnLegacyConvCase::choose(const CaseOptions& options) {
+void CudnnLegacyConvCase::choose(const CudaCaseOptions& options) {
   select(0);
   if (options.algo == AlgoChoice::autotune && candidates_.size() > 1) {
     std::string timings;
@@ -343,7 +343,7 @@ HostTensor CudnnLegacyConvCase::output() {
 std::unique_ptr<Case> prepare_cudnn_legacy_conv(std::shared_ptr<DeviceContext> context,
                                                 const Problem& problem,
                                                 const std::vector<HostTensor>& inputs,
-                                                const CaseOptions& options) {
+                                                const CudaCaseOptions& options) {
   return std::make_unique<CudnnLegacyConvCase>(std::move(context), problem, inputs, options);
 }
 

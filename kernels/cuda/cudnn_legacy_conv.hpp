@@ -10,6 +10,7 @@
 
 #include "harness/backend.hpp"
 #include "kernels/cuda/device_context.hpp"
+#include "kernels/cuda/logic/cuda_options.hpp"
 #include "kernels/cuda/logic/conv_graph.hpp"
 
 namespace lb::cuda {
@@ -50,6 +51,6 @@ class LegacyConvDescriptors {
 std::unique_ptr<Case> prepare_cudnn_legacy_conv(std::shared_ptr<DeviceContext> context,
                                                 const Problem& problem,
                                                 const std::vector<HostTensor>& inputs,
-                                                const CaseOptions& options);
+                                                const CudaCaseOptions& options);
 
 }  // namespace lb::cuda

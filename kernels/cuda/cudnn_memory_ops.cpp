@@ -91,7 +91,7 @@ const float one = 1.0f, zero = 0.0f;
 class CudnnMemoryCase final : public MemoryCase {
  public:
   CudnnMemoryCase(std::shared_ptr<DeviceContext> context, const Problem& problem,
-                  const std::vector<HostTensor>& inputs, const CaseOptions& options);
+                  const std::vector<HostTensor>& inputs, const CudaCaseOptions& options);
 
   std::string implementation() const override { return "cudnn legacy " + call_; }
   std::string library() const override { return "cudnn"; }
@@ -115,7 +115,7 @@ class CudnnMemoryCase final : public MemoryCase {
 };
 
 CudnnMemoryCase::CudnnMemoryCase(std::shared_ptr<DeviceContext> context, const Problem& problem,
-                                 const std::vector<HostTensor>& inputs, const CaseOptions& options)
+                                 const std::vector<HostTensor>& inputs, const CudaCaseOptions& options)
     : MemoryCase(std::move(context), problem, inputs, options),
       handle_(this->context().cudnn()),
       desc_(problem, options.layout) {
@@ -247,7 +247,7 @@ cudnnStatus_t CudnnMemoryCase::run() {
 }  // namespace
 
 std::unique_ptr<Case> prepare_cudnn_memory_op(std::shared_ptr<DeviceContext> context, const Problem& problem,
-                                              const std::vector<HostTensor>& inputs, const CaseOptions& options) {
+                                              const std::vector<HostTensor>& inputs, const CudaCaseOptions& options) {
   return std::make_unique<CudnnMemoryCase>(std::move(context), problem, inputs, options);
 }
 

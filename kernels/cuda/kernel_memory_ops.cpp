@@ -13,7 +13,7 @@ namespace {
 class KernelMemoryCase final : public MemoryCase {
  public:
   KernelMemoryCase(std::shared_ptr<DeviceContext> context, const Problem& problem,
-                   const std::vector<HostTensor>& inputs, const CaseOptions& options);
+                   const std::vector<HostTensor>& inputs, const CudaCaseOptions& options);
 
   std::string implementation() const override;
   // The CUDA backend's own kernels: named after the backend, so the point keeps the device's
@@ -34,7 +34,7 @@ class KernelMemoryCase final : public MemoryCase {
 };
 
 KernelMemoryCase::KernelMemoryCase(std::shared_ptr<DeviceContext> context, const Problem& problem,
-                                   const std::vector<HostTensor>& inputs, const CaseOptions& options)
+                                   const std::vector<HostTensor>& inputs, const CudaCaseOptions& options)
     : MemoryCase(std::move(context), problem, inputs, options) {
   const auto& shape = this->problem().shape;
   if (layer_norm()) {
@@ -94,7 +94,7 @@ void KernelMemoryCase::launch() {
 }  // namespace
 
 std::unique_ptr<Case> prepare_kernel_memory_op(std::shared_ptr<DeviceContext> context, const Problem& problem,
-                                               const std::vector<HostTensor>& inputs, const CaseOptions& options) {
+                                               const std::vector<HostTensor>& inputs, const CudaCaseOptions& options) {
   const MemoryOp op = problem.memory().shape.op;
   if (op != MemoryOp::layer_norm && op != MemoryOp::gelu_erf)
     throw std::invalid_argument("layerbench has no GPU kernel for " + std::string(name(op)));

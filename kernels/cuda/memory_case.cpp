@@ -11,7 +11,7 @@ std::int64_t spec_elements(const logic::TensorSpec& spec) {
 }
 
 MemoryCase::MemoryCase(std::shared_ptr<DeviceContext> context, const Problem& problem,
-                       const std::vector<HostTensor>& inputs, const CaseOptions& options)
+                       const std::vector<HostTensor>& inputs, const CudaCaseOptions& options)
     : GpuCase(std::move(context), options.cache), problem_(problem.memory()), precision_(problem.precision) {
   const auto dims = tensor_dims(problem);
   if (inputs.size() != dims.inputs.size())
@@ -51,7 +51,7 @@ HostTensor MemoryCase::output() {
 }
 
 std::unique_ptr<Case> prepare_memory_op(std::shared_ptr<DeviceContext> context, const Problem& problem,
-                                        const std::vector<HostTensor>& inputs, const CaseOptions& options) {
+                                        const std::vector<HostTensor>& inputs, const CudaCaseOptions& options) {
   if (logic::memory_route(problem.memory().shape.op) == logic::MemoryRoute::kernel)
     return prepare_kernel_memory_op(std::move(context), problem, inputs, options);
   return prepare_cudnn_memory_op(std::move(context), problem, inputs, options);

@@ -10,6 +10,7 @@
 
 #include "harness/backend.hpp"
 #include "kernels/cuda/gpu_case.hpp"
+#include "kernels/cuda/logic/cuda_options.hpp"
 #include "kernels/cuda/logic/memory_ops.hpp"
 
 namespace lb::cuda {
@@ -23,7 +24,7 @@ class MemoryCase : public GpuCase {
   // Checks the inputs against tensor_dims(problem) (std::invalid_argument), uploads them and
   // makes the poisoned output. The caller has checked support and memory.
   MemoryCase(std::shared_ptr<DeviceContext> context, const Problem& problem,
-             const std::vector<HostTensor>& inputs, const CaseOptions& options);
+             const std::vector<HostTensor>& inputs, const CudaCaseOptions& options);
 
   std::vector<std::pair<std::string, std::string>> case_notes() const override { return notes_; }
   void add_note(std::string key, std::string value) { notes_.emplace_back(std::move(key), std::move(value)); }
@@ -58,11 +59,11 @@ std::int64_t spec_elements(const logic::TensorSpec& spec);
 
 // The case of a memory-bound problem, by logic::memory_route.
 std::unique_ptr<Case> prepare_memory_op(std::shared_ptr<DeviceContext> context, const Problem& problem,
-                                        const std::vector<HostTensor>& inputs, const CaseOptions& options);
+                                        const std::vector<HostTensor>& inputs, const CudaCaseOptions& options);
 // The two routes (cudnn_memory_ops.cpp, kernel_memory_ops.cpp).
 std::unique_ptr<Case> prepare_cudnn_memory_op(std::shared_ptr<DeviceContext> context, const Problem& problem,
-                                              const std::vector<HostTensor>& inputs, const CaseOptions& options);
+                                              const std::vector<HostTensor>& inputs, const CudaCaseOptions& options);
 std::unique_ptr<Case> prepare_kernel_memory_op(std::shared_ptr<DeviceContext> context, const Problem& problem,
-                                               const std::vector<HostTensor>& inputs, const CaseOptions& options);
+                                               const std::vector<HostTensor>& inputs, const CudaCaseOptions& options);
 
 }  // namespace lb::cuda

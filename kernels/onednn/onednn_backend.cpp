@@ -514,7 +514,6 @@ class OnednnBackend : public Backend {
     probe(cpu);
     return {{"threads", effective_threads_ > 0 ? std::to_string(effective_threads_)
                                                : std::string("library default")},
-            {"onednn_version", cpu.onednn_version},
             {"threading", threading_runtime},
             {"isa", cpu.onednn_isa}};
   }

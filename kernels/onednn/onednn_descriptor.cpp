@@ -22,7 +22,13 @@ const BackendDescriptor& descriptor() {
                 {"oneDNN", doctor::compiled_and_loaded(compiled, cpu.onednn_version) +
                                " (dispatches to " + cpu.onednn_isa + ")"}};
           },
-      .make = [](int, int threads) { return make_backend(threads); }};
+      .libraries =
+          [](const doctor::Snapshot& snapshot) {
+            return std::vector<std::pair<std::string, std::string>>{
+                {"onednn", snapshot.cpu.onednn_version}};
+          },
+      .options = {},  // --algo and --threads are the harness's
+      .make = [](int, int threads, const BackendOptionValues&) { return make_backend(threads); }};
   return onednn;
 }
 

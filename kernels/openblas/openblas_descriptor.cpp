@@ -34,7 +34,13 @@ const BackendDescriptor& descriptor() {
             }
             return std::vector<VersionRow>{{"OpenBLAS", "compiled " + compiled_version() + ", " + loaded}};
           },
-      .make = [](int, int threads) { return make_backend(threads); }};
+      // Its version and build are a device fact (openblas_config, with the core it chose), read
+      // from the library the backend loads, so nothing here for context.libraries.
+      .libraries = [](const doctor::Snapshot&) {
+        return std::vector<std::pair<std::string, std::string>>{};
+      },
+      .options = {},
+      .make = [](int, int threads, const BackendOptionValues&) { return make_backend(threads); }};
   return openblas;
 }
 

@@ -74,3 +74,19 @@ def test_compare_a_real_run_with_itself(cpu_results):
     n = len(json.loads(cpu_results.read_text())["points"])
     timed = sum(1 for p in json.loads(cpu_results.read_text())["points"] if p["timing"])
     assert f"{n} points in both files: {timed} SAME" in proc.stdout
+
+
+def test_library_versions_are_recorded_once(cpu_results, tmp_path):
+    """context.libraries has every library's version and no device's facts repeat one
+    (reports/results-schema.md); the report shows them from there. Files written before this
+    repeated them in the facts (tests/python/fixtures/real/) and still load."""
+    doc = json.loads(cpu_results.read_text())
+    libraries = doc["context"]["libraries"]
+    assert libraries.get("onednn"), libraries
+    for dev in doc["context"]["devices"]:
+        repeated = [k for k in dev["facts"] if k in libraries or "version" in k
+                    or k in ("cudnn", "cublaslt", "cuda_runtime")]
+        assert not repeated, f"{dev['id']} repeats library versions in its facts: {repeated}"
+    proc = run_script("report.py", cpu_results, "-o", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert f"onednn {libraries['onednn']}" in (tmp_path / "index.html").read_text()

@@ -36,7 +36,7 @@ TEST(BackendRegistry, CpuBackendsComeFirst) {
 TEST(BackendRegistry, EveryDescriptorIsComplete) {
   for (const BackendDescriptor* backend : backend_descriptors()) {
     SCOPED_TRACE(backend->name);
-    ASSERT_TRUE(backend->probe && backend->version_rows && backend->make);
+    ASSERT_TRUE(backend->probe && backend->version_rows && backend->libraries && backend->make);
     const auto rows = backend->version_rows();
     ASSERT_FALSE(rows.empty());
     for (const VersionRow& row : rows) {
@@ -56,12 +56,32 @@ TEST(BackendRegistry, ProbeMachineAddsEachBackendsFindings) {
   if (LAYERBENCH_HAVE_CUDA) EXPECT_NE(snapshot.cublas.compiled_version, 0);
 }
 
+// context.libraries: each backend's libraries once, under the keys results files have always had
+// (--resume compares them with the file's), and no device fact repeats a version.
+TEST(BackendRegistry, LibrariesAreRecordedOnceUnderTheirKeys) {
+  const doctor::Snapshot snapshot = probe_machine();
+  std::set<std::string> keys;
+  for (const BackendDescriptor* backend : backend_descriptors())
+    for (const auto& [library, version] : backend->libraries(snapshot))
+      EXPECT_TRUE(keys.insert(library).second) << library << " is recorded twice";
+  std::set<std::string> expected;
+  if (LAYERBENCH_HAVE_RUN) expected.insert("onednn");
+  if (LAYERBENCH_HAVE_CUDA) expected.insert({"cuda_runtime", "driver", "cudnn", "cublas"});
+  EXPECT_EQ(keys, expected);
+  for (const BackendDescriptor* backend : backend_descriptors()) {
+    if (backend->device_kind != DeviceKind::cpu) continue;  // a GPU backend needs a GPU
+    for (const auto& [fact, value] : backend->make(0, 0, {})->context())
+      EXPECT_FALSE(keys.count(fact) || fact.find("version") != std::string::npos)
+          << backend->name << " repeats a library version in its device facts: " << fact;
+  }
+}
+
 TEST(BackendRegistry, CpuDescriptorsMakeACpuBackendOfTheirName) {
   for (const BackendDescriptor* backend : backend_descriptors()) {
     if (backend->device_kind != DeviceKind::cpu) continue;
     // 0 threads: the library's default, which every build can take (a build without OpenMP
     // cannot set a count).
-    const auto made = backend->make(0, 0);
+    const auto made = backend->make(0, 0, {});
     ASSERT_NE(made, nullptr);
     EXPECT_EQ(made->name(), backend->name);
     EXPECT_EQ(made->device(), "cpu");

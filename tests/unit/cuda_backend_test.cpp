@@ -40,6 +40,7 @@ TEST(CudaDeviceTypes, RoundedValuesConvertExactly) {
 }
 
 using testing::note;
+using cuda::Layout;
 
 TEST(CudaBackend, ContextNamesDeviceAndLibraries) {
   REQUIRE_GPU();
@@ -49,9 +50,11 @@ TEST(CudaBackend, ContextNamesDeviceAndLibraries) {
   // context() returns by value: one copy, so begin() and end() belong to the same vector.
   const auto context = backend->context();
   const std::map<std::string, std::string> facts(context.begin(), context.end());
-  for (const char* key : {"cuda_driver", "cuda_runtime", "cudnn", "cublaslt", "gpu_name", "compute_capability",
-                          "sm_count", "memory_bytes", "l2_bytes"})
+  for (const char* key : {"cuda_driver", "gpu_name", "compute_capability", "sm_count", "memory_bytes",
+                          "l2_bytes"})
     EXPECT_TRUE(facts.count(key)) << key;
+  // The libraries' versions are the context's "libraries" (the descriptor's), never repeated here.
+  for (const char* key : {"cuda_runtime", "cudnn", "cublaslt", "cublas"}) EXPECT_FALSE(facts.count(key)) << key;
 }
 
 TEST(CudaBackend, RejectsAMissingDevice) {
@@ -106,7 +109,6 @@ TEST(CudaBackend, Fp8GemmNeedsAlignedShapes) {
 
 TEST(CudaBackend, ConvolutionPassesLayoutsAndPrecisions) {
   REQUIRE_GPU();
-  auto backend = cuda::make_backend(0);
   ConvShape s;
   s.n = 2, s.c = 16, s.h = 11, s.w = 9, s.k = 32, s.r = 3, s.s = 3;
   s.stride_h = 2, s.stride_w = 1, s.pad_h = 1, s.pad_w = 1;
@@ -116,6 +118,9 @@ TEST(CudaBackend, ConvolutionPassesLayoutsAndPrecisions) {
     for (Precision p : {Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16})
       for (Pass pass : all_passes)
         for (Layout layout : {Layout::nhwc, Layout::nchw}) {
+          cuda::CudaOptions cuda_options;
+          cuda_options.layout = layout;
+          auto backend = cuda::make_backend(0, cuda_options);
           Problem problem{ConvProblem{shape, pass}, p};
           SCOPED_TRACE(std::string(name(p)) + " " + std::string(name(pass)) + " " + describe(problem) +
                        (layout == Layout::nhwc ? " nhwc" : " nchw"));
@@ -124,7 +129,6 @@ TEST(CudaBackend, ConvolutionPassesLayoutsAndPrecisions) {
             continue;
           }
           CaseOptions options;
-          options.layout = layout;
           const auto in = make_inputs(problem, 2);
           std::unique_ptr<Case> c;
           try {
@@ -209,7 +213,6 @@ TEST(CudaBackend, LaunchHoldKeepsEnqueueLatencyOut) {
 // the layout applies, validated against the double-precision reference. tf32 and fp8 are refused.
 TEST(CudaBackend, MemoryBoundOpsValidateInEveryPassAndPrecision) {
   REQUIRE_GPU();
-  auto backend = cuda::make_backend(0);
   auto pool = [](MemoryOp op, std::vector<std::int64_t> dims, std::int64_t window, std::int64_t stride,
                  std::int64_t pad) {
     MemoryShape s{op, std::move(dims)};
@@ -229,6 +232,9 @@ TEST(CudaBackend, MemoryBoundOpsValidateInEveryPassAndPrecision) {
       for (Precision p : all_precisions)
         for (Layout layout : {Layout::nhwc, Layout::nchw}) {
           if (layout == Layout::nchw && !cuda::logic::layout_applies(shape.op)) continue;  // one layout
+          cuda::CudaOptions cuda_options;
+          cuda_options.layout = layout;
+          auto backend = cuda::make_backend(0, cuda_options);
           const Problem problem{MemoryProblem{shape, pass}, p};
           SCOPED_TRACE(std::string(name(p)) + " " + std::string(name(pass)) + " " + describe(problem) +
                        (layout == Layout::nhwc ? " nhwc" : " nchw"));
@@ -238,7 +244,6 @@ TEST(CudaBackend, MemoryBoundOpsValidateInEveryPassAndPrecision) {
           }
           ASSERT_TRUE(p != Precision::tf32 && p != Precision::fp8);
           CaseOptions options;
-          options.layout = layout;
           const auto in = make_inputs(problem, 4);
           std::unique_ptr<Case> c;
           try {

@@ -32,6 +32,8 @@ namespace {
 TEST(CudaDescriptors, NotBuilt) { GTEST_SKIP() << "layerbench was built without CUDA"; }
 #else
 
+using cuda::Layout;
+
 const std::vector<Model>& shipped() {
   static const std::vector<Model> models = load_builtin_models();
   return models;

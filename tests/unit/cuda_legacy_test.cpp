@@ -11,6 +11,7 @@
 #include "harness/inputs.hpp"
 #include "harness/validate.hpp"
 #include "harness/workload.hpp"
+#include "kernels/cuda/logic/cuda_options.hpp"
 #include "kernels/cuda/logic/legacy_conv.hpp"
 
 #if LAYERBENCH_HAVE_CUDA
@@ -26,6 +27,7 @@ namespace {
 
 using cuda::logic::LegacyAlgoResult;
 using cuda::logic::LegacyMathType;
+using cuda::Layout;
 
 constexpr LegacyMathType all_math_types[] = {
     LegacyMathType::default_math, LegacyMathType::tensor_op,
@@ -236,7 +238,6 @@ using testing::note;
 
 TEST(CudaLegacyConv, ResNetLayerEveryPassValidates) {
   REQUIRE_GPU();
-  auto backend = cuda::make_backend(0);
   const Model* resnet = find_model(load_builtin_models(), "resnet50");
   ASSERT_NE(resnet, nullptr);
   const Op* layer = nullptr;
@@ -246,6 +247,10 @@ TEST(CudaLegacyConv, ResNetLayerEveryPassValidates) {
   for (Precision p : {Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16})
     for (Pass pass : all_passes)
       for (Layout layout : {Layout::nhwc, Layout::nchw}) {
+        cuda::CudaOptions cuda_options;
+        cuda_options.cudnn_api = cuda::CudnnApi::legacy;
+        cuda_options.layout = layout;
+        auto backend = cuda::make_backend(0, cuda_options);
         const Problem problem = problem_for(*layer, 2, pass, p);
         SCOPED_TRACE(std::string(name(p)) + " " + std::string(name(pass)) +
                      (layout == Layout::nhwc ? " nhwc" : " nchw"));
@@ -254,8 +259,6 @@ TEST(CudaLegacyConv, ResNetLayerEveryPassValidates) {
           continue;
         }
         CaseOptions options;
-        options.cudnn_api = CudnnApi::legacy;
-        options.layout = layout;
         options.algo = layout == Layout::nhwc ? AlgoChoice::autotune : AlgoChoice::heuristic;
         const auto inputs = make_inputs(problem, 42);
         std::unique_ptr<Case> c;
@@ -270,7 +273,7 @@ TEST(CudaLegacyConv, ResNetLayerEveryPassValidates) {
         EXPECT_EQ(c->implementation().rfind("cudnn legacy ", 0), 0u) << c->implementation();
         EXPECT_EQ(note(*c, "cudnn_api"), "legacy");
         EXPECT_NE(note(*c, "cudnn_heuristic_choice"), "<absent>");
-        EXPECT_LE(c->workspace_bytes(), options.workspace_limit_bytes);
+        EXPECT_LE(c->workspace_bytes(), cuda_options.workspace_limit_bytes);
         if (p == Precision::fp32) {
           EXPECT_EQ(note(*c, "cudnn_math_type"), "CUDNN_FMA_MATH");
           EXPECT_EQ(note(*c, "tensor_cores"), "no");

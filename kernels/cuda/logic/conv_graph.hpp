@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/backend.hpp"
 #include "harness/problem.hpp"
+#include "kernels/cuda/logic/cuda_options.hpp"
 
 namespace lb::cuda::logic {
 

@@ -1,0 +1,33 @@
+#pragma once
+// The CUDA backend's own `run` options (--layout, --cudnn-api, --workspace-mb): what it declares
+// to the CLI (harness/backend_descriptor.hpp) and the typed values its cases use. Pure logic,
+// built and tested in every build, so a CPU-only build's tests check the declarations too.
+#include <cstdint>
+#include <vector>
+
+#include "harness/backend_descriptor.hpp"
+
+namespace lb::cuda {
+
+enum class Layout { nhwc, nchw };  // convolution layout; oneDNN chooses its own ("any")
+// cuDNN convolutions through the graph API, or the legacy calls older frameworks use.
+enum class CudnnApi { graph, legacy };
+
+struct CudaOptions {
+  Layout layout = Layout::nhwc;
+  CudnnApi cudnn_api = CudnnApi::graph;
+  std::uint64_t workspace_limit_bytes = 32ull << 20;
+};
+
+// What one CUDA case is prepared with: the harness's options and the backend's own.
+struct CudaCaseOptions : CaseOptions, CudaOptions {};
+
+// --layout, --cudnn-api and --workspace-mb, recorded under the settings keys "layout",
+// "cudnn_api" and "workspace_mb" (the keys results files have always had).
+const std::vector<BackendOption>& option_declarations();
+
+// The typed options from values checked against option_declarations(); a key left out takes its
+// default. Throws std::invalid_argument naming the flag for a value the declarations refuse.
+CudaOptions parse_options(const BackendOptionValues& values);
+
+}  // namespace lb::cuda
