@@ -3,7 +3,6 @@
 #include <cstddef>
 #include <filesystem>
 
-#include "build_info.hpp"
 #include "harness/cpu_peak.hpp"
 #include "harness/doctor/versions.hpp"
 #include "harness/doctor/windows_dlls.hpp"
@@ -133,8 +132,6 @@ Snapshot probe_host(const ProbeOptions& options) {
   Snapshot s;
   s.os = platform::is_windows() ? "windows" : "linux";
   s.cpu = probe_cpu(options);
-  s.cuda_build = LAYERBENCH_HAVE_CUDA;
-  s.build_architectures = s.cuda_build ? build::cuda_architectures : "";
   s.driver = probe_driver();
   const char* library_path_variable = platform::is_windows() ? "PATH" : "LD_LIBRARY_PATH";
   for (const char* name : {"CUDA_VISIBLE_DEVICES", "NVIDIA_TF32_OVERRIDE",

@@ -11,7 +11,8 @@ struct ProbeOptions {
 };
 
 // What the harness itself can see: OS, CPU (CPUID), the NVIDIA driver (loaded at run time,
-// never linked), build configuration and the environment variables that change the outcome.
+// never linked) and the environment variables that change the outcome. Whether this build has
+// GPU backends is theirs to say (their probe sets Snapshot::cuda_build).
 Snapshot probe_host(const ProbeOptions& options = {});
 
 // The backends add what their libraries report: lb::probe_machine in bench/backend_registry.hpp.

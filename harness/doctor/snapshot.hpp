@@ -64,8 +64,8 @@ struct DllInfo {
 struct Snapshot {
   std::string os;  // "linux" or "windows"
   CpuInfo cpu;
-  bool cuda_build = false;        // built with the GPU backends
-  std::string build_architectures;  // "75;80;86;89;90"
+  bool cuda_build = false;        // built with the CUDA backend: its probe sets this
+  std::string build_architectures;  // "75;80;86;89;90", from the same probe
   int runtime_version = 0;        // CUDA runtime linked in, e.g. 13000
   DriverInfo driver;
   int device_count = 0;

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "build_info.hpp"
 #include "harness/platform.hpp"
 #include "kernels/cuda/arch_probe.hpp"
 #include "kernels/cuda/cuda_check.hpp"
@@ -63,6 +64,8 @@ void probe_libraries(doctor::Snapshot& s) {
 }
 
 void probe(doctor::Snapshot& s) {
+  s.cuda_build = true;
+  s.build_architectures = build::cuda_architectures;
   probe_libraries(s);
   int count = 0;
   if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess) {

@@ -129,13 +129,21 @@ TEST_F(OnednnBackendTest, Tf32AndFp8AreNeverRunOnTheCpu) {
   }
 }
 
-TEST_F(OnednnBackendTest, ContextNamesVersionThreadingIsaAndThreads) {
+// The device facts name threading, ISA and threads; the version is context.libraries', given
+// once by the descriptor and not repeated in the facts.
+TEST_F(OnednnBackendTest, ContextNamesThreadingIsaAndThreadsAndTheDescriptorTheVersion) {
   std::map<std::string, std::string> context;
   for (const auto& [k, v] : backend->context()) context[k] = v;
+  EXPECT_EQ(context.count("onednn_version"), 0u);
+  doctor::Snapshot snapshot;
+  onednn::descriptor().probe(snapshot);
+  const auto libraries = onednn::descriptor().libraries(snapshot);
+  ASSERT_EQ(libraries.size(), 1u);
+  EXPECT_EQ(libraries[0].first, "onednn");
   // The library loaded has the major version the backend was compiled against (3.x API).
   static_assert(DNNL_VERSION_MAJOR >= 3, "the backend uses the oneDNN 3 API");
   const std::string compiled_major = std::to_string(DNNL_VERSION_MAJOR) + ".";
-  EXPECT_EQ(context["onednn_version"].rfind(compiled_major, 0), 0u) << context["onednn_version"];
+  EXPECT_EQ(libraries[0].second.rfind(compiled_major, 0), 0u) << libraries[0].second;
   EXPECT_FALSE(context["threading"].empty());
   EXPECT_FALSE(context["isa"].empty());
   EXPECT_FALSE(context["threads"].empty());
