@@ -1,11 +1,14 @@
 // libFuzzer target: every parser of text from outside the program, fed the same input: the
-// --batch and --precision lists, --pass, `doctor --for` (and the facts lookup it leads to), and
-// the version strings the doctor reads (dotted versions, CUDA versions, the driver's module text).
+// --batch and --precision lists, --pass, --device, `doctor --for` (and the facts lookup it leads
+// to), and the version strings the doctor reads (dotted versions, CUDA versions, the driver's
+// module text).
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
+#include "harness/device_id.hpp"
 #include "harness/doctor/diagnose.hpp"
 #include "harness/doctor/facts.hpp"
 #include "harness/doctor/versions.hpp"
@@ -30,6 +33,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   parse([&] { parse_batch_list(text); });
   parse([&] { parse_precision_list(text); });
   (void)parse_pass_set(text);
+  // --device: a device id that parses is written back as itself or its canonical spelling.
+  if (const auto id = parse_device_id(text)) {
+    const auto again = parse_device_id(to_string(*id));
+    if (!again || again->kind != id->kind || again->index != id->index) std::abort();
+  }
   parse([&] { tensorflow_build(facts, parse_framework_target(text).version); });
   parse([&] { parse_cuda_version(text); });
   (void)driver_version_from_module_text(text);
