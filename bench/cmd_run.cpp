@@ -289,15 +289,22 @@ std::map<std::string, DeviceLimits> device_limits(const nlohmann::json& context,
   return limits;
 }
 
-// A resumed run must measure on the same machine: same host, devices and library versions.
+// A resumed run must measure on the same machine: same host, devices and versions of the
+// libraries the file recorded. A library it did not record (a backend added to layerbench since,
+// whose descriptor now lists its library) measured none of its points, so is not compared.
 void check_same_machine(const nlohmann::json& recorded, const nlohmann::json& current) {
-  const auto identity = [](const nlohmann::json& context) {
+  const nlohmann::json recorded_libraries =
+      recorded.value("libraries", nlohmann::json::object());
+  const auto identity = [&](const nlohmann::json& context) {
     nlohmann::json devices = nlohmann::json::object();
     for (const auto& d : context.value("devices", nlohmann::json::array()))
       devices[d.at("id").get<std::string>()] = d.value("name", "");
-    return nlohmann::json{{"host", context.value("host", "")},
-                          {"devices", devices},
-                          {"libraries", context.value("libraries", nlohmann::json::object())}};
+    const nlohmann::json all = context.value("libraries", nlohmann::json::object());
+    nlohmann::json libraries = nlohmann::json::object();
+    for (const auto& [library, version] : recorded_libraries.items())
+      libraries[library] = all.contains(library) ? all.at(library) : nlohmann::json();
+    return nlohmann::json{
+        {"host", context.value("host", "")}, {"devices", devices}, {"libraries", libraries}};
   };
   const nlohmann::json was = identity(recorded), now = identity(current);
   for (const auto& [key, value] : was.items())

@@ -86,6 +86,22 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 expect_rc 2 "resume on another machine" "$bin" run --resume "$work/moved.json"
 grep -q "another machine" "$work/err" || fail "resume on another machine: not explained"
+# Library versions: one the file recorded must be the same here; one it did not record (a library
+# of a backend added since, which measured none of its points) is not compared.
+python3 - "$work/killed.json" "$work" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+libraries = d["context"]["libraries"]
+d["context"]["libraries"] = dict(libraries, onednn="0.0.1 (edited)")
+json.dump(d, open(sys.argv[2] + "/other-onednn.json", "w"))
+d["context"]["libraries"] = {k: v for k, v in libraries.items() if k != "onednn"}
+json.dump(d, open(sys.argv[2] + "/no-onednn.json", "w"))
+PY
+expect_rc 2 "resume with another oneDNN" "$bin" run --resume "$work/other-onednn.json"
+grep -q 'another machine (libraries: {.*"onednn":"0.0.1 (edited)"' "$work/err" ||
+  fail "resume with another oneDNN: not explained"
+expect_rc 0 "resume a file without a library row" "$bin" run --resume "$work/no-onednn.json" --quiet
+[ "$(json "$work/no-onednn.json" "d['status']")" = complete ] || fail "file without a library row not completed"
 expect_rc 0 "resume" "$bin" run --resume "$work/killed.json" --quiet
 [ "$(json "$work/killed.json" "d['status']")" = complete ] || fail "resumed run not complete"
 # 3 batches x (4 fwd + 3 bwd_data + 4 bwd_weights): the input layer has no bwd_data.
