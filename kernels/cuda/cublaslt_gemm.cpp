@@ -66,7 +66,8 @@ class CublasLtGemmCase final : public GpuCase {
 };
 
 CublasLtGemmCase::CublasLtGemmCase(std::shared_ptr<DeviceContext> context, const Problem& problem,
-                                   const std::vector<HostTensor>& inputs, const CudaCaseOptions& options)
+                                   const std::vector<HostTensor>& inputs,
+                                   const CudaCaseOptions& options)
     : GpuCase(std::move(context), options.cache),
       shape_(problem.gemm().shape),
       precision_(problem.precision),
@@ -124,7 +125,8 @@ CublasLtGemmCase::CublasLtGemmCase(std::shared_ptr<DeviceContext> context, const
 }
 
 // Creates the matmul descriptor and asks the heuristic; false when it has no algorithm.
-bool CublasLtGemmCase::find_algorithms(const CudaCaseOptions& options, cublasComputeType_t compute) {
+bool CublasLtGemmCase::find_algorithms(const CudaCaseOptions& options,
+                                       cublasComputeType_t compute) {
   std::optional<Fp8Scales> scales;
   if (precision_ == Precision::fp8) {
     const float ones[2] = {1.0f, 1.0f};
