@@ -21,6 +21,8 @@ namespace {
 TEST(CudaMemoryDescriptors, NotBuilt) { GTEST_SKIP() << "layerbench was built without CUDA"; }
 #else
 
+using cuda::Layout;
+
 void expect_tensor(cudnnTensorDescriptor_t d, const cuda::logic::TensorSpec& spec, cudnnDataType_t want) {
   cudnnDataType_t type;
   int nb = 0, dims[4] = {}, strides[4] = {};
