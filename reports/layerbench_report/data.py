@@ -67,6 +67,16 @@ class Data:
                 self.models.append(p["model"])
         self.titles = {r["model"]: r.get("title") or r["model"] for _, r in self.records}
 
+    def model_sum_labels(self):
+        """What the model figures sum, as each results file's model records say (older files:
+        convolutions and GEMMs only; newer: every operation, the eager estimate)."""
+        labels = []
+        for _, r in self.records:
+            label = r.get("label")
+            if isinstance(label, str) and label and label not in labels:
+                labels.append(label)
+        return labels or ["layer sums: convolutions and GEMMs only"]
+
     def device(self, f, dev_id) -> Device:
         return self._device[(id(f), dev_id)]
 

@@ -56,5 +56,5 @@ def summary_markdown(data, heads, not_measured=()) -> str:
                       "above tolerance"],
                      [[d.label, P(prec), n, f"{v['rel_l2']:.2e}", f"{v.get('tolerance', 0):.0e}",
                        failed] for d, prec, v, p, n, failed in validation_rows(data)]), ""]
-    out.append("Model figures are layer sums over convolutions and GEMMs only.")
+    out.append("Model figures: " + "; ".join(data.model_sum_labels()) + ".")
     return "\n".join(out) + "\n"

@@ -120,9 +120,9 @@ def render_html(data, heads, skipped, not_measured=()) -> tuple:
                         for big, cap in h.cards)
         sentences = "".join(f'<p class="headline">{esc(s)}</p>' for s in h.sentences)
         glance.append(f"<h3>{esc(data.title(m))}</h3><div class=cards>{cards}</div>{sentences}")
-    glance.append('<p class="note">Model figures are layer sums: convolutions and GEMMs only '
-                  "(normalisation, activations, softmax, pooling and the optimizer are left out), "
-                  "so they are upper bounds on what a framework reaches.</p></section>")
+    glance.append('<p class="note">Model figures: ' + esc("; ".join(data.model_sum_labels())) +
+                  ". Each operation is timed on its own, so they are upper bounds on what a "
+                  "framework reaches.</p></section>")
     body.append("".join(glance))
     headings, environment_number = section_headings()
     for m in data.models:

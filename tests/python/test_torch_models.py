@@ -202,6 +202,18 @@ def test_the_memory_bound_kinds_join_the_estimate_and_its_split(tmp_path):
                                              "slower in layerbench")
 
 
+@pytest.mark.parametrize("results, says", [
+    (LAYERBENCH_FILE, "convolutions and GEMMs only"),
+    (MEMOPS_FILE, "every operation of the model file"),
+])
+def test_the_report_says_what_the_model_figures_sum(tmp_path, results, says):
+    # Taken from the file's model records, so an older file is never described as complete.
+    assert cli.main([str(results), "-o", str(tmp_path)]) == 0
+    summary = (tmp_path / "summary.md").read_text(encoding="utf-8")
+    html = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert says in summary.splitlines()[-1] and says in html
+
+
 def test_without_a_framework_file_the_section_says_how_to_get_one(tmp_path):
     assert cli.main([str(LAYERBENCH_FILE), "-o", str(tmp_path)]) == 0
     html = (tmp_path / "index.html").read_text(encoding="utf-8")

@@ -106,12 +106,13 @@ def throughput_by_device(data, model, devices, charts) -> str:
     reserve_bottom(ax, strip)
     log_scale(ax)
     batch_axis(ax, batches)
-    ax.set_ylabel("images/s (layer sum, log scale)")
+    ax.set_ylabel("images/s (model sum, log scale)")
     ax.set_title("Model throughput against batch size, per device (forward)")
     ax.legend(handles=ax.get_legend_handles_labels()[0] + status_legend_handles(statuses),
               loc="center left", bbox_to_anchor=(1.01, 0.5))
     return charts.embed(fig, f"{model}: images/s against batch per device",
-                        "Images per second from the layer sum (convolutions and GEMMs only). "
+                        "Images per second from the model sum ("
+                        + "; ".join(data.model_sum_labels()) + "). "
                         "Solid: FP32; dashed: the device's fastest other precision. Markers at "
                         "the bottom: batches that were not measured (out of memory, unsupported) "
                         "or failed validation.")

@@ -72,7 +72,7 @@ def render(data, model, charts) -> str:
         else:
             ax.text(0.5, 0.5, "nothing measured ok", ha="center", transform=ax.transAxes,
                     color="#777")
-        ax.set_ylabel("images/s (layer sum, log scale)")
+        ax.set_ylabel("images/s (model sum, log scale)")
         ax.set_title(f"{d.label}\nthroughput against batch, per precision")
         handles += ax.get_legend_handles_labels()[0]
     handles += status_legend_handles(statuses)

@@ -46,7 +46,7 @@ def render(data, model, charts) -> str:
                     ax.text(x, y, fmt_ratio(ratio), ha="center", va="bottom", fontsize=8)
             ax.set_xticks(range(len(groups)))
             ax.set_xticklabels([f"{P(prec)}\nbatch {b}" for prec, b in groups])
-            ax.set_ylabel("images/s (layer sum)")
+            ax.set_ylabel("images/s (model sum)")
             ax.set_title(f"{word} vs {word}, {lr.pass_name(pass_)}: throughput at the largest "
                          "batch every device ran (labels: × the reference)")
             ax.grid(axis="x", visible=False)
