@@ -15,13 +15,13 @@ namespace lb {
 const std::vector<const BackendDescriptor*>& backend_descriptors() {
   static const std::vector<const BackendDescriptor*> descriptors = {
 #if LAYERBENCH_HAVE_RUN
-      &onednn::descriptor(),
+    &onednn::descriptor(),
 #endif
 #if LAYERBENCH_HAVE_OPENBLAS
-      &openblas::descriptor(),
+    &openblas::descriptor(),
 #endif
 #if LAYERBENCH_HAVE_CUDA
-      &cuda::descriptor(),
+    &cuda::descriptor(),
 #endif
   };
   return descriptors;

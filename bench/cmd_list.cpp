@@ -43,8 +43,8 @@ std::vector<Row> rows_for(const Model& model, int batch, Precision precision, Pa
   for (const auto& op : model.ops)
     for (Pass pass : passes_for(op, set)) {
       auto problem = problem_for(op, batch, pass, precision);
-      rows.push_back({&op, pass, problem, flop_count(problem), min_bytes(problem),
-                      memory_bytes(problem)});
+      rows.push_back(
+          {&op, pass, problem, flop_count(problem), min_bytes(problem), memory_bytes(problem)});
     }
   return rows;
 }
@@ -69,7 +69,8 @@ nlohmann::json row_json(const Model& model, const Row& row, int batch) {
 // Up to three layer names, else the first and the last; --json lists them all.
 std::string layers_text(const Op& op) {
   const auto& l = op.layers;
-  if (l.size() > 3) return l.front() + " ... " + l.back() + " (" + std::to_string(l.size()) + " layers)";
+  if (l.size() > 3)
+    return l.front() + " ... " + l.back() + " (" + std::to_string(l.size()) + " layers)";
   std::string out;
   for (const auto& layer : l) out += (out.empty() ? "" : ", ") + layer;
   return out;
@@ -86,7 +87,8 @@ void print_table(std::ostream& out, const Model& model, const std::vector<Row>& 
   out << std::left << "  " << std::setw(26) << "op" << std::setw(11) << "kind" << std::setw(12)
       << "pass" << std::setw(52) << "shape" << std::right << std::setw(6) << "count"
       << std::setw(10) << "GFLOP" << std::setw(10) << "MB" << std::setw(9) << "FLOP/B"
-      << std::setw(10) << "mem MiB" << "  layers\n";
+      << std::setw(10) << "mem MiB"
+      << "  layers\n";
   const Op* previous = nullptr;
   for (const auto& row : rows) {
     out << std::left << "  " << std::setw(26) << row.op->id << std::setw(11) << name(row.op->kind)
@@ -100,8 +102,8 @@ void print_table(std::ostream& out, const Model& model, const std::vector<Row>& 
   }
   out << std::setprecision(3) << "  total: " << t.flop / 1e9 << " GFLOP per batch of " << batch
       << ", " << t.flop_per_image / 1e9 << " GFLOP per image ("
-      << (set == PassSet::fwd ? "forward" : "forward + backward-data + backward-weights")
-      << "); " << t.ops << " distinct shapes for " << t.layers << " layers\n\n";
+      << (set == PassSet::fwd ? "forward" : "forward + backward-data + backward-weights") << "); "
+      << t.ops << " distinct shapes for " << t.layers << " layers\n\n";
   out.unsetf(std::ios::fixed);
 }
 
@@ -109,10 +111,11 @@ int run_list(const ListOptions& o) {
   const auto precision = parse_precision(o.precision);
   if (!precision)
     throw InputError("--precision " + o.precision +
-                       ": unknown precision (expected fp32, tf32, fp16, bf16 or fp8)");
+                     ": unknown precision (expected fp32, tf32, fp16, bf16 or fp8)");
   const auto set = parse_pass_set(o.pass_set);
   if (!set) throw InputError("--pass " + o.pass_set + ": unknown pass set (expected fwd or train)");
-  if (o.batch < 1) throw InputError("--batch " + std::to_string(o.batch) + ": must be a positive integer");
+  if (o.batch < 1)
+    throw InputError("--batch " + std::to_string(o.batch) + ": must be a positive integer");
 
   auto files = builtin_model_files();
   files.insert(files.end(), o.workloads.begin(), o.workloads.end());
@@ -135,7 +138,7 @@ int run_list(const ListOptions& o) {
     for (const auto& op : m->ops)
       if (auto overflow = indexing_overflow(op, o.batch))
         throw InputError("--batch " + std::to_string(o.batch) + ": " + m->name + " op " + op.id +
-                           ": " + *overflow);
+                         ": " + *overflow);
 
   nlohmann::json listing = {{"flop_convention", flop_convention},
                             {"batch", o.batch},
@@ -174,16 +177,15 @@ void add_list(CLI::App& app, Action& action) {
       "list", "List the models' operations with FLOPs, bytes, intensity and memory");
   sub->add_option("--model", options->models, "Models to list (default: all)");
   sub->add_option("--batch", options->batch, "Batch size (default 1)");
-  sub->add_option("--precision", options->precision, "fp32, tf32, fp16, bf16 or fp8 (default fp32)");
+  sub->add_option("--precision", options->precision,
+                  "fp32, tf32, fp16, bf16 or fp8 (default fp32)");
   sub->add_option("--pass", options->pass_set,
                   "fwd (forward) or train (forward, backward-data, backward-weights); default fwd");
   sub->add_flag("--json", options->json, "Machine-readable output, fields as in results points");
   sub->add_option("--workload", options->workloads,
                   "Extra model files (same schema as bench/models/*.json)");
   sub->callback([&action, options] {
-    action = [options] {
-      return report_input_errors("list", [&] { return run_list(*options); });
-    };
+    action = [options] { return report_input_errors("list", [&] { return run_list(*options); }); };
   });
 }
 

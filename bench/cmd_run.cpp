@@ -2,15 +2,15 @@
 // goes (crash-safe, resumable), then add the model-level sums and print a summary.
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <iostream>
-#include <cmath>
 #include <memory>
 #include <optional>
 #include <regex>
-#include <sstream>
 #include <set>
+#include <sstream>
 
 #include "bench/backend_options.hpp"
 #include "bench/backend_registry.hpp"
@@ -22,12 +22,12 @@
 #include "harness/interrupt.hpp"
 #include "harness/plan.hpp"
 #include "harness/plan_estimate.hpp"
+#include "harness/platform.hpp"
 #include "harness/progress.hpp"
 #include "harness/results_file.hpp"
 #include "harness/runner.hpp"
 #include "harness/stats.hpp"
 #include "harness/summary.hpp"
-#include "harness/platform.hpp"
 #include "harness/workload.hpp"
 
 namespace lb::cli {
@@ -293,8 +293,7 @@ std::map<std::string, DeviceLimits> device_limits(const nlohmann::json& context,
 // libraries the file recorded. A library it did not record (a backend added to layerbench since,
 // whose descriptor now lists its library) measured none of its points, so is not compared.
 void check_same_machine(const nlohmann::json& recorded, const nlohmann::json& current) {
-  const nlohmann::json recorded_libraries =
-      recorded.value("libraries", nlohmann::json::object());
+  const nlohmann::json recorded_libraries = recorded.value("libraries", nlohmann::json::object());
   const auto identity = [&](const nlohmann::json& context) {
     nlohmann::json devices = nlohmann::json::object();
     for (const auto& d : context.value("devices", nlohmann::json::array()))
@@ -318,8 +317,7 @@ void check_same_machine(const nlohmann::json& recorded, const nlohmann::json& cu
 // Without --backend, a build with no GPU backend still plans GPU points, keyed as the CUDA
 // backend's are (no "@backend"): the nodes that run them have it.
 int print_dry_run(const RunRequest& request, const std::vector<Model>& models,
-                  const DeviceChoice& choice,
-                  const std::vector<const BackendDescriptor*>& backends,
+                  const DeviceChoice& choice, const std::vector<const BackendDescriptor*>& backends,
                   double max_time_per_point_s) {
   std::vector<DeviceTarget> devices;
   std::vector<std::string> gpu_backends;
@@ -336,9 +334,9 @@ int print_dry_run(const RunRequest& request, const std::vector<Model>& models,
     for (const auto& backend : gpu_backends)
       devices.push_back({to_string(DeviceId{DeviceKind::gpu, i}), true, backend});
   const Plan plan = expand_plan(request, models, devices);
-  std::cout << estimate_json(estimate_plan(plan, max_time_per_point_s), max_time_per_point_s)
-                   .dump(2)
-            << "\n";
+  std::cout
+      << estimate_json(estimate_plan(plan, max_time_per_point_s), max_time_per_point_s).dump(2)
+      << "\n";
   return exit_ok;
 }
 
@@ -431,7 +429,8 @@ int run_points(const RunOptions& o, const Plan& plan, const std::vector<Model>& 
   loop.config.sampler.rule.min_time_s = o.min_time_per_point;
   loop.config.sampler.rule.max_time_s = o.max_time_per_point;
   loop.config.case_options.cache = o.warm ? CacheMode::warm : CacheMode::cold;
-  loop.config.case_options.algo = o.algo == "heuristic" ? AlgoChoice::heuristic : AlgoChoice::autotune;
+  loop.config.case_options.algo =
+      o.algo == "heuristic" ? AlgoChoice::heuristic : AlgoChoice::autotune;
   loop.config.case_options.memory_limit_bytes =
       static_cast<std::uint64_t>(o.memory_limit_gb * (1ull << 30));
   loop.backend_for = [&](const PlannedPoint& pp) -> Backend& {
@@ -447,7 +446,7 @@ int run_points(const RunOptions& o, const Plan& plan, const std::vector<Model>& 
     total_gflop += pp.gflop;
     ++to_run;
   }
-  const Progress::Mode mode = o.quiet ? Progress::Mode::quiet
+  const Progress::Mode mode = o.quiet                          ? Progress::Mode::quiet
                               : platform::stderr_is_terminal() ? Progress::Mode::terminal
                                                                : Progress::Mode::lines;
   Progress progress(mode, to_run, total_gflop);
@@ -483,8 +482,10 @@ int run_points(const RunOptions& o, const Plan& plan, const std::vector<Model>& 
   loop.run(plan.points, o.benchmark_args);
   progress.finish();
 
-  const Aggregation results = aggregate(writer->points(), models, device_limits(writer->context(), o.memory_limit_gb));
-  nlohmann::json model_records = nlohmann::json::array(), boundary_records = nlohmann::json::array();
+  const Aggregation results =
+      aggregate(writer->points(), models, device_limits(writer->context(), o.memory_limit_gb));
+  nlohmann::json model_records = nlohmann::json::array(),
+                 boundary_records = nlohmann::json::array();
   for (const auto& r : results.models) model_records.push_back(to_json(r));
   for (const auto& b : results.boundaries) boundary_records.push_back(to_json(b));
   const bool interrupted = interrupt::stop_requested().load();
@@ -625,8 +626,7 @@ void add_run(CLI::App& app, Action& action) {
   sub->allow_extras();  // --benchmark_* flags go on to Google Benchmark
   sub->callback([&action, opts, sub] {
     for (const auto& extra : sub->remaining()) {
-      if (extra.rfind("--benchmark_", 0) != 0)
-        throw unknown_argument(extra);
+      if (extra.rfind("--benchmark_", 0) != 0) throw unknown_argument(extra);
       opts->benchmark_args.push_back(extra);
     }
     action = [opts, sub] {

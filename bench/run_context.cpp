@@ -47,7 +47,8 @@ nlohmann::json cpu_device(const RunContext& machine, const Backend& backend, int
           {"name", machine.snapshot.cpu.model},
           {"backend", backend.name()},
           {"facts", facts_json(backend)},
-          {"peaks", {{"fp32", {{"tflops", peak.gflops / 1e3}, {"source", "measured: " + peak.method}}}}},
+          {"peaks",
+           {{"fp32", {{"tflops", peak.gflops / 1e3}, {"source", "measured: " + peak.method}}}}},
           {"memory_bandwidth_gbps", cpu_bandwidth(threads)}};
 }
 
@@ -118,8 +119,8 @@ nlohmann::json context_json(const RunContext& machine,
           {"cache", warm ? "warm" : "cold"},
           {"libraries", libraries},
           {"devices", devices},
-          {"doctor", {{"gpu_usable", machine.diagnosis.gpu_usable},
-                      {"verdict", machine.diagnosis.verdict}}},
+          {"doctor",
+           {{"gpu_usable", machine.diagnosis.gpu_usable}, {"verdict", machine.diagnosis.verdict}}},
           {"scheduler", scheduler_provenance()}};
 }
 

@@ -46,8 +46,8 @@ void print_version(std::ostream& out) {
   row(out, "run", run_left_out);
 #endif
   row(out, "nlohmann_json",
-      doctor::text({NLOHMANN_JSON_VERSION_MAJOR, NLOHMANN_JSON_VERSION_MINOR,
-                    NLOHMANN_JSON_VERSION_PATCH}) +
+      doctor::text(
+          {NLOHMANN_JSON_VERSION_MAJOR, NLOHMANN_JSON_VERSION_MINOR, NLOHMANN_JSON_VERSION_PATCH}) +
           " (header-only)");
   row(out, "CLI11", std::string(CLI11_VERSION) + " (header-only)");
   if (!has_backend_for(DeviceKind::gpu)) row(out, "CUDA", "not used: CPU-only build");

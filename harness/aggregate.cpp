@@ -100,8 +100,7 @@ ModelResult sum_model(const Combo& combo, PassSet set, int batch, const OpPoints
         r.reason = status + ": " + op_label(op, pass) + ": " + p.reason;
       }
       if (p.status != Status::ok) continue;
-      if (!p.timing)
-        throw std::invalid_argument("point " + p.key() + ": status ok without timing");
+      if (!p.timing) throw std::invalid_argument("point " + p.key() + ": status ok without timing");
       const double ms = op.count() * p.timing->median_s * 1e3;
       time_ms += ms;
       kind_ms[std::string(name(op.kind))] += ms;
@@ -144,7 +143,8 @@ Aggregation aggregate(const std::vector<Point>& points, const std::vector<Model>
     if (!model)
       throw std::invalid_argument("point " + p.key() + ": model '" + p.model +
                                   "' is not among the loaded models");
-    if (std::none_of(model->ops.begin(), model->ops.end(), [&](const Op& op) { return op.id == p.op; }))
+    if (std::none_of(model->ops.begin(), model->ops.end(),
+                     [&](const Op& op) { return op.id == p.op; }))
       throw std::invalid_argument("point " + p.key() + ": model '" + p.model + "' has no op '" +
                                   p.op + "'");
     const auto precision = parse_precision(p.precision);
@@ -154,9 +154,9 @@ Aggregation aggregate(const std::vector<Point>& points, const std::vector<Model>
     const std::string where = keyed_device(p.device, p.backend);
     auto d = std::find(device_order.begin(), device_order.end(), where);
     if (d == device_order.end()) d = device_order.insert(d, where);
-    Combo& combo = combos[{static_cast<size_t>(model - models.data()),
-                           static_cast<size_t>(d - device_order.begin()),
-                           static_cast<int>(*precision)}];
+    Combo& combo =
+        combos[{static_cast<size_t>(model - models.data()),
+                static_cast<size_t>(d - device_order.begin()), static_cast<int>(*precision)}];
     combo.model = model;
     combo.device = p.device;
     if (where != p.device) combo.backend = p.backend;
@@ -187,8 +187,8 @@ Aggregation aggregate(const std::vector<Point>& points, const std::vector<Model>
           r->accumulation = Accumulation{fitting->batch, steps, *fitting->images_per_s};
         }
         if (!boundary) {
-          boundary = Boundary{combo.model->name, combo.device, r->precision, set,
-                              r->largest_fitting_batch, r->batch, std::nullopt};
+          boundary = Boundary{combo.model->name,        combo.device, r->precision, set,
+                              r->largest_fitting_batch, r->batch,     std::nullopt};
           if (const auto d = devices.find(combo.device); d != devices.end())
             boundary->memory_limit_bytes = d->second.memory_bytes;
         }

@@ -76,8 +76,8 @@ struct ModelResult {
   // Only when status is ok:
   std::optional<double> time_ms, images_per_s, tflops, peak_fraction;
   std::map<std::string, double> time_share;  // op kind -> fraction of time_ms
-  std::optional<KindTimes> kinds;             // kind group -> ms and fraction of time_ms
-  std::optional<FoldedEstimate> folded;       // pass set fwd only
+  std::optional<KindTimes> kinds;            // kind group -> ms and fraction of time_ms
+  std::optional<FoldedEstimate> folded;      // pass set fwd only
   // Only when status is oom:
   std::optional<int> largest_fitting_batch;
   std::optional<Accumulation> accumulation;
@@ -99,10 +99,10 @@ struct Aggregation {
   std::vector<Boundary> boundaries;
 };
 
-// One result per model, device and backend, precision, pass set and batch present in the points: fwd
-// whenever forward points exist, train when the model/device/precision has any backward point.
-// Ordered by model (catalogue order), device and backend (first seen), precision, pass set, batch. A later
-// point with the same identity replaces an earlier one. Throws std::invalid_argument for a
+// One result per model, device and backend, precision, pass set and batch present in the points:
+// fwd whenever forward points exist, train when the model/device/precision has any backward point.
+// Ordered by model (catalogue order), device and backend (first seen), precision, pass set, batch.
+// A later point with the same identity replaces an earlier one. Throws std::invalid_argument for a
 // point of a model not in `models`, or an op the model does not have.
 Aggregation aggregate(const std::vector<Point>& points, const std::vector<Model>& models,
                       const std::map<std::string, DeviceLimits>& devices);

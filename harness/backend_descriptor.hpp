@@ -32,9 +32,9 @@ struct VersionRow {
 // `choices` is empty, a number in [min, max]. Options every backend shares (--algo, --warm,
 // --memory-limit) are the harness's own: bench/cmd_run.cpp and CaseOptions.
 struct BackendOption {
-  std::string flag;          // "--layout"
-  std::string help;          // for --help, naming the default
-  std::string settings_key;  // "layout"
+  std::string flag;                  // "--layout"
+  std::string help;                  // for --help, naming the default
+  std::string settings_key;          // "layout"
   nlohmann::json default_value;      // a string or a number
   std::vector<std::string> choices;  // a string option's values; empty: a number
   double min = 0, max = 0;           // a number's closed range

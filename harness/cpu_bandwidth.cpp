@@ -46,8 +46,8 @@ std::string mib(std::uint64_t bytes) { return std::to_string(bytes >> 20) + " Mi
 // Why the arrays have the size they have, for the method text.
 std::string array_size_reason(std::uint64_t asked_bytes, std::uint64_t llc_bytes) {
   if (asked_bytes > 0) return "as asked";
-  if (llc_bytes == 0) return "last-level cache size unknown: the " +
-                             mib(max_bandwidth_array_bytes) + " cap";
+  if (llc_bytes == 0)
+    return "last-level cache size unknown: the " + mib(max_bandwidth_array_bytes) + " cap";
   if (4 * llc_bytes > max_bandwidth_array_bytes)
     return "4x the " + mib(llc_bytes) + " last-level cache, capped at " +
            mib(max_bandwidth_array_bytes);
@@ -82,9 +82,9 @@ CpuBandwidth measure_cpu_bandwidth(const CpuBandwidthOptions& options) {
   for (int r = 0; r < result.repetitions; ++r) gbps.push_back(triad_bytes(n) / pass() / 1e9);
   result.gbps = summarize(gbps).median_s;  // a median of rates: the field's unit is not seconds
   result.method = "STREAM triad a = b + s*c over 3 arrays of " + mib(result.array_bytes) + " (" +
-                  array_size_reason(options.array_bytes, llc) +
-                  "), bytes = 3 x 8 x elements, " + std::to_string(threads) +
-                  " threads, median of " + std::to_string(result.repetitions) + " passes";
+                  array_size_reason(options.array_bytes, llc) + "), bytes = 3 x 8 x elements, " +
+                  std::to_string(threads) + " threads, median of " +
+                  std::to_string(result.repetitions) + " passes";
   return result;
 }
 

@@ -13,7 +13,7 @@ std::filesystem::path data_dir() {
   if (auto env = platform::getenv_opt("LAYERBENCH_DATA_DIR"); env && !env->empty())
     candidates.emplace_back(*env);
   const auto exe_dir = platform::executable_path().parent_path();
-  candidates.push_back(exe_dir / "share" / "layerbench");        // build tree
+  candidates.push_back(exe_dir / "share" / "layerbench");                // build tree
   candidates.push_back(exe_dir.parent_path() / "share" / "layerbench");  // install prefix, tests/
   std::string looked;
   for (const auto& c : candidates) {

@@ -15,8 +15,7 @@ std::optional<DeviceId> parse_device_id(std::string_view text) {
   if (text == "cpu") return DeviceId{DeviceKind::cpu, 0};
   const std::string_view gpu = name(DeviceKind::gpu);
   if (text == gpu) return DeviceId{DeviceKind::gpu, 0};
-  if (text.size() <= gpu.size() + 1 || text.substr(0, gpu.size()) != gpu ||
-      text[gpu.size()] != ':')
+  if (text.size() <= gpu.size() + 1 || text.substr(0, gpu.size()) != gpu || text[gpu.size()] != ':')
     return std::nullopt;
   const std::string_view digits = text.substr(gpu.size() + 1);
   int index = 0;

@@ -24,7 +24,8 @@ void say(const char* text) {
 #ifdef _WIN32
   std::fputs(text, stderr);
 #else
-  (void)!write(STDERR_FILENO, text, std::strlen(text));  // no stdio lock: another thread may hold it
+  (void)!write(STDERR_FILENO, text,
+               std::strlen(text));  // no stdio lock: another thread may hold it
 #endif
 }
 
@@ -43,8 +44,7 @@ void on_signal(int unarmed_exit_code) {
 
 #ifdef _WIN32
 BOOL WINAPI on_console_event(DWORD event) {
-  if (event != CTRL_C_EVENT && event != CTRL_BREAK_EVENT && event != CTRL_CLOSE_EVENT)
-    return FALSE;
+  if (event != CTRL_C_EVENT && event != CTRL_BREAK_EVENT && event != CTRL_CLOSE_EVENT) return FALSE;
   on_signal(128 + 2);  // as SIGINT
   return TRUE;
 }

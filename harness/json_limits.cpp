@@ -42,10 +42,12 @@ class LimitChecker : public nlohmann::json_sax<json> {
                    const nlohmann::detail::exception& e) override {
     // position counts from 1 and may point one past the end of the text.
     const auto end = std::min<std::size_t>(position == 0 ? 0 : position - 1, text_.size());
-    const auto line = "line " + std::to_string(1 + std::count(text_.begin(), text_.begin() + end, '\n'));
+    const auto line =
+        "line " + std::to_string(1 + std::count(text_.begin(), text_.begin() + end, '\n'));
     // 406: a number beyond a double's range ("1e999"), the one error that has a field.
     if (e.id == 406) {
-      const std::string token = last_token.size() <= 40 ? last_token : last_token.substr(0, 40) + "...";
+      const std::string token =
+          last_token.size() <= 40 ? last_token : last_token.substr(0, 40) + "...";
       fail(line + ": " + child_path(), "number " + token + " is out of range (beyond a double's)");
     }
     // nlohmann's message reads "[json.exception.parse_error.101] parse error at line L,
@@ -59,7 +61,7 @@ class LimitChecker : public nlohmann::json_sax<json> {
 
  private:
   struct Container {
-    std::string path;            // "", "input", "ops[3]"
+    std::string path;  // "", "input", "ops[3]"
     bool is_object;
     std::set<std::string> keys;  // objects: the keys read so far
     std::string key;             // objects: the key whose value is being read

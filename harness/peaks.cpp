@@ -45,7 +45,8 @@ DevicePeaks read_row(const json& row, const std::string& where,
   DevicePeaks p;
   p.device = text("device");
   const json& names = field("names");
-  if (!names.is_array() || names.empty()) fail(where + ".names", "must be a non-empty array of strings");
+  if (!names.is_array() || names.empty())
+    fail(where + ".names", "must be a non-empty array of strings");
   for (size_t i = 0; i < names.size(); ++i) {
     if (!names[i].is_string() || normalized(names[i].get<std::string>()).empty())
       fail(where + ".names[" + std::to_string(i) + "]", "must be a non-empty string");
@@ -68,7 +69,8 @@ DevicePeaks read_row(const json& row, const std::string& where,
   p.sms = sms.get<int>();
   p.memory_gbps = positive_number(field("memory_gbps"), where + ".memory_gbps");
   const json& tflops = field("tflops");
-  if (!tflops.is_object()) fail(where + ".tflops", "must be an object of precision: TFLOP/s or null");
+  if (!tflops.is_object())
+    fail(where + ".tflops", "must be an object of precision: TFLOP/s or null");
   for (const auto& [key, value] : tflops.items()) {
     const auto precision = parse_precision(key);
     if (!precision) fail(where + ".tflops." + key, "unknown precision");
@@ -102,8 +104,8 @@ std::vector<DevicePeaks> load_gpu_peaks(const std::filesystem::path& file) {
 }
 
 std::optional<DevicePeaks> lookup_gpu_peaks(const std::vector<DevicePeaks>& table,
-                                             const std::string& gpu_name, int cc_major,
-                                             int cc_minor, int sms) {
+                                            const std::string& gpu_name, int cc_major, int cc_minor,
+                                            int sms) {
   const std::string wanted = normalized(gpu_name);
   for (const auto& row : table)
     for (const auto& row_name : row.names)
@@ -115,8 +117,8 @@ std::optional<DevicePeaks> lookup_gpu_peaks(const std::vector<DevicePeaks>& tabl
   return std::nullopt;
 }
 
-std::optional<DevicePeaks> lookup_gpu_peaks(const std::string& gpu_name, int cc_major,
-                                             int cc_minor, int sms) {
+std::optional<DevicePeaks> lookup_gpu_peaks(const std::string& gpu_name, int cc_major, int cc_minor,
+                                            int sms) {
   static const std::vector<DevicePeaks> table =
       load_gpu_peaks(data_dir() / "facts" / "gpu_peaks.json");
   return lookup_gpu_peaks(table, gpu_name, cc_major, cc_minor, sms);

@@ -34,10 +34,10 @@ std::vector<DevicePeaks> load_gpu_peaks(const std::filesystem::path& file);
 // ignored), and compute capability and SM count must agree. A SKU that shares a name but not
 // the SM count gets no peak rather than a wrong one.
 std::optional<DevicePeaks> lookup_gpu_peaks(const std::vector<DevicePeaks>& table,
-                                             const std::string& gpu_name, int cc_major,
-                                             int cc_minor, int sms);
+                                            const std::string& gpu_name, int cc_major, int cc_minor,
+                                            int sms);
 // The same in the shipped table, data_dir()/facts/gpu_peaks.json (read once).
-std::optional<DevicePeaks> lookup_gpu_peaks(const std::string& gpu_name, int cc_major,
-                                             int cc_minor, int sms);
+std::optional<DevicePeaks> lookup_gpu_peaks(const std::string& gpu_name, int cc_major, int cc_minor,
+                                            int sms);
 
 }  // namespace lb

@@ -28,10 +28,18 @@ std::vector<int> powers_of_two_up_to(int max) {
 const std::vector<Suite>& suites() {
   static const std::vector<Suite> all = {
       {"quick", {"resnet50", "vit_b_16"}, {PassSet::fwd}, {1, 8}, {1, 8}, false},
-      {"standard", {}, {PassSet::fwd, PassSet::train}, powers_of_two_up_to(8),
-       powers_of_two_up_to(64), false},
-      {"full", {}, {PassSet::fwd, PassSet::train}, powers_of_two_up_to(8),
-       powers_of_two_up_to(4096), true},
+      {"standard",
+       {},
+       {PassSet::fwd, PassSet::train},
+       powers_of_two_up_to(8),
+       powers_of_two_up_to(64),
+       false},
+      {"full",
+       {},
+       {PassSet::fwd, PassSet::train},
+       powers_of_two_up_to(8),
+       powers_of_two_up_to(4096),
+       true},
   };
   return all;
 }
@@ -53,7 +61,8 @@ std::vector<std::string_view> split_list(std::string_view text, std::string_view
     while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
     while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
     if (item.empty())
-      throw std::invalid_argument(std::string(flag) + ": empty item in '" + std::string(text) + "'");
+      throw std::invalid_argument(std::string(flag) + ": empty item in '" + std::string(text) +
+                                  "'");
     items.push_back(item);
     if (end == text.size()) return items;
     start = end + 1;
@@ -81,8 +90,8 @@ std::vector<const Model*> chosen_models(const RunRequest& request, const Suite& 
       const Model* m = find_model(available, wanted);
       if (!m)
         throw std::invalid_argument("--suite: " + std::string(suite.name) + " needs model '" +
-                                    wanted + "', which is not among the loaded models (" +
-                                    known() + ")");
+                                    wanted + "', which is not among the loaded models (" + known() +
+                                    ")");
       models.push_back(m);
     }
   } else {
@@ -115,11 +124,11 @@ struct Group {
 Plan expand_plan(const RunRequest& request, const std::vector<Model>& available_models,
                  const std::vector<DeviceTarget>& devices) {
   const auto& all = suites();
-  const auto suite = std::find_if(all.begin(), all.end(),
-                                  [&](const Suite& s) { return s.name == request.suite; });
+  const auto suite =
+      std::find_if(all.begin(), all.end(), [&](const Suite& s) { return s.name == request.suite; });
   if (suite == all.end())
-    throw std::invalid_argument("--suite: unknown suite '" + request.suite + "'; known: " +
-                                join(all, [](const Suite& s) { return s.name; }));
+    throw std::invalid_argument("--suite: unknown suite '" + request.suite +
+                                "'; known: " + join(all, [](const Suite& s) { return s.name; }));
   if (devices.empty()) throw std::invalid_argument("--device: no device to run on");
   for (int b : request.batches)
     if (b < 1)
@@ -134,8 +143,8 @@ Plan expand_plan(const RunRequest& request, const std::vector<Model>& available_
   for (const auto& device : devices) {
     if (!seen_devices.insert(keyed_device(device.id, device.backend)).second) continue;
     const auto& batches = !request.batches.empty() ? request.batches
-                          : device.is_gpu         ? suite->gpu_batches
-                                                  : suite->cpu_batches;
+                          : device.is_gpu          ? suite->gpu_batches
+                                                   : suite->cpu_batches;
     const auto precisions =
         !request.precisions.empty() ? request.precisions : default_precisions(device.is_gpu);
     for (const Model* model : models)
@@ -147,8 +156,8 @@ Plan expand_plan(const RunRequest& request, const std::vector<Model>& available_
             for (const Op& op : model->ops) {
               if (!op_runs_pass(op, pass_sets, pass)) continue;
               const double gflop = flop_count(problem_for(op, batch, pass, precision)) / 1e9;
-              group.points.push_back(
-                  {model, &op, batch, precision, pass, device.id, device.is_gpu, device.backend, gflop});
+              group.points.push_back({model, &op, batch, precision, pass, device.id, device.is_gpu,
+                                      device.backend, gflop});
               group.gflop += gflop;
             }
           groups.push_back(std::move(group));
@@ -172,8 +181,7 @@ std::vector<int> parse_batch_list(std::string_view text) {
     int value = 0;
     const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), value);
     if (error != std::errc() || end != item.data() + item.size() || value < 1)
-      throw std::invalid_argument("--batch: '" + std::string(item) +
-                                  "' is not a positive integer");
+      throw std::invalid_argument("--batch: '" + std::string(item) + "' is not a positive integer");
     append_unique(batches, value);
   }
   return batches;
@@ -184,8 +192,9 @@ std::vector<Precision> parse_precision_list(std::string_view text) {
   for (std::string_view item : split_list(text, "--precision")) {
     const auto p = parse_precision(item);
     if (!p)
-      throw std::invalid_argument("--precision: unknown precision '" + std::string(item) +
-                                  "'; known: " + join(all_precisions, [](Precision q) { return name(q); }));
+      throw std::invalid_argument(
+          "--precision: unknown precision '" + std::string(item) +
+          "'; known: " + join(all_precisions, [](Precision q) { return name(q); }));
     append_unique(precisions, *p);
   }
   return precisions;
@@ -207,9 +216,8 @@ void OomSweep::record_oom(const Point& p) {
 }
 
 std::optional<int> OomSweep::smaller_oom_batch(const PlannedPoint& p) const {
-  const auto it = first_oom_.find(
-      {p.model->name, keyed_device(p.device, p.backend), std::string(name(p.precision)),
-       std::string(name(p.pass))});
+  const auto it = first_oom_.find({p.model->name, keyed_device(p.device, p.backend),
+                                   std::string(name(p.precision)), std::string(name(p.pass))});
   if (it == first_oom_.end() || it->second >= p.batch) return std::nullopt;
   return it->second;
 }

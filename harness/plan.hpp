@@ -44,7 +44,7 @@ struct PlannedPoint {
   std::string device;
   bool is_gpu = false;
   std::string backend;  // the DeviceTarget's
-  double gflop = 0;  // work of one executed problem (one layer of the op's shape)
+  double gflop = 0;     // work of one executed problem (one layer of the op's shape)
 };
 
 struct Plan {

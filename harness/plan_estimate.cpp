@@ -29,8 +29,9 @@ nlohmann::json estimate_json(const std::map<std::string, PlanEstimate>& per_devi
   return {{"points", total.points},
           {"estimated_seconds", total.seconds},
           {"max_time_per_point_s", max_time_per_point_s},
-          {"formula", "points x 2 x max_time_per_point_s (warm-up and sampling each stop past the "
-                      "cap); set-up and validation not included"},
+          {"formula",
+           "points x 2 x max_time_per_point_s (warm-up and sampling each stop past the "
+           "cap); set-up and validation not included"},
           {"devices", devices}};
 }
 

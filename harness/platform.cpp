@@ -15,8 +15,8 @@
 #if defined(__x86_64__) || defined(_M_X64) || defined(__i386__) || defined(_M_IX86)
 #define LB_X86 1
 #if defined(_MSC_VER)
-#include <intrin.h>
 #include <immintrin.h>
+#include <intrin.h>
 #else
 #include <cpuid.h>
 #endif
@@ -112,7 +112,8 @@ std::uint64_t last_level_cache_bytes() {
   // the whole host socket's L3 instead (e.g. 256 MiB where sysfs and lscpu say 32 MiB).
   std::uint64_t largest = 0;
   for (int index = 0; index < 8; ++index) {
-    std::ifstream file("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
+    std::ifstream file("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) +
+                       "/size");
     std::uint64_t value = 0;
     std::string unit;
     if (!(file >> value)) continue;
@@ -172,9 +173,9 @@ void detect_isa(CpuFeatures& f) {
   const CpuidRegs l1 = cpuid(1);
   const bool osxsave = bit(l1.ecx, 27);
   const unsigned long long xcr = osxsave ? xcr0() : 0;
-  const bool os_avx = (xcr & 0x6) == 0x6;         // XMM and YMM state
-  const bool os_avx512 = (xcr & 0xE6) == 0xE6;    // plus opmask, ZMM_Hi256, Hi16_ZMM
-  const bool os_amx = (xcr & 0x60000) == 0x60000; // XTILECFG and XTILEDATA
+  const bool os_avx = (xcr & 0x6) == 0x6;          // XMM and YMM state
+  const bool os_avx512 = (xcr & 0xE6) == 0xE6;     // plus opmask, ZMM_Hi256, Hi16_ZMM
+  const bool os_amx = (xcr & 0x60000) == 0x60000;  // XTILECFG and XTILEDATA
   f.fma = os_avx && bit(l1.ecx, 12);
   if (max_leaf < 7) return;
   const CpuidRegs l7 = cpuid(7, 0);
@@ -215,7 +216,7 @@ void os_cpu_topology(CpuFeatures& f) {
 #else
   // Each (physical id, core id) pair is one physical core; SMT siblings share it.
   std::ifstream file("/proc/cpuinfo");
-  std::set<std::pair<std::string, std::string>> cores;
+  std::set<std::pair<std::string, std::string> > cores;
   std::string line, package = "0";
   while (std::getline(file, line)) {
     const auto colon = line.find(':');

@@ -43,7 +43,7 @@ struct CpuFeatures {
   int cores = 0;      // physical cores; 0 when the OS cannot tell
   int threads = 0;    // logical processors
   bool avx2 = false, fma = false, avx512f = false, avx512_bf16 = false, avx512_fp16 = false;
-  bool amx = false;   // AMX tiles with BF16 (AMX-TILE and AMX-BF16)
+  bool amx = false;  // AMX tiles with BF16 (AMX-TILE and AMX-BF16)
 };
 CpuFeatures cpu_features();
 

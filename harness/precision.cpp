@@ -8,11 +8,16 @@ namespace lb {
 
 std::string_view name(Precision p) {
   switch (p) {
-    case Precision::fp32: return "fp32";
-    case Precision::tf32: return "tf32";
-    case Precision::fp16: return "fp16";
-    case Precision::bf16: return "bf16";
-    case Precision::fp8: return "fp8";
+    case Precision::fp32:
+      return "fp32";
+    case Precision::tf32:
+      return "tf32";
+    case Precision::fp16:
+      return "fp16";
+    case Precision::bf16:
+      return "bf16";
+    case Precision::fp8:
+      return "fp8";
   }
   return "?";
 }
@@ -25,11 +30,16 @@ std::optional<Precision> parse_precision(std::string_view text) {
 
 std::string_view meaning(Precision p) {
   switch (p) {
-    case Precision::fp32: return "FP32 data and FP32 math, no Tensor Cores, no TF32, no emulation";
-    case Precision::tf32: return "FP32 data, TF32 Tensor Core math, FP32 accumulation";
-    case Precision::fp16: return "FP16 data, FP32 accumulation";
-    case Precision::bf16: return "BF16 data, FP32 accumulation";
-    case Precision::fp8: return "FP8 E4M3 inputs with scale factors, FP32 accumulation, BF16 output";
+    case Precision::fp32:
+      return "FP32 data and FP32 math, no Tensor Cores, no TF32, no emulation";
+    case Precision::tf32:
+      return "FP32 data, TF32 Tensor Core math, FP32 accumulation";
+    case Precision::fp16:
+      return "FP16 data, FP32 accumulation";
+    case Precision::bf16:
+      return "BF16 data, FP32 accumulation";
+    case Precision::fp8:
+      return "FP8 E4M3 inputs with scale factors, FP32 accumulation, BF16 output";
   }
   return "?";
 }
@@ -37,10 +47,13 @@ std::string_view meaning(Precision p) {
 int input_bytes(Precision p) {
   switch (p) {
     case Precision::fp32:
-    case Precision::tf32: return 4;
+    case Precision::tf32:
+      return 4;
     case Precision::fp16:
-    case Precision::bf16: return 2;
-    case Precision::fp8: return 1;
+    case Precision::bf16:
+      return 2;
+    case Precision::fp8:
+      return 1;
   }
   return 4;
 }
@@ -50,11 +63,15 @@ int output_bytes(Precision p) { return p == Precision::fp8 ? 2 : input_bytes(p);
 // The tolerances are the project's stated validation contract (issue "harness"): relative L2.
 double tolerance(Precision p) {
   switch (p) {
-    case Precision::fp32: return 1e-4;
-    case Precision::tf32: return 5e-3;
+    case Precision::fp32:
+      return 1e-4;
+    case Precision::tf32:
+      return 5e-3;
     case Precision::fp16:
-    case Precision::bf16: return 2e-2;
-    case Precision::fp8: return 1e-1;
+    case Precision::bf16:
+      return 2e-2;
+    case Precision::fp8:
+      return 1e-1;
   }
   return 0;
 }
@@ -79,8 +96,8 @@ float round_e4m3(float v) {
   const float a = std::fabs(v);
   if (a >= 448.0f) return std::copysign(448.0f, v);
   int exp;
-  std::frexp(a, &exp);                    // a = m * 2^exp, m in [0.5, 1)
-  const int e = std::max(exp - 1, -6);    // unbiased exponent, clamped to the subnormal range
+  std::frexp(a, &exp);                  // a = m * 2^exp, m in [0.5, 1)
+  const int e = std::max(exp - 1, -6);  // unbiased exponent, clamped to the subnormal range
   const float step = std::ldexp(1.0f, e - 3);
   return std::copysign(std::nearbyint(a / step) * step, v);
 }
@@ -88,7 +105,8 @@ float round_e4m3(float v) {
 // FP16 subnormals start below 2^-14 with a fixed step of 2^-24.
 float round_fp16(float v) {
   const float a = std::fabs(v);
-  if (a < 6.103515625e-05f) return std::copysign(std::nearbyint(a / 5.9604645e-08f) * 5.9604645e-08f, v);
+  if (a < 6.103515625e-05f)
+    return std::copysign(std::nearbyint(a / 5.9604645e-08f) * 5.9604645e-08f, v);
   const float r = round_mantissa(v, 10);
   return std::fabs(r) > 65504.0f ? std::copysign(65504.0f, v) : r;
 }
@@ -97,19 +115,26 @@ float round_fp16(float v) {
 float round_to_storage(Precision p, float v) {
   switch (p) {
     case Precision::fp32:
-    case Precision::tf32: return v;
-    case Precision::fp16: return round_fp16(v);
-    case Precision::bf16: return round_mantissa(v, 7);
-    case Precision::fp8: return round_e4m3(v);
+    case Precision::tf32:
+      return v;
+    case Precision::fp16:
+      return round_fp16(v);
+    case Precision::bf16:
+      return round_mantissa(v, 7);
+    case Precision::fp8:
+      return round_e4m3(v);
   }
   return v;
 }
 
 std::string_view name(Pass p) {
   switch (p) {
-    case Pass::fwd: return "fwd";
-    case Pass::bwd_data: return "bwd_data";
-    case Pass::bwd_weights: return "bwd_weights";
+    case Pass::fwd:
+      return "fwd";
+    case Pass::bwd_data:
+      return "bwd_data";
+    case Pass::bwd_weights:
+      return "bwd_weights";
   }
   return "?";
 }

@@ -1,9 +1,9 @@
 #include "harness/problem.hpp"
 
 #include <limits>
-#include <string_view>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 namespace lb {
 
@@ -23,14 +23,22 @@ std::int64_t MemoryShape::pooled(std::int64_t in) const {
 
 std::string_view name(MemoryOp op) {
   switch (op) {
-    case MemoryOp::batch_norm: return "batch_norm";
-    case MemoryOp::layer_norm: return "layer_norm";
-    case MemoryOp::relu: return "relu";
-    case MemoryOp::gelu_erf: return "gelu_erf";
-    case MemoryOp::add: return "add";
-    case MemoryOp::max_pool: return "max_pool";
-    case MemoryOp::avg_pool: return "avg_pool";
-    case MemoryOp::softmax: return "softmax";
+    case MemoryOp::batch_norm:
+      return "batch_norm";
+    case MemoryOp::layer_norm:
+      return "layer_norm";
+    case MemoryOp::relu:
+      return "relu";
+    case MemoryOp::gelu_erf:
+      return "gelu_erf";
+    case MemoryOp::add:
+      return "add";
+    case MemoryOp::max_pool:
+      return "max_pool";
+    case MemoryOp::avg_pool:
+      return "avg_pool";
+    case MemoryOp::softmax:
+      return "softmax";
   }
   return "?";
 }
@@ -117,9 +125,12 @@ TensorDims tensor_dims(const Problem& problem) {
     const std::vector<std::int64_t> x{s.n, s.c, s.h, s.w}, w{s.k, s.c / s.groups, s.r, s.s},
         y{s.n, s.k, s.p(), s.q()};
     switch (c.pass) {
-      case Pass::fwd: return {{x, w}, y};
-      case Pass::bwd_data: return {{y, w}, x};
-      case Pass::bwd_weights: return {{x, y}, w};
+      case Pass::fwd:
+        return {{x, w}, y};
+      case Pass::bwd_data:
+        return {{y, w}, x};
+      case Pass::bwd_weights:
+        return {{x, y}, w};
     }
   }
   const auto& g = problem.gemm().shape;
@@ -163,8 +174,8 @@ std::string describe(const Problem& problem) {
   if (problem.is_conv()) {
     const auto& s = problem.conv().shape;
     o << "N" << s.n << " C" << s.c << " H" << s.h << " W" << s.w << " K" << s.k << " R" << s.r
-      << " S" << s.s << " stride " << s.stride_h << "x" << s.stride_w << " pad " << s.pad_h
-      << "x" << s.pad_w;
+      << " S" << s.s << " stride " << s.stride_h << "x" << s.stride_w << " pad " << s.pad_h << "x"
+      << s.pad_w;
     if (s.dil_h != 1 || s.dil_w != 1) o << " dil " << s.dil_h << "x" << s.dil_w;
     if (s.groups != 1) o << " groups " << s.groups;
   } else {

@@ -71,8 +71,9 @@ double batch_norm(const MemoryProblem& p, const std::vector<HostTensor>& in, std
   }
   // The channel's N x H x W values: `plane` contiguous ones every C x plane.
   const double gamma = in[2].data[c];
-  return normalisation_bwd(x, in[1].data, [gamma](std::int64_t) { return gamma; }, index,
-                           c * plane, d[0] * plane, d[1] * plane, plane, batch_norm_epsilon);
+  return normalisation_bwd(
+      x, in[1].data, [gamma](std::int64_t) { return gamma; }, index, c * plane, d[0] * plane,
+      d[1] * plane, plane, batch_norm_epsilon);
 }
 
 double layer_norm(const MemoryProblem& p, const std::vector<HostTensor>& in, std::int64_t index) {
@@ -93,7 +94,8 @@ double softmax(const MemoryProblem& p, const std::vector<HostTensor>& in, std::i
   const Row row = row_of(p.shape, index);
   const auto& x = in[0].data;
   double largest = -std::numeric_limits<double>::infinity(), sum = 0;
-  for (std::int64_t i = 0; i < row.length; ++i) largest = std::max<double>(largest, x[row.begin + i]);
+  for (std::int64_t i = 0; i < row.length; ++i)
+    largest = std::max<double>(largest, x[row.begin + i]);
   for (std::int64_t i = 0; i < row.length; ++i) sum += std::exp(x[row.begin + i] - largest);
   const auto y = [&](std::int64_t at) { return std::exp(x[at] - largest) / sum; };
   if (p.pass == Pass::fwd) return y(index);
@@ -107,12 +109,14 @@ double softmax(const MemoryProblem& p, const std::vector<HostTensor>& in, std::i
 double eltwise(const MemoryProblem& p, const std::vector<HostTensor>& in, std::int64_t index) {
   const double x = in[0].data[index];
   const bool relu = p.shape.op == MemoryOp::relu;
-  if (p.pass == Pass::fwd) return relu ? std::max(x, 0.0) : 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+  if (p.pass == Pass::fwd)
+    return relu ? std::max(x, 0.0) : 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
   const double dy = in[1].data[index];
   if (relu) return x > 0 ? dy : 0;
   // d/dx [x Phi(x)] = Phi(x) + x phi(x)
   const double pi = 3.14159265358979323846;
-  return dy * (0.5 * (1 + std::erf(x / std::sqrt(2.0))) + x * std::exp(-x * x / 2) / std::sqrt(2 * pi));
+  return dy *
+         (0.5 * (1 + std::erf(x / std::sqrt(2.0))) + x * std::exp(-x * x / 2) / std::sqrt(2 * pi));
 }
 
 double add(const MemoryProblem& p, const std::vector<HostTensor>& in, std::int64_t index) {
@@ -158,7 +162,9 @@ double pool(const MemoryProblem& p, const std::vector<HostTensor>& in, std::int6
   const auto first = [&](std::int64_t i) {
     return std::max<std::int64_t>(0, (i + s.pad - s.window + s.stride) / s.stride);
   };
-  const auto last = [&](std::int64_t i, std::int64_t n) { return std::min(n - 1, (i + s.pad) / s.stride); };
+  const auto last = [&](std::int64_t i, std::int64_t n) {
+    return std::min(n - 1, (i + s.pad) / s.stride);
+  };
   double sum = 0;
   for (std::int64_t pp = first(h); pp <= last(h, P); ++pp)
     for (std::int64_t q = first(w); q <= last(w, Q); ++q) {
@@ -173,8 +179,10 @@ double pool(const MemoryProblem& p, const std::vector<HostTensor>& in, std::int6
       });
       if (!holds) continue;
       const double g = dy[image * P * Q + pp * Q + q];
-      if (!max) sum += g / count;
-      else if (argmax == h * W + w) sum += g;
+      if (!max)
+        sum += g / count;
+      else if (argmax == h * W + w)
+        sum += g;
     }
   return sum;
 }
@@ -184,14 +192,20 @@ double pool(const MemoryProblem& p, const std::vector<HostTensor>& in, std::int6
 double memory_reference_at(const MemoryProblem& problem, const std::vector<HostTensor>& inputs,
                            std::int64_t index) {
   switch (problem.shape.op) {
-    case MemoryOp::batch_norm: return batch_norm(problem, inputs, index);
-    case MemoryOp::layer_norm: return layer_norm(problem, inputs, index);
-    case MemoryOp::softmax: return softmax(problem, inputs, index);
+    case MemoryOp::batch_norm:
+      return batch_norm(problem, inputs, index);
+    case MemoryOp::layer_norm:
+      return layer_norm(problem, inputs, index);
+    case MemoryOp::softmax:
+      return softmax(problem, inputs, index);
     case MemoryOp::relu:
-    case MemoryOp::gelu_erf: return eltwise(problem, inputs, index);
-    case MemoryOp::add: return add(problem, inputs, index);
+    case MemoryOp::gelu_erf:
+      return eltwise(problem, inputs, index);
+    case MemoryOp::add:
+      return add(problem, inputs, index);
     case MemoryOp::max_pool:
-    case MemoryOp::avg_pool: return pool(problem, inputs, index);
+    case MemoryOp::avg_pool:
+      return pool(problem, inputs, index);
   }
   throw std::logic_error("reference: unknown memory-bound operation");
 }

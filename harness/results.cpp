@@ -8,10 +8,14 @@ namespace lb {
 
 std::string_view name(Status s) {
   switch (s) {
-    case Status::ok: return "ok";
-    case Status::unsupported: return "unsupported";
-    case Status::oom: return "oom";
-    case Status::failed: return "failed";
+    case Status::ok:
+      return "ok";
+    case Status::unsupported:
+      return "unsupported";
+    case Status::oom:
+      return "oom";
+    case Status::failed:
+      return "failed";
   }
   return "?";
 }
@@ -24,9 +28,15 @@ Status parse_status(const std::string& s) {
 }
 
 nlohmann::json timing_json(const SampleStats& t, const std::string& cache) {
-  return {{"cache", cache},           {"samples", t.samples},       {"median_ms", t.median_s * 1e3},
-          {"min_ms", t.min_s * 1e3},  {"max_ms", t.max_s * 1e3},    {"mean_ms", t.mean_s * 1e3},
-          {"stddev_ms", t.stddev_s * 1e3}, {"noise", t.noise},       {"stopped_by", t.stopped_by}};
+  return {{"cache", cache},
+          {"samples", t.samples},
+          {"median_ms", t.median_s * 1e3},
+          {"min_ms", t.min_s * 1e3},
+          {"max_ms", t.max_s * 1e3},
+          {"mean_ms", t.mean_s * 1e3},
+          {"stddev_ms", t.stddev_s * 1e3},
+          {"noise", t.noise},
+          {"stopped_by", t.stopped_by}};
 }
 
 // nlohmann converts a JSON number to an integer type with a plain cast, undefined for a value
@@ -34,9 +44,11 @@ nlohmann::json timing_json(const SampleStats& t, const std::string& cache) {
 // only from JSON integers within the type's range.
 template <class T>
 T whole_number(const nlohmann::json& v, const char* key) {
-  const bool fits = v.is_number_unsigned() ? std::in_range<T>(v.get<std::uint64_t>())
-                                           : v.is_number_integer() && std::in_range<T>(v.get<std::int64_t>());
-  if (!fits) throw std::runtime_error(std::string(key) + " is " + v.dump() + ", not an integer in range");
+  const bool fits = v.is_number_unsigned()
+                        ? std::in_range<T>(v.get<std::uint64_t>())
+                        : v.is_number_integer() && std::in_range<T>(v.get<std::int64_t>());
+  if (!fits)
+    throw std::runtime_error(std::string(key) + " is " + v.dump() + ", not an integer in range");
   return v.get<T>();
 }
 
@@ -71,9 +83,9 @@ void check_measured(const Point& p) {
   if (p.timing) {
     const SampleStats& t = *p.timing;
     if (t.samples < 1) bad("timing.samples", std::to_string(t.samples) + " is below 1");
-    for (const auto& [field, seconds] : {std::pair{"timing.median_ms", t.median_s},
-                                         std::pair{"timing.min_ms", t.min_s},
-                                         std::pair{"timing.max_ms", t.max_s}})
+    for (const auto& [field, seconds] :
+         {std::pair{"timing.median_ms", t.median_s}, std::pair{"timing.min_ms", t.min_s},
+          std::pair{"timing.max_ms", t.max_s}})
       if (!std::isfinite(seconds) || seconds <= 0)
         bad(field, std::to_string(seconds * 1e3) + " is not a measured time (finite, > 0)");
   }
@@ -91,7 +103,8 @@ std::string keyed_device(const std::string& device, std::string_view backend) {
 }
 
 std::string point_key(const std::string& model, const std::string& op, int batch,
-                      std::string_view precision, std::string_view pass, const std::string& device) {
+                      std::string_view precision, std::string_view pass,
+                      const std::string& device) {
   return model + "/" + op + "/b" + std::to_string(batch) + "/" + std::string(precision) + "/" +
          std::string(pass) + "/" + device;
 }
@@ -147,7 +160,8 @@ nlohmann::json to_json(const Point& p) {
 
 Point point_from_json(const nlohmann::json& j) {
   const auto field = [&](const char* key) -> const nlohmann::json& {
-    if (!j.contains(key)) throw std::runtime_error(std::string("point: missing field '") + key + "'");
+    if (!j.contains(key))
+      throw std::runtime_error(std::string("point: missing field '") + key + "'");
     return j.at(key);
   };
   try {
@@ -168,9 +182,10 @@ Point point_from_json(const nlohmann::json& j) {
     p.bytes = field("bytes").get<double>();
     p.intensity = field("intensity").get<double>();
     p.memory_bytes = whole_number<std::uint64_t>(field("memory_bytes"), "memory_bytes");
-    p.workspace_bytes = j.contains("workspace_bytes")
-                            ? whole_number<std::uint64_t>(j.at("workspace_bytes"), "workspace_bytes")
-                            : 0;
+    p.workspace_bytes =
+        j.contains("workspace_bytes")
+            ? whole_number<std::uint64_t>(j.at("workspace_bytes"), "workspace_bytes")
+            : 0;
     p.backend = j.value("backend", "");
     p.implementation = j.value("implementation", "");
     p.notes = j.value("notes", std::map<std::string, std::string>{});
@@ -185,7 +200,8 @@ Point point_from_json(const nlohmann::json& j) {
       val.rel_l2 = v.at("rel_l2").get<double>();
       val.max_abs = v.at("max_abs").get<double>();
       val.tolerance = v.at("tolerance").get<double>();
-      val.checked_elements = whole_number<std::int64_t>(v.at("checked_elements"), "checked_elements");
+      val.checked_elements =
+          whole_number<std::int64_t>(v.at("checked_elements"), "checked_elements");
       val.total_elements = whole_number<std::int64_t>(v.at("total_elements"), "total_elements");
       val.non_finite_elements =  // absent in older files
           v.contains("non_finite_elements")

@@ -73,8 +73,8 @@ LoadedResults load_results(const fs::path& file) {
   for (const char* part : {"context", "settings"})
     if (!r.document.contains(part) || !r.document[part].is_object())
       throw ResultsError(file.string() + ": \"" + part + "\" is missing or not an object");
-  const nlohmann::json& points = r.document.contains("points") ? r.document["points"]
-                                                                : nlohmann::json::array();
+  const nlohmann::json& points =
+      r.document.contains("points") ? r.document["points"] : nlohmann::json::array();
   if (!points.is_array()) throw ResultsError(file.string() + ": \"points\" is not an array");
   std::set<std::string> seen;
   for (std::size_t i = 0; i < points.size(); ++i) {
@@ -167,7 +167,9 @@ std::string errno_text() { return errno ? std::strerror(errno) : "unknown error"
 
 ResultsWriter::ResultsWriter(fs::path file, nlohmann::json context, nlohmann::json settings,
                              bool force)
-    : file_(std::move(file)), journal_(journal_path(file_)), context_(std::move(context)),
+    : file_(std::move(file)),
+      journal_(journal_path(file_)),
+      context_(std::move(context)),
       settings_(std::move(settings)) {
   check_new_output(file_, force);
   create_parent(file_);
@@ -180,8 +182,10 @@ ResultsWriter::ResultsWriter(fs::path file, nlohmann::json context, nlohmann::js
 }
 
 ResultsWriter::ResultsWriter(fs::path file, LoadedResults previous)
-    : file_(std::move(file)), journal_(journal_path(file_)),
-      context_(previous.document.at("context")), settings_(previous.document.at("settings")),
+    : file_(std::move(file)),
+      journal_(journal_path(file_)),
+      context_(previous.document.at("context")),
+      settings_(previous.document.at("settings")),
       points_(std::move(previous.points)) {
   lock_ = std::make_unique<OutputLock>(file_);
   open_journal(/*fresh=*/false);
@@ -224,9 +228,8 @@ void ResultsWriter::rewrite(const std::string& status, const nlohmann::json& mod
                             const nlohmann::json& boundaries) {
   nlohmann::json points = nlohmann::json::array();
   for (const auto& p : points_) points.push_back(to_json(p));
-  const nlohmann::json doc = {{"schema", results_schema}, {"status", status},
-                              {"context", context_},      {"settings", settings_},
-                              {"points", points},         {"models", models},
+  const nlohmann::json doc = {{"schema", results_schema}, {"status", status}, {"context", context_},
+                              {"settings", settings_},    {"points", points}, {"models", models},
                               {"boundaries", boundaries}};
   const fs::path tmp = file_.string() + ".tmp";
   std::error_code ec;

@@ -44,7 +44,7 @@ class OutputLock {
 };
 
 struct LoadedResults {
-  nlohmann::json document;   // the file as written, with "points" replaced by the merged list
+  nlohmann::json document;  // the file as written, with "points" replaced by the merged list
   std::vector<Point> points;
   int recovered_from_journal = 0;  // points found only in the journal
 };

@@ -126,44 +126,50 @@ void RunLoop::run(const std::vector<PlannedPoint>& points, std::vector<std::stri
   benchmark::ClearRegisteredBenchmarks();
 
   for (const auto& pp : points) {
-    benchmark::RegisterBenchmark(point_name(pp).c_str(), [this, &pp](benchmark::State& state) {
-      if (stop && stop()) {
-        state.SkipWithError("interrupted");
-        for (auto _ : state) {
-        }
-        return;
-      }
-      std::optional<Point> point = pre_empt ? pre_empt(pp) : std::nullopt;
-      // Set before the loop starts: a sample that throws leaves the loop started, and Google
-      // Benchmark aborts the process when a started loop is entered again.
-      bool loop_started = false;
-      if (!point) {
-        // Set-up (allocation, inputs, algorithm choice) happens inside measure_point before
-        // the loop; the only time Google Benchmark sees is the median we hand it.
-        const MeasureFn sample = sampler_measure(config.sampler);
-        point = measure_point(pp, backend_for(pp), config, [&](Case& c) {
-          SampleStats stats;
-          loop_started = true;
-          for (auto _ : state) {
-            stats = sample(c);
-            state.SetIterationTime(stats.median_s);
+    benchmark::RegisterBenchmark(
+        point_name(pp).c_str(),
+        [this, &pp](benchmark::State& state) {
+          if (stop && stop()) {
+            state.SkipWithError("interrupted");
+            for (auto _ : state) {
+            }
+            return;
           }
-          return stats;
-        });
-      }
-      if (!loop_started) {  // refused or pre-empted: Google Benchmark still needs its loop run
-        for (auto _ : state) state.SetIterationTime(0);
-      }
-      if (point->status == Status::ok) {
-        state.counters["FLOP/s"] = benchmark::Counter(point->tflops * 1e12);
-        state.counters["bytes/s"] = benchmark::Counter(point->gbps * 1e9);
-        state.counters["workspace"] = benchmark::Counter(static_cast<double>(point->workspace_bytes));
-        state.SetLabel(point->implementation);
-      } else {
-        state.SkipWithError((std::string(name(point->status)) + ": " + point->reason).c_str());
-      }
-      on_point(pp, *point);
-    })->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+          std::optional<Point> point = pre_empt ? pre_empt(pp) : std::nullopt;
+          // Set before the loop starts: a sample that throws leaves the loop started, and Google
+          // Benchmark aborts the process when a started loop is entered again.
+          bool loop_started = false;
+          if (!point) {
+            // Set-up (allocation, inputs, algorithm choice) happens inside measure_point before
+            // the loop; the only time Google Benchmark sees is the median we hand it.
+            const MeasureFn sample = sampler_measure(config.sampler);
+            point = measure_point(pp, backend_for(pp), config, [&](Case& c) {
+              SampleStats stats;
+              loop_started = true;
+              for (auto _ : state) {
+                stats = sample(c);
+                state.SetIterationTime(stats.median_s);
+              }
+              return stats;
+            });
+          }
+          if (!loop_started) {  // refused or pre-empted: Google Benchmark still needs its loop run
+            for (auto _ : state) state.SetIterationTime(0);
+          }
+          if (point->status == Status::ok) {
+            state.counters["FLOP/s"] = benchmark::Counter(point->tflops * 1e12);
+            state.counters["bytes/s"] = benchmark::Counter(point->gbps * 1e9);
+            state.counters["workspace"] =
+                benchmark::Counter(static_cast<double>(point->workspace_bytes));
+            state.SetLabel(point->implementation);
+          } else {
+            state.SkipWithError((std::string(name(point->status)) + ": " + point->reason).c_str());
+          }
+          on_point(pp, *point);
+        })
+        ->UseManualTime()
+        ->Iterations(1)
+        ->Unit(benchmark::kMillisecond);
   }
   SilentReporter silent;
   benchmark::RunSpecifiedBenchmarks(&silent);

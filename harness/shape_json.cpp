@@ -14,16 +14,26 @@ nlohmann::json shape_json(const Problem& problem) {
   }
   if (problem.is_conv()) {
     const auto& s = problem.conv().shape;
-    return {{"n", s.n},         {"c", s.c},         {"h", s.h},
-            {"w", s.w},         {"k", s.k},         {"r", s.r},
-            {"s", s.s},         {"stride_h", s.stride_h}, {"stride_w", s.stride_w},
-            {"pad_h", s.pad_h}, {"pad_w", s.pad_w}, {"dil_h", s.dil_h},
-            {"dil_w", s.dil_w}, {"groups", s.groups}, {"p", s.p()},
+    return {{"n", s.n},
+            {"c", s.c},
+            {"h", s.h},
+            {"w", s.w},
+            {"k", s.k},
+            {"r", s.r},
+            {"s", s.s},
+            {"stride_h", s.stride_h},
+            {"stride_w", s.stride_w},
+            {"pad_h", s.pad_h},
+            {"pad_w", s.pad_w},
+            {"dil_h", s.dil_h},
+            {"dil_w", s.dil_w},
+            {"groups", s.groups},
+            {"p", s.p()},
             {"q", s.q()}};
   }
   const auto& g = problem.gemm().shape;
-  return {{"batch", g.batch}, {"m", g.m}, {"n", g.n}, {"k", g.k},
-          {"trans_a", g.trans_a}, {"trans_b", g.trans_b}};
+  return {{"batch", g.batch},    {"m", g.m}, {"n", g.n}, {"k", g.k}, {"trans_a", g.trans_a},
+          {"trans_b", g.trans_b}};
 }
 
 }  // namespace lb

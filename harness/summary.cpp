@@ -55,11 +55,11 @@ std::string summary_table(const std::vector<ModelResult>& results) {
     if (!c.first) c.first = &r;
     if (r.status == "ok" && (!c.best || *r.images_per_s > *c.best->images_per_s)) c.best = &r;
   }
-  const auto best_rate = [&](const ModelResult& r, const std::string& device) -> std::optional<double> {
+  const auto best_rate = [&](const ModelResult& r,
+                             const std::string& device) -> std::optional<double> {
     for (const auto& [key, c] : configs)
       if (c.best && c.best->model == r.model && c.best->pass == r.pass &&
-          keyed_device(c.best->device, c.best->backend) == device &&
-          c.best->precision == "fp32")
+          keyed_device(c.best->device, c.best->backend) == device && c.best->precision == "fp32")
         return *c.best->images_per_s;
     return std::nullopt;
   };

@@ -35,8 +35,8 @@ std::vector<double> reference_values(const Problem& problem, const std::vector<H
   std::vector<double> values(indices.size());
   if (indices.empty()) return values;
   reference_at(problem, inputs, indices[0]);  // throws here, not in a worker, for bad inputs
-  const std::size_t workers = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1,
-                                                      (indices.size() + 255) / 256);
+  const std::size_t workers =
+      std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, (indices.size() + 255) / 256);
   std::vector<std::thread> threads;
   for (std::size_t w = 0; w < workers; ++w)
     threads.emplace_back([&, w] {

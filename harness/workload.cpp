@@ -16,15 +16,24 @@ namespace lb {
 
 std::string_view name(OpKind k) {
   switch (k) {
-    case OpKind::conv: return "conv";
-    case OpKind::linear: return "linear";
-    case OpKind::bmm: return "bmm";
-    case OpKind::batch_norm: return "batch_norm";
-    case OpKind::layer_norm: return "layer_norm";
-    case OpKind::eltwise: return "eltwise";
-    case OpKind::binary: return "binary";
-    case OpKind::pool: return "pool";
-    case OpKind::softmax: return "softmax";
+    case OpKind::conv:
+      return "conv";
+    case OpKind::linear:
+      return "linear";
+    case OpKind::bmm:
+      return "bmm";
+    case OpKind::batch_norm:
+      return "batch_norm";
+    case OpKind::layer_norm:
+      return "layer_norm";
+    case OpKind::eltwise:
+      return "eltwise";
+    case OpKind::binary:
+      return "binary";
+    case OpKind::pool:
+      return "pool";
+    case OpKind::softmax:
+      return "softmax";
   }
   return "?";
 }
@@ -35,15 +44,21 @@ bool is_memory_bound(OpKind k) {
 
 std::string_view kind_group(OpKind k) {
   switch (k) {
-    case OpKind::conv: return kind_groups[0];
+    case OpKind::conv:
+      return kind_groups[0];
     case OpKind::linear:
-    case OpKind::bmm: return kind_groups[1];
+    case OpKind::bmm:
+      return kind_groups[1];
     case OpKind::batch_norm:
-    case OpKind::layer_norm: return kind_groups[2];
+    case OpKind::layer_norm:
+      return kind_groups[2];
     case OpKind::eltwise:
-    case OpKind::binary: return kind_groups[3];
-    case OpKind::pool: return kind_groups[4];
-    case OpKind::softmax: return kind_groups[5];
+    case OpKind::binary:
+      return kind_groups[3];
+    case OpKind::pool:
+      return kind_groups[4];
+    case OpKind::softmax:
+      return kind_groups[5];
   }
   return "?";
 }
@@ -102,7 +117,8 @@ class FieldReader {
     if (!v.is_array() || v.empty() || v.size() > max_size) fail(field, expected);
     std::vector<std::int64_t> values;
     for (std::size_t i = 0; i < v.size(); ++i)
-      values.push_back(integer((std::string(field) + "[" + std::to_string(i) + "]").c_str(), v[i], 1));
+      values.push_back(
+          integer((std::string(field) + "[" + std::to_string(i) + "]").c_str(), v[i], 1));
     return values;
   }
 
@@ -144,8 +160,8 @@ class FieldReader {
 
  private:
   std::int64_t integer(const char* field, const json& v, std::int64_t minimum) const {
-    const std::string expected = minimum > 0 ? "must be a positive integer"
-                                             : "must be a non-negative integer";
+    const std::string expected =
+        minimum > 0 ? "must be a positive integer" : "must be a non-negative integer";
     if (!v.is_number_integer()) fail(field, expected);
     // Unsigned storage holds values beyond INT64_MAX: bound it before converting.
     const bool too_large = v.is_number_unsigned()
@@ -202,12 +218,18 @@ MemoryShape read_memory(const FieldReader& f, OpKind kind) {
     if (s.dims.size() != 4) f.fail("dims", "must be [channels, height, width]");
   };
   switch (kind) {
-    case OpKind::batch_norm: s.op = MemoryOp::batch_norm, need_chw(); break;
-    case OpKind::layer_norm: s.op = MemoryOp::layer_norm; break;
-    case OpKind::softmax: s.op = MemoryOp::softmax; break;
+    case OpKind::batch_norm:
+      s.op = MemoryOp::batch_norm, need_chw();
+      break;
+    case OpKind::layer_norm:
+      s.op = MemoryOp::layer_norm;
+      break;
+    case OpKind::softmax:
+      s.op = MemoryOp::softmax;
+      break;
     case OpKind::eltwise:
       s.op = f.choice("algorithm", {"relu", "gelu_erf"}) == "relu" ? MemoryOp::relu
-                                                                 : MemoryOp::gelu_erf;
+                                                                   : MemoryOp::gelu_erf;
       break;
     case OpKind::binary:
       f.choice("algorithm", {"add"});
@@ -215,8 +237,8 @@ MemoryShape read_memory(const FieldReader& f, OpKind kind) {
       s.broadcast = f.flag("broadcast", false);
       break;
     case OpKind::pool:
-      s.op = f.choice("algorithm", {"max", "avg"}) == "max" ? MemoryOp::max_pool
-                                                          : MemoryOp::avg_pool;
+      s.op =
+          f.choice("algorithm", {"max", "avg"}) == "max" ? MemoryOp::max_pool : MemoryOp::avg_pool;
       need_chw();
       s.window = f.positive("window"), s.stride = f.positive("stride");
       s.pad = f.non_negative("pad", 0);
@@ -227,7 +249,8 @@ MemoryShape read_memory(const FieldReader& f, OpKind kind) {
           f.fail("window", "larger than the padded input (" + std::to_string(s.dims[axis]) +
                                " + 2 x pad " + std::to_string(s.pad) + ")");
       break;
-    default: throw std::logic_error("read_memory: not a memory-bound kind");
+    default:
+      throw std::logic_error("read_memory: not a memory-bound kind");
   }
   return s;
 }
@@ -244,12 +267,12 @@ Op read_op(const json& j, const std::string& file, std::size_t index, const Mode
                   "stride_h", "stride_w", "pad_h", "pad_w", "dil_h", "dil_w", "groups"});
   } else if (kind == "linear") {
     op.kind = OpKind::linear;
-    f.allow_only({"id", "kind", "layers", "input_layer", "note", "tokens", "in_features",
-                  "out_features"});
+    f.allow_only(
+        {"id", "kind", "layers", "input_layer", "note", "tokens", "in_features", "out_features"});
   } else if (kind == "bmm") {
     op.kind = OpKind::bmm;
-    f.allow_only({"id", "kind", "layers", "input_layer", "note", "heads", "m", "n", "k",
-                  "trans_b"});
+    f.allow_only(
+        {"id", "kind", "layers", "input_layer", "note", "heads", "m", "n", "k", "trans_b"});
   } else if (kind == "batch_norm") {
     op.kind = OpKind::batch_norm;
     f.allow_only({"id", "kind", "layers", "note", "dims", "after_conv"});
@@ -272,7 +295,8 @@ Op read_op(const json& j, const std::string& file, std::size_t index, const Mode
   }
 
   const auto& layers = f.required("layers");
-  if (!layers.is_array() || layers.empty()) f.fail("layers", "must be a non-empty array of strings");
+  if (!layers.is_array() || layers.empty())
+    f.fail("layers", "must be a non-empty array of strings");
   for (std::size_t i = 0; i < layers.size(); ++i) {
     if (!layers[i].is_string() || layers[i].get<std::string>().empty())
       f.fail("layers[" + std::to_string(i) + "]", "must be a non-empty string");
@@ -313,7 +337,8 @@ Op read_op(const json& j, const std::string& file, std::size_t index, const Mode
       op.gemm.trans_b = f.flag("trans_b", false);
       op.gemm.batch = op.heads;
       break;
-    default: break;  // memory-bound: read above
+    default:
+      break;  // memory-bound: read above
   }
   if (auto overflow = indexing_overflow(op, 1)) f.fail("", *overflow);
   return op;
@@ -407,7 +432,8 @@ std::vector<Model> load_models(const std::vector<std::filesystem::path>& files) 
 std::vector<std::filesystem::path> builtin_model_files() {
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(data_dir() / "models"))
-    if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path());
+    if (entry.is_regular_file() && entry.path().extension() == ".json")
+      files.push_back(entry.path());
   std::sort(files.begin(), files.end());
   return files;
 }
@@ -450,7 +476,8 @@ std::optional<std::string> indexing_overflow(const Op& op, int batch) {
 }
 
 Problem problem_for(const Op& op, int batch, Pass pass, Precision precision) {
-  if (batch < 1) throw std::invalid_argument("batch must be positive, got " + std::to_string(batch));
+  if (batch < 1)
+    throw std::invalid_argument("batch must be positive, got " + std::to_string(batch));
   Problem problem;
   problem.precision = precision;
   GemmShape g = op.gemm;
@@ -461,8 +488,12 @@ Problem problem_for(const Op& op, int batch, Pass pass, Precision precision) {
       problem.op = ConvProblem{s, pass};
       return problem;
     }
-    case OpKind::linear: g.m = op.tokens * batch; break;
-    case OpKind::bmm: g.batch = op.heads * batch; break;
+    case OpKind::linear:
+      g.m = op.tokens * batch;
+      break;
+    case OpKind::bmm:
+      g.batch = op.heads * batch;
+      break;
     default: {
       MemoryShape s = op.memory;
       s.dims.at(0) = batch;

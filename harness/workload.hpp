@@ -23,18 +23,17 @@ inline constexpr const char* model_schema = "layerbench-model/1";
 //   bmm:    batched product with batch count = heads x B
 //   batch_norm, layer_norm, eltwise, binary, pool, softmax: memory-bound, tensor B x dims
 enum class OpKind { conv, linear, bmm, batch_norm, layer_norm, eltwise, binary, pool, softmax };
-inline constexpr OpKind all_op_kinds[] = {OpKind::conv,       OpKind::linear, OpKind::bmm,
-                                          OpKind::batch_norm, OpKind::layer_norm,
-                                          OpKind::eltwise,    OpKind::binary, OpKind::pool,
-                                          OpKind::softmax};
+inline constexpr OpKind all_op_kinds[] = {OpKind::conv,       OpKind::linear,     OpKind::bmm,
+                                          OpKind::batch_norm, OpKind::layer_norm, OpKind::eltwise,
+                                          OpKind::binary,     OpKind::pool,       OpKind::softmax};
 std::string_view name(OpKind k);
 bool is_memory_bound(OpKind k);
 
 // The groups a model's time is shared among (results' kind_ms and kind_share):
 // convolution (conv), gemm (linear, bmm), normalisation (batch_norm, layer_norm),
 // elementwise (eltwise, binary), pooling (pool), softmax.
-inline constexpr std::string_view kind_groups[] = {"convolution",   "gemm",    "normalisation",
-                                                   "elementwise",   "pooling", "softmax"};
+inline constexpr std::string_view kind_groups[] = {"convolution", "gemm",    "normalisation",
+                                                   "elementwise", "pooling", "softmax"};
 std::string_view kind_group(OpKind k);
 
 struct Op {

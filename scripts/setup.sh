@@ -21,10 +21,10 @@ done
 debian_packages=(cmake g++ ninja-build git pkg-config libbenchmark-dev libgtest-dev libcli11-dev
   nlohmann-json3-dev libopenblas-dev python3 python3-venv chromium
   g++-mingw-w64-x86-64-posix)
-# What only the tests need: clang for the sanitizer and fuzz builds, Wine to run the Windows
-# build, a real Slurm for the fleet.
+# What only the tests need: clang for the sanitizer and fuzz builds, clang-format for the style
+# check, Wine to run the Windows build, a real Slurm for the fleet.
 if [ "$with_tests" = 1 ]; then
-  debian_packages+=(clang libclang-rt-14-dev wine64 slurmctld slurmd slurm-client munge)
+  debian_packages+=(clang clang-format libclang-rt-14-dev wine64 slurmctld slurmd slurm-client munge)
 fi
 
 missing=()

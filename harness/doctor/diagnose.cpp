@@ -89,16 +89,16 @@ std::string windows_dll_note() {
 
 void check_build(const Context& c, std::vector<Finding>& out) {
   if (c.s.cuda_build) return;
-  out.push_back({Severity::error,
-                 "build",
-                 "this layerbench was built without CUDA",
-                 {c.windows()
-                      ? "This Windows build of layerbench has no GPU backends (it checks the "
-                        "NVIDIA DLLs frameworks load); to measure on the GPU, build layerbench "
-                        "with CUDA under Linux or WSL2."
-                      : "Install the CUDA toolkit and cuDNN, then rebuild layerbench with the "
-                        "GPU backends: cmake -S . -B build -DLAYERBENCH_CUDA=ON (set CUDNN_ROOT "
-                        "when cuDNN is not inside the toolkit)"}});
+  out.push_back(
+      {Severity::error,
+       "build",
+       "this layerbench was built without CUDA",
+       {c.windows() ? "This Windows build of layerbench has no GPU backends (it checks the "
+                      "NVIDIA DLLs frameworks load); to measure on the GPU, build layerbench "
+                      "with CUDA under Linux or WSL2."
+                    : "Install the CUDA toolkit and cuDNN, then rebuild layerbench with the "
+                      "GPU backends: cmake -S . -B build -DLAYERBENCH_CUDA=ON (set CUDNN_ROOT "
+                      "when cuDNN is not inside the toolkit)"}});
 }
 
 std::string where(const DllInfo& dll) { return dll.folder + " (" + dll.origin + ")"; }
@@ -125,13 +125,15 @@ void check_windows_dlls(const Context& c, std::vector<Finding>& out) {
   for (const auto& family : nvidia_dll_families()) {
     const std::string name = family.name;
     if (name == "driver" || name == "cudnn_sublibrary" || find_dll(c.s, name)) continue;
-    out.push_back({Severity::info, "dlls",
+    out.push_back({Severity::info,
+                   "dlls",
                    std::string("no ") + family.display + " DLL (" + family.prefix + "*" +
                        family.suffix + ") " + search_order,
                    {}});
   }
   for (const auto& dll : c.s.dlls)
-    out.push_back({Severity::info, "dlls",
+    out.push_back({Severity::info,
+                   "dlls",
                    dll.name + (dll.version.empty() ? "" : " " + dll.version) + " in " + where(dll) +
                        (dll.error.empty() ? "" : "; version unknown: " + dll.error),
                    {}});
@@ -141,7 +143,8 @@ void check_windows_dlls(const Context& c, std::vector<Finding>& out) {
     if (dll.family != "cudart" || !is_dotted_version(dll.version, 2, 2)) continue;
     const int runtime = parse_cuda_version(dll.version);
     if (cuda_major(driver.max_cuda_version) >= cuda_major(runtime)) continue;
-    out.push_back({Severity::error, "driver",
+    out.push_back({Severity::error,
+                   "driver",
                    "NVIDIA driver supports CUDA up to " +
                        cuda_version_text(driver.max_cuda_version) + ", too old for the CUDA " +
                        dll.version + " runtime " + dll.name + " in " + where(dll),
@@ -498,11 +501,10 @@ FrameworkCheck check_framework(const Snapshot& s, const Facts& facts,
     found_cuda = cudart && is_dotted_version(cudart->version, 2, 2)
                      ? parse_cuda_version(cudart->version)
                      : 0;
-    cuda.found = !cudart          ? "no cudart64_*.dll along the DLL search order"
-                 : found_cuda > 0 ? cudart->version + " (" + cudart->name + " in " +
-                                        where(*cudart) + ")"
-                                  : "version unknown (" + cudart->name + " in " + where(*cudart) +
-                                        ")";
+    cuda.found = !cudart ? "no cudart64_*.dll along the DLL search order"
+                 : found_cuda > 0
+                     ? cudart->version + " (" + cudart->name + " in " + where(*cudart) + ")"
+                     : "version unknown (" + cudart->name + " in " + where(*cudart) + ")";
   } else if (!s.cuda_build) {
     cuda.found = "unknown (this layerbench was built without CUDA)";
   } else {

@@ -149,7 +149,8 @@ void load_tensorflow_windows_dlls(const FactsFile& f, Facts& facts) {
     for (std::size_t j = 0; j < dlls.size(); ++j) {
       const std::string field = at + "dlls[" + std::to_string(j) + "]";
       if (!dlls[j].is_string() || !dll_family(dlls[j].get<std::string>()))
-        f.fail(field, "must be the file name of an NVIDIA DLL the doctor checks, e.g. cudnn64_8.dll");
+        f.fail(field,
+               "must be the file name of an NVIDIA DLL the doctor checks, e.g. cudnn64_8.dll");
       b.dlls.push_back(dlls[j].get<std::string>());
     }
     facts.tensorflow_windows_dlls.push_back(b);

@@ -38,7 +38,7 @@ struct Facts {
   std::vector<TensorflowBuild> tensorflow;
   std::string tensorflow_windows_native_last;  // "2.10"
   std::vector<TensorflowWindowsDlls> tensorflow_windows_dlls;
-  std::vector<std::string> sources;            // one line per file: "file: source"
+  std::vector<std::string> sources;  // one line per file: "file: source"
 };
 
 // Reads cuda_drivers.json, tensor_cores.json, tensorflow_builds.json and
@@ -56,6 +56,7 @@ std::vector<std::string> tensor_core_precisions(const Facts& facts, int cc_major
 // The tested build of TensorFlow `version` ("2.15" or "2.15.1"); nullptr when not listed.
 const TensorflowBuild* tensorflow_build(const Facts& facts, const std::string& version);
 // The DLLs native-Windows TensorFlow `version` loads; nullptr when the facts do not list it.
-const TensorflowWindowsDlls* tensorflow_windows_dlls(const Facts& facts, const std::string& version);
+const TensorflowWindowsDlls* tensorflow_windows_dlls(const Facts& facts,
+                                                     const std::string& version);
 
 }  // namespace lb::doctor

@@ -84,8 +84,8 @@ using SizeVersion = std::size_t (*)();
 void read_dll_version(DllInfo& dll) {
   const DllFamily* family = dll_family(dll.name);
   if (!family || !family->version_symbol || dll.family == "driver") return;  // driver: above
-  void* library = platform::load_library(
-      (std::filesystem::path(dll.folder) / dll.name).string(), dll.error);
+  void* library =
+      platform::load_library((std::filesystem::path(dll.folder) / dll.name).string(), dll.error);
   if (!library) return;
   void* symbol = platform::find_symbol(library, family->version_symbol);
   if (!symbol) {

@@ -16,18 +16,18 @@ struct CpuInfo {
   int cores = 0;    // physical
   int threads = 0;  // logical
   bool avx2 = false, avx512f = false, avx512_bf16 = false, avx512_fp16 = false, amx = false;
-  std::string onednn_version;  // "3.2.0"
-  std::string onednn_isa;      // what oneDNN dispatches to, e.g. "avx2"
-  double fma_peak_gflops = 0;  // measured by the FMA microbenchmark, 0 if not measured
-  std::string fma_peak_method; // how it was measured (harness/cpu_peak.hpp), empty if not
+  std::string onednn_version;   // "3.2.0"
+  std::string onednn_isa;       // what oneDNN dispatches to, e.g. "avx2"
+  double fma_peak_gflops = 0;   // measured by the FMA microbenchmark, 0 if not measured
+  std::string fma_peak_method;  // how it was measured (harness/cpu_peak.hpp), empty if not
 };
 
 struct DriverInfo {
   bool loaded = false;
-  std::string library;         // name that was tried/loaded: "libcuda.so.1" or "nvcuda.dll"
-  std::string load_error;      // dlerror()/GetLastError text when not loaded
-  std::string version;         // "580.65.06"; empty when unknown
-  int max_cuda_version = 0;    // cuDriverGetVersion, e.g. 13000
+  std::string library;       // name that was tried/loaded: "libcuda.so.1" or "nvcuda.dll"
+  std::string load_error;    // dlerror()/GetLastError text when not loaded
+  std::string version;       // "580.65.06"; empty when unknown
+  int max_cuda_version = 0;  // cuDriverGetVersion, e.g. 13000
 };
 
 struct GpuInfo {
@@ -48,33 +48,33 @@ struct LibraryInfo {
   int loaded_version = 0;    // reported by the library at run time
   int cuda_version = 0;      // cuDNN: the CUDA version it was built for (cudnnGetCudartVersion)
   std::string error;
-  std::string path;          // file the library was loaded from, where the OS can tell
+  std::string path;  // file the library was loaded from, where the OS can tell
 };
 
 // An NVIDIA DLL found along Windows' DLL search order (windows_dlls.hpp).
 struct DllInfo {
-  std::string name;    // the file name as found, e.g. "cudart64_110.dll"
-  std::string family;  // "driver", "cudart", "cublas", "cublasLt", "cudnn", "cudnn_sublibrary"
-  std::string folder;  // where it was found first
-  std::string origin;  // which step of the search order that folder is, e.g. "PATH"
-  std::string version; // as the DLL reports it, e.g. "11.2"; empty when not read
-  std::string error;   // why the version could not be read
+  std::string name;     // the file name as found, e.g. "cudart64_110.dll"
+  std::string family;   // "driver", "cudart", "cublas", "cublasLt", "cudnn", "cudnn_sublibrary"
+  std::string folder;   // where it was found first
+  std::string origin;   // which step of the search order that folder is, e.g. "PATH"
+  std::string version;  // as the DLL reports it, e.g. "11.2"; empty when not read
+  std::string error;    // why the version could not be read
 };
 
 struct Snapshot {
   std::string os;  // "linux" or "windows"
   CpuInfo cpu;
-  bool cuda_build = false;        // built with the CUDA backend: its probe sets this
+  bool cuda_build = false;          // built with the CUDA backend: its probe sets this
   std::string build_architectures;  // "75;80;86;89;90", from the same probe
-  int runtime_version = 0;        // CUDA runtime linked in, e.g. 13000
+  int runtime_version = 0;          // CUDA runtime linked in, e.g. 13000
   DriverInfo driver;
   int device_count = 0;
-  std::string device_error;       // cudaGetDeviceCount's error, if any
+  std::string device_error;  // cudaGetDeviceCount's error, if any
   std::vector<GpuInfo> gpus;
   LibraryInfo cudnn, cublas;
   std::map<std::string, std::optional<std::string>> env;  // variables that change the outcome
-  bool dll_search = false;       // Windows: the DLL search order was searched (dlls below)
-  std::vector<DllInfo> dlls;     // NVIDIA DLLs found, in search order
+  bool dll_search = false;    // Windows: the DLL search order was searched (dlls below)
+  std::vector<DllInfo> dlls;  // NVIDIA DLLs found, in search order
 };
 
 }  // namespace lb::doctor

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <limits>
-#include <string_view>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 namespace lb::doctor {
 

@@ -26,7 +26,8 @@ const DllFamily* dll_family(const std::string& file_name);
 // One folder of the DLL search order and the file names in it.
 struct FolderListing {
   std::string folder;
-  std::string origin;  // "application folder", "system folder", "Windows folder", "current folder", "PATH"
+  std::string
+      origin;  // "application folder", "system folder", "Windows folder", "current folder", "PATH"
   std::vector<std::string> files;
 };
 // The folders of PATH in order (Windows: separated by ';', quotes removed, empty entries dropped).

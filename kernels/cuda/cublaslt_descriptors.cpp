@@ -9,28 +9,39 @@ namespace lb::cuda {
 
 cudaDataType_t cuda_data_type(logic::ElementType t) {
   switch (t) {
-    case logic::ElementType::f32: return CUDA_R_32F;
-    case logic::ElementType::f16: return CUDA_R_16F;
-    case logic::ElementType::bf16: return CUDA_R_16BF;
-    case logic::ElementType::e4m3: return CUDA_R_8F_E4M3;
+    case logic::ElementType::f32:
+      return CUDA_R_32F;
+    case logic::ElementType::f16:
+      return CUDA_R_16F;
+    case logic::ElementType::bf16:
+      return CUDA_R_16BF;
+    case logic::ElementType::e4m3:
+      return CUDA_R_8F_E4M3;
   }
   throw std::invalid_argument("unknown element type");
 }
 
 cublasComputeType_t preferred_compute_type(Precision p) {
   switch (p) {
-    case Precision::fp32: return CUBLAS_COMPUTE_32F_PEDANTIC;
-    case Precision::tf32: return CUBLAS_COMPUTE_32F_FAST_TF32;
-    default: return CUBLAS_COMPUTE_32F;
+    case Precision::fp32:
+      return CUBLAS_COMPUTE_32F_PEDANTIC;
+    case Precision::tf32:
+      return CUBLAS_COMPUTE_32F_FAST_TF32;
+    default:
+      return CUBLAS_COMPUTE_32F;
   }
 }
 
 const char* compute_type_name(cublasComputeType_t t) {
   switch (t) {
-    case CUBLAS_COMPUTE_32F_PEDANTIC: return "CUBLAS_COMPUTE_32F_PEDANTIC";
-    case CUBLAS_COMPUTE_32F_FAST_TF32: return "CUBLAS_COMPUTE_32F_FAST_TF32";
-    case CUBLAS_COMPUTE_32F: return "CUBLAS_COMPUTE_32F";
-    default: return "other";
+    case CUBLAS_COMPUTE_32F_PEDANTIC:
+      return "CUBLAS_COMPUTE_32F_PEDANTIC";
+    case CUBLAS_COMPUTE_32F_FAST_TF32:
+      return "CUBLAS_COMPUTE_32F_FAST_TF32";
+    case CUBLAS_COMPUTE_32F:
+      return "CUBLAS_COMPUTE_32F";
+    default:
+      return "other";
   }
 }
 

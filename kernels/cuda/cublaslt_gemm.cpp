@@ -22,9 +22,12 @@ std::string describe_algo(const cublasLtMatmulAlgo_t& algo) {
   std::uint32_t tile = 0, stages = 0;
   std::size_t written = 0;
   cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof id, &written);
-  cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile, &written);
-  cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages, sizeof stages, &written);
-  cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk, sizeof splitk, &written);
+  cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile,
+                                       &written);
+  cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages,
+                                       sizeof stages, &written);
+  cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk,
+                                       sizeof splitk, &written);
   return "algo " + std::to_string(id) + " tile " + std::to_string(tile) + " stages " +
          std::to_string(stages) + " splitk " + std::to_string(splitk);
 }
@@ -35,16 +38,18 @@ class CublasLtGemmCase final : public GpuCase {
                    const std::vector<HostTensor>& inputs, const CudaCaseOptions& options);
 
   HostTensor output() override;
-  std::string implementation() const override { return "cublaslt " + describe_algo(algos_[chosen_].algo); }
+  std::string implementation() const override {
+    return "cublaslt " + describe_algo(algos_[chosen_].algo);
+  }
   std::string library() const override { return "cublaslt"; }
   std::uint64_t workspace_bytes() const override { return algos_[chosen_].workspaceSize; }
 
  protected:
   void launch() override {
-    LB_CUBLAS(cublasLtMatmul(handle_, desc_.get(), &alpha_, lt_a_.get(), layouts_.a.get(), lt_b_.get(),
-                             layouts_.b.get(), &beta_, c_.get(), layouts_.c.get(), c_.get(), layouts_.c.get(),
-                             &algos_[chosen_].algo, workspace_.get(), workspace_.bytes(),
-                             context().stream()));
+    LB_CUBLAS(cublasLtMatmul(handle_, desc_.get(), &alpha_, lt_a_.get(), layouts_.a.get(),
+                             lt_b_.get(), layouts_.b.get(), &beta_, c_.get(), layouts_.c.get(),
+                             c_.get(), layouts_.c.get(), &algos_[chosen_].algo, workspace_.get(),
+                             workspace_.bytes(), context().stream()));
   }
   std::vector<std::pair<std::string, std::string>> case_notes() const override { return notes_; }
 
@@ -55,7 +60,7 @@ class CublasLtGemmCase final : public GpuCase {
   Precision precision_;
   logic::LtGemm lt_;
   cublasLtHandle_t handle_;
-  const float alpha_ = 1.0f, beta_ = 0.0f;  // beta 0: C is not read, D = C is written
+  const float alpha_ = 1.0f, beta_ = 0.0f;             // beta 0: C is not read, D = C is written
   DeviceBuffer lt_a_, lt_b_, c_, scales_, workspace_;  // lt_a_ holds our B, lt_b_ our A
   MatmulDesc desc_;
   LtLayouts layouts_;
@@ -73,7 +78,8 @@ CublasLtGemmCase::CublasLtGemmCase(std::shared_ptr<DeviceContext> context, const
       precision_(problem.precision),
       handle_(this->context().cublaslt()) {
   if (inputs.size() != 2) throw std::invalid_argument("a GEMM expects 2 inputs");
-  const logic::ElementType in_type = logic::input_type(precision_), out_type = logic::output_type(precision_);
+  const logic::ElementType in_type = logic::input_type(precision_),
+                           out_type = logic::output_type(precision_);
   std::vector<float> a = inputs[0].data, b = inputs[1].data;
   GemmShape executed = shape_;
   if (precision_ == Precision::fp8) {
@@ -92,7 +98,8 @@ CublasLtGemmCase::CublasLtGemmCase(std::shared_ptr<DeviceContext> context, const
   lt_b_ = upload_values(this->context(), a, in_type);
   lt_a_ = upload_values(this->context(), b, in_type);
   c_ = poisoned_output(this->context(),
-                       static_cast<std::uint64_t>(shape_.batch * shape_.m * shape_.n) * logic::element_bytes(out_type));
+                       static_cast<std::uint64_t>(shape_.batch * shape_.m * shape_.n) *
+                           logic::element_bytes(out_type));
 
   layouts_ = matrix_layouts(lt_, precision_);
 
@@ -100,13 +107,16 @@ CublasLtGemmCase::CublasLtGemmCase(std::shared_ptr<DeviceContext> context, const
   // Should cuBLASLt offer no PEDANTIC algorithm, plain COMPUTE_32F is still FP32 math: cuBLASLt
   // uses TF32 only under FAST_TF32, and BF16x9 emulation only when an emulation strategy is
   // chosen, which layerbench does not do and refuses to inherit from the environment.
-  if (!found && precision_ == Precision::fp32 && !platform::getenv_opt("CUBLAS_EMULATION_STRATEGY")) {
+  if (!found && precision_ == Precision::fp32 &&
+      !platform::getenv_opt("CUBLAS_EMULATION_STRATEGY")) {
     found = find_algorithms(options, CUBLAS_COMPUTE_32F);
-    notes_.emplace_back("cublas_compute_fallback", "no CUBLAS_COMPUTE_32F_PEDANTIC algorithm offered");
+    notes_.emplace_back("cublas_compute_fallback",
+                        "no CUBLAS_COMPUTE_32F_PEDANTIC algorithm offered");
   }
   if (!found)
-    throw Unsupported("cuBLASLt has no algorithm for this GEMM in " + std::string(name(precision_)) +
-                      " (compute type " + compute_type_name(preferred_compute_type(precision_)) + ")");
+    throw Unsupported("cuBLASLt has no algorithm for this GEMM in " +
+                      std::string(name(precision_)) + " (compute type " +
+                      compute_type_name(preferred_compute_type(precision_)) + ")");
   std::size_t workspace = 0;
   for (const auto& r : algos_) workspace = std::max(workspace, r.workspaceSize);
   workspace_ = DeviceBuffer(workspace, this->context().ledger());
@@ -121,7 +131,8 @@ CublasLtGemmCase::CublasLtGemmCase(std::shared_ptr<DeviceContext> context, const
     notes_.emplace_back("cublaslt_autotune", timings);
   }
   notes_.emplace_back("cublaslt_algo", describe_algo(algos_[chosen_].algo));
-  notes_.emplace_back("algo_choice", options.algo == AlgoChoice::autotune ? "autotune" : "heuristic");
+  notes_.emplace_back("algo_choice",
+                      options.algo == AlgoChoice::autotune ? "autotune" : "heuristic");
 }
 
 // Creates the matmul descriptor and asks the heuristic; false when it has no algorithm.
@@ -145,14 +156,16 @@ bool CublasLtGemmCase::find_algorithms(const CudaCaseOptions& options,
   Preference preference;
   LB_CUBLAS(cublasLtMatmulPreferenceCreate(preference.out()));
   const std::uint64_t workspace_limit = options.workspace_limit_bytes;
-  LB_CUBLAS(cublasLtMatmulPreferenceSetAttribute(preference.get(), CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+  LB_CUBLAS(cublasLtMatmulPreferenceSetAttribute(preference.get(),
+                                                 CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                  &workspace_limit, sizeof workspace_limit));
-  const int wanted = options.algo == AlgoChoice::autotune ? static_cast<int>(autotune_candidates) : 1;
+  const int wanted =
+      options.algo == AlgoChoice::autotune ? static_cast<int>(autotune_candidates) : 1;
   std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<std::size_t>(wanted));
   int returned = 0;
-  const cublasStatus_t status =
-      cublasLtMatmulAlgoGetHeuristic(handle_, desc_.get(), layouts_.a.get(), layouts_.b.get(), layouts_.c.get(),
-                                     layouts_.c.get(), preference.get(), wanted, results.data(), &returned);
+  const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
+      handle_, desc_.get(), layouts_.a.get(), layouts_.b.get(), layouts_.c.get(), layouts_.c.get(),
+      preference.get(), wanted, results.data(), &returned);
   if (compute_not_offered(compute, status)) return false;
   LB_CUBLAS(status);
   for (int i = 0; i < returned; ++i)
@@ -164,14 +177,16 @@ HostTensor CublasLtGemmCase::output() {
   HostTensor t;
   t.dims = {shape_.batch, shape_.m, shape_.n};
   // cuBLASLt's column-major N x M result is our row-major M x N: no reordering.
-  t.data = download_values(context(), c_, static_cast<std::size_t>(shape_.batch * shape_.m * shape_.n),
-                           logic::output_type(precision_));
+  t.data =
+      download_values(context(), c_, static_cast<std::size_t>(shape_.batch * shape_.m * shape_.n),
+                      logic::output_type(precision_));
   return t;
 }
 
 }  // namespace
 
-std::unique_ptr<Case> prepare_cublaslt_gemm(std::shared_ptr<DeviceContext> context, const Problem& problem,
+std::unique_ptr<Case> prepare_cublaslt_gemm(std::shared_ptr<DeviceContext> context,
+                                            const Problem& problem,
                                             const std::vector<HostTensor>& inputs,
                                             const CudaCaseOptions& options) {
   return std::make_unique<CublasLtGemmCase>(std::move(context), problem, inputs, options);

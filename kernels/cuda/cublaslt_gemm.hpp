@@ -14,7 +14,8 @@ namespace lb::cuda {
 // (AlgoChoice::heuristic) or the fastest (autotune). FP8 runs in the TN form, transposing an
 // operand on the host before upload where the layout needs it. Throws Unsupported when cuBLASLt
 // has no algorithm. The caller has checked support and memory.
-std::unique_ptr<Case> prepare_cublaslt_gemm(std::shared_ptr<DeviceContext> context, const Problem& problem,
+std::unique_ptr<Case> prepare_cublaslt_gemm(std::shared_ptr<DeviceContext> context,
+                                            const Problem& problem,
                                             const std::vector<HostTensor>& inputs,
                                             const CudaCaseOptions& options);
 

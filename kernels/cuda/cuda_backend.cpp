@@ -29,7 +29,8 @@ class CudaBackend final : public Backend {
   std::optional<std::string> unsupported_reason(const Problem& problem) const override {
     const auto& p = context_->properties();
     if (problem.is_memory()) return logic::memory_unsupported(problem, p.major, p.minor);
-    if (auto why = logic::precision_unsupported(problem.precision, problem.is_conv(), p.major, p.minor))
+    if (auto why =
+            logic::precision_unsupported(problem.precision, problem.is_conv(), p.major, p.minor))
       return why;
     if (!problem.is_conv() && problem.precision == Precision::fp8)
       return logic::fp8_alignment_problem(logic::tn_plan(problem.gemm().shape).executed);
@@ -58,8 +59,8 @@ class CudaBackend final : public Backend {
   // cold, the L2 flush buffer.
   std::uint64_t memory_needed(const Problem& problem, const CudaCaseOptions& options) const {
     std::uint64_t bytes =
-        memory_bytes(problem) + (problem.is_memory() ? logic::memory_extra_bytes(problem)
-                                                     : options.workspace_limit_bytes);
+        memory_bytes(problem) +
+        (problem.is_memory() ? logic::memory_extra_bytes(problem) : options.workspace_limit_bytes);
     if (options.cache == CacheMode::cold)
       bytes += logic::flush_bytes(static_cast<std::uint64_t>(context_->properties().l2CacheSize));
     return bytes;
@@ -85,12 +86,14 @@ std::vector<std::pair<std::string, std::string>> CudaBackend::context() const {
   int clock_khz = 0, memory_clock_khz = 0;
   if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, context_->device()) == cudaSuccess)
     facts.emplace_back("sm_clock_max_mhz", std::to_string(clock_khz / 1000));
-  if (cudaDeviceGetAttribute(&memory_clock_khz, cudaDevAttrMemoryClockRate, context_->device()) == cudaSuccess)
+  if (cudaDeviceGetAttribute(&memory_clock_khz, cudaDevAttrMemoryClockRate, context_->device()) ==
+      cudaSuccess)
     facts.emplace_back("memory_clock_max_mhz", std::to_string(memory_clock_khz / 1000));
   facts.emplace_back("memory_bus_bits", std::to_string(p.memoryBusWidth));
   SmClock& clock = context_->clock();
   if (clock.error().empty()) {
-    if (auto mhz = clock.default_mhz()) facts.emplace_back("sm_clock_default_mhz", std::to_string(*mhz));
+    if (auto mhz = clock.default_mhz())
+      facts.emplace_back("sm_clock_default_mhz", std::to_string(*mhz));
   } else {
     facts.emplace_back("clock", "NVML not available: " + clock.error());
   }

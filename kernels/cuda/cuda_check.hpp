@@ -9,8 +9,8 @@
 
 namespace lb::cuda {
 
-[[noreturn]] void throw_library_error(const std::string& library, const char* call, const char* file,
-                                      int line, const std::string& message);
+[[noreturn]] void throw_library_error(const std::string& library, const char* call,
+                                      const char* file, int line, const std::string& message);
 
 // "cudaErrorNoDevice: no CUDA-capable device is detected": the error's name and CUDA's text.
 inline std::string cuda_error_text(cudaError_t status) {
@@ -25,7 +25,8 @@ inline void check_cuda(cudaError_t status, const char* call, const char* file, i
 
 std::string cudnn_message(cudnnStatus_t status);
 inline void check_cudnn(cudnnStatus_t status, const char* call, const char* file, int line) {
-  if (status != CUDNN_STATUS_SUCCESS) throw_library_error("cuDNN", call, file, line, cudnn_message(status));
+  if (status != CUDNN_STATUS_SUCCESS)
+    throw_library_error("cuDNN", call, file, line, cudnn_message(status));
 }
 
 std::string cublas_message(cublasStatus_t status);

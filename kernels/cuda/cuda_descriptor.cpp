@@ -22,10 +22,10 @@ const BackendDescriptor& descriptor() {
                 {"CUDA runtime", doctor::cuda_version_text(s.runtime_version) +
                                      " (linked statically), architectures " +
                                      build::cuda_architectures},
-                {"cuDNN",
-                 compiled_and_loaded(text(decode_cudnn_version(s.cudnn.compiled_version)),
-                                     text(decode_cudnn_version(s.cudnn.loaded_version))) +
-                     " (built for CUDA " + doctor::cuda_version_text(s.cudnn.cuda_version) + ")"},
+                {"cuDNN", compiled_and_loaded(text(decode_cudnn_version(s.cudnn.compiled_version)),
+                                              text(decode_cudnn_version(s.cudnn.loaded_version))) +
+                              " (built for CUDA " +
+                              doctor::cuda_version_text(s.cudnn.cuda_version) + ")"},
                 {"cuBLAS",
                  compiled_and_loaded(text(decode_cublas_version(s.cublas.compiled_version)),
                                      text(decode_cublas_version(s.cublas.loaded_version)))}};
@@ -40,9 +40,10 @@ const BackendDescriptor& descriptor() {
                 {"cublas", text(decode_cublas_version(s.cublas.loaded_version))}};
           },
       .options = option_declarations(),
-      .make = [](int device_index, int, const BackendOptionValues& options) {
-        return make_backend(device_index, parse_options(options));
-      }};
+      .make =
+          [](int device_index, int, const BackendOptionValues& options) {
+            return make_backend(device_index, parse_options(options));
+          }};
   return cuda;
 }
 

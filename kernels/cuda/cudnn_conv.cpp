@@ -14,9 +14,11 @@ namespace lb::cuda {
 namespace {
 
 // The engine configs the heuristics propose, best first. Empty when the mode has none.
-std::vector<Descriptor> heuristic_configs(cudnnBackendDescriptor_t graph, cudnnBackendHeurMode_t mode) {
+std::vector<Descriptor> heuristic_configs(cudnnBackendDescriptor_t graph,
+                                          cudnnBackendHeurMode_t mode) {
   Descriptor heur(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
-  LB_CUDNN_SET(heur, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &graph);
+  LB_CUDNN_SET(heur, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+               &graph);
   LB_CUDNN_SET(heur, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &mode);
   const cudnnStatus_t status = cudnnBackendFinalize(heur.get());
   if (cudnn_not_supported(status)) return {};
@@ -49,8 +51,8 @@ EngineFacts engine_facts(cudnnBackendDescriptor_t config) {
   Descriptor engine(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
   cudnnBackendDescriptor_t engine_raw = engine.get();
   std::int64_t n = 0;
-  LB_CUDNN(cudnnBackendGetAttribute(config, CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR,
-                                    1, &n, &engine_raw));
+  LB_CUDNN(cudnnBackendGetAttribute(config, CUDNN_ATTR_ENGINECFG_ENGINE,
+                                    CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &n, &engine_raw));
   std::int64_t index = -1;
   LB_CUDNN(cudnnBackendGetAttribute(engine_raw, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1,
                                     &n, &index));
@@ -69,8 +71,9 @@ EngineFacts engine_facts(cudnnBackendDescriptor_t config) {
   // Behaviour notes and knobs only describe the engine: a library that cannot report them does
   // not make the engine unusable, so their failures are not errors.
   cudnnBackendBehaviorNote_t behavior[CUDNN_BEHAVIOR_NOTE_TYPE_COUNT];
-  if (cudnnBackendGetAttribute(engine_raw, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE, CUDNN_TYPE_BEHAVIOR_NOTE,
-                               CUDNN_BEHAVIOR_NOTE_TYPE_COUNT, &n, behavior) == CUDNN_STATUS_SUCCESS)
+  if (cudnnBackendGetAttribute(engine_raw, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE,
+                               CUDNN_TYPE_BEHAVIOR_NOTE, CUDNN_BEHAVIOR_NOTE_TYPE_COUNT, &n,
+                               behavior) == CUDNN_STATUS_SUCCESS)
     for (std::int64_t i = 0; i < std::min<std::int64_t>(n, CUDNN_BEHAVIOR_NOTE_TYPE_COUNT); ++i)
       facts.runtime_compiled |= behavior[i] == CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION;
 
@@ -80,18 +83,19 @@ EngineFacts engine_facts(cudnnBackendDescriptor_t config) {
     knobs.emplace_back(CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR);
     knobs_raw.push_back(knobs.back().get());
   }
-  if (cudnnBackendGetAttribute(config, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES, CUDNN_TYPE_BACKEND_DESCRIPTOR,
-                               CUDNN_KNOB_TYPE_COUNTS, &n, knobs_raw.data()) != CUDNN_STATUS_SUCCESS) {
+  if (cudnnBackendGetAttribute(config, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES,
+                               CUDNN_TYPE_BACKEND_DESCRIPTOR, CUDNN_KNOB_TYPE_COUNTS, &n,
+                               knobs_raw.data()) != CUDNN_STATUS_SUCCESS) {
     facts.tag += " (knobs not reported)";
     n = 0;
   }
   for (std::int64_t i = 0; i < std::min<std::int64_t>(n, CUDNN_KNOB_TYPE_COUNTS); ++i) {
     cudnnBackendKnobType_t type;
     std::int64_t value = 0, count = 0;
-    if (cudnnBackendGetAttribute(knobs_raw[i], CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE, CUDNN_TYPE_KNOB_TYPE, 1,
-                                 &count, &type) == CUDNN_STATUS_SUCCESS &&
-        cudnnBackendGetAttribute(knobs_raw[i], CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE, CUDNN_TYPE_INT64, 1,
-                                 &count, &value) == CUDNN_STATUS_SUCCESS)
+    if (cudnnBackendGetAttribute(knobs_raw[i], CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE,
+                                 CUDNN_TYPE_KNOB_TYPE, 1, &count, &type) == CUDNN_STATUS_SUCCESS &&
+        cudnnBackendGetAttribute(knobs_raw[i], CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE, CUDNN_TYPE_INT64,
+                                 1, &count, &value) == CUDNN_STATUS_SUCCESS)
       facts.tag += " k" + std::to_string(static_cast<int>(type)) + "=" + std::to_string(value);
   }
   // CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE exists from cuDNN 9.2; an older library answers with an
@@ -118,7 +122,9 @@ class CudnnConvCase final : public GpuCase {
   HostTensor output() override;
   std::string implementation() const override { return "cudnn " + chosen().facts.tag; }
   std::string library() const override { return "cudnn"; }
-  std::uint64_t workspace_bytes() const override { return static_cast<std::uint64_t>(chosen().workspace); }
+  std::uint64_t workspace_bytes() const override {
+    return static_cast<std::uint64_t>(chosen().workspace);
+  }
 
  protected:
   void launch() override {
@@ -157,20 +163,23 @@ CudnnConvCase::CudnnConvCase(std::shared_ptr<DeviceContext> context, const Probl
   find_candidates(problem.precision, options);
 
   if (inputs.size() != tensors_.inputs.size())
-    throw std::invalid_argument("convolution expects " + std::to_string(tensors_.inputs.size()) + " inputs");
+    throw std::invalid_argument("convolution expects " + std::to_string(tensors_.inputs.size()) +
+                                " inputs");
   for (std::size_t i = 0; i < inputs.size(); ++i)
-    input_buffers_.push_back(upload_values(this->context(), logic::to_strided(inputs[i].data, *tensors_.inputs[i]),
+    input_buffers_.push_back(upload_values(this->context(),
+                                           logic::to_strided(inputs[i].data, *tensors_.inputs[i]),
                                            logic::input_type(problem.precision)));
   const auto& out = tensors_.output->dims;
-  output_buffer_ =
-      poisoned_output(this->context(), out[0] * out[1] * out[2] * out[3] * logic::element_bytes(out_type_));
+  output_buffer_ = poisoned_output(
+      this->context(), out[0] * out[1] * out[2] * out[3] * logic::element_bytes(out_type_));
   std::int64_t workspace = 0;
   for (const auto& c : candidates_) workspace = std::max(workspace, c.workspace);
   workspace_ = DeviceBuffer(static_cast<std::uint64_t>(workspace), this->context().ledger());
 
   // One variant pack serves every candidate plan: same tensors, one workspace big enough for all.
   void* pointers[3] = {input_buffers_[0].get(), input_buffers_[1].get(), output_buffer_.get()};
-  const std::int64_t uids[3] = {tensors_.inputs[0]->uid, tensors_.inputs[1]->uid, tensors_.output->uid};
+  const std::int64_t uids[3] = {tensors_.inputs[0]->uid, tensors_.inputs[1]->uid,
+                                tensors_.output->uid};
   void* workspace_ptr = workspace_.get();
   Descriptor pack(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
   LB_CUDNN_SET(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, 3, pointers);
@@ -214,8 +223,10 @@ void CudnnConvCase::find_candidates(Precision precision, const CudaCaseOptions& 
       Descriptor plan(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
       const cudnnBackendDescriptor_t config_raw = config.get();
       LB_CUDNN_SET(plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle_);
-      LB_CUDNN_SET(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &config_raw);
-      if (const cudnnStatus_t status = cudnnBackendFinalize(plan.get()); status != CUDNN_STATUS_SUCCESS) {
+      LB_CUDNN_SET(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+                   &config_raw);
+      if (const cudnnStatus_t status = cudnnBackendFinalize(plan.get());
+          status != CUDNN_STATUS_SUCCESS) {
         reject(facts.tag, "plan not built: " + cudnn_message(status));
         continue;
       }
@@ -226,7 +237,8 @@ void CudnnConvCase::find_candidates(Precision precision, const CudaCaseOptions& 
         reject(facts.tag, "needs " + std::to_string(workspace) + " bytes of workspace");
         continue;
       }
-      candidates_.push_back(Candidate{std::move(config), std::move(plan), std::move(facts), workspace});
+      candidates_.push_back(
+          Candidate{std::move(config), std::move(plan), std::move(facts), workspace});
     }
     if (!candidates_.empty()) {
       notes_.emplace_back("cudnn_heuristic_mode", mode == CUDNN_HEUR_MODE_A ? "A" : "fallback");
@@ -236,7 +248,8 @@ void CudnnConvCase::find_candidates(Precision precision, const CudaCaseOptions& 
   notes_.emplace_back("cudnn_engines_rejected", std::to_string(rejected));
   if (rejected) notes_.emplace_back("cudnn_first_rejection", first_rejection);
   if (candidates_.empty())
-    throw Unsupported("cuDNN offers no engine for this convolution in " + std::string(name(precision)) +
+    throw Unsupported("cuDNN offers no engine for this convolution in " +
+                      std::string(name(precision)) +
                       (rejected ? " (first rejected: " + first_rejection + ")" : ""));
   notes_.emplace_back("cudnn_heuristic_choice", candidates_.front().facts.tag);
 }
@@ -258,14 +271,16 @@ void CudnnConvCase::choose(const CudaCaseOptions& options) {
   notes_.emplace_back("cudnn_engine", c.facts.tag);
   notes_.emplace_back("tensor_cores", c.facts.notes.tensor_core ? "yes" : "no");
   if (c.facts.runtime_compiled) notes_.emplace_back("cudnn_runtime_compiled", "yes");
-  notes_.emplace_back("algo_choice", options.algo == AlgoChoice::autotune ? "autotune" : "heuristic");
+  notes_.emplace_back("algo_choice",
+                      options.algo == AlgoChoice::autotune ? "autotune" : "heuristic");
   notes_.emplace_back("layout", options.layout == Layout::nhwc ? "nhwc" : "nchw");
   notes_.emplace_back("cudnn_api", "graph");
 }
 
 HostTensor CudnnConvCase::output() {
   const logic::TensorSpec& out = *tensors_.output;
-  const auto count = static_cast<std::size_t>(out.dims[0] * out.dims[1] * out.dims[2] * out.dims[3]);
+  const auto count =
+      static_cast<std::size_t>(out.dims[0] * out.dims[1] * out.dims[2] * out.dims[3]);
   HostTensor t;
   t.dims.assign(out.dims.begin(), out.dims.end());
   t.data = logic::from_strided(download_values(context(), output_buffer_, count, out_type_), out);
@@ -274,7 +289,8 @@ HostTensor CudnnConvCase::output() {
 
 }  // namespace
 
-std::unique_ptr<Case> prepare_cudnn_conv(std::shared_ptr<DeviceContext> context, const Problem& problem,
+std::unique_ptr<Case> prepare_cudnn_conv(std::shared_ptr<DeviceContext> context,
+                                         const Problem& problem,
                                          const std::vector<HostTensor>& inputs,
                                          const CudaCaseOptions& options) {
   return std::make_unique<CudnnConvCase>(std::move(context), problem, inputs, options);

@@ -14,7 +14,8 @@ namespace lb::cuda {
 // drops those the precision forbids or that need more workspace than allowed, builds the plans,
 // and with AlgoChoice::autotune times up to 8 of them and keeps the fastest. Throws Unsupported
 // when no engine can run the problem. The caller has checked support and memory.
-std::unique_ptr<Case> prepare_cudnn_conv(std::shared_ptr<DeviceContext> context, const Problem& problem,
+std::unique_ptr<Case> prepare_cudnn_conv(std::shared_ptr<DeviceContext> context,
+                                         const Problem& problem,
                                          const std::vector<HostTensor>& inputs,
                                          const CudaCaseOptions& options);
 

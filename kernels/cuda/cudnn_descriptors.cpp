@@ -31,10 +31,14 @@ void Descriptor::finalize() { LB_CUDNN(cudnnBackendFinalize(desc_)); }
 
 cudnnDataType_t cudnn_data_type(logic::ElementType t) {
   switch (t) {
-    case logic::ElementType::f32: return CUDNN_DATA_FLOAT;
-    case logic::ElementType::f16: return CUDNN_DATA_HALF;
-    case logic::ElementType::bf16: return CUDNN_DATA_BFLOAT16;
-    case logic::ElementType::e4m3: return CUDNN_DATA_FP8_E4M3;
+    case logic::ElementType::f32:
+      return CUDNN_DATA_FLOAT;
+    case logic::ElementType::f16:
+      return CUDNN_DATA_HALF;
+    case logic::ElementType::bf16:
+      return CUDNN_DATA_BFLOAT16;
+    case logic::ElementType::e4m3:
+      return CUDNN_DATA_FP8_E4M3;
   }
   throw std::invalid_argument("unknown element type");
 }

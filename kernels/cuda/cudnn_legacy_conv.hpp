@@ -10,8 +10,8 @@
 
 #include "harness/backend.hpp"
 #include "kernels/cuda/device_context.hpp"
-#include "kernels/cuda/logic/cuda_options.hpp"
 #include "kernels/cuda/logic/conv_graph.hpp"
+#include "kernels/cuda/logic/cuda_options.hpp"
 
 namespace lb::cuda {
 

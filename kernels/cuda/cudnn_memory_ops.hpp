@@ -25,9 +25,9 @@ class LegacyMemoryDescriptors {
 
   cudnnTensorDescriptor_t input(std::size_t i) const { return inputs_.at(i); }  // tensor_dims order
   cudnnTensorDescriptor_t output() const { return output_; }
-  cudnnPoolingDescriptor_t pooling() const { return pooling_; }  // null but for pooling
+  cudnnPoolingDescriptor_t pooling() const { return pooling_; }           // null but for pooling
   cudnnActivationDescriptor_t activation() const { return activation_; }  // null but for ReLU
-  cudnnOpTensorDescriptor_t add() const { return add_; }  // null but for add
+  cudnnOpTensorDescriptor_t add() const { return add_; }                  // null but for add
   // N, C, H, W of the pooling's output as cuDNN computes them from these descriptors.
   std::array<std::int64_t, 4> pooled_dims() const;
 

@@ -106,14 +106,15 @@ cublasLtHandle_t DeviceContext::cublaslt() {
   return cublaslt_;
 }
 
-void DeviceContext::ensure_fits(std::uint64_t needed, std::uint64_t limit, const std::string& what) const {
+void DeviceContext::ensure_fits(std::uint64_t needed, std::uint64_t limit,
+                                const std::string& what) const {
   make_current();
   std::size_t free = 0, total = 0;
   LB_CUDA(cudaMemGetInfo(&free, &total));
   const std::uint64_t available = logic::available_bytes(free, ledger_->used, limit);
   if (needed > available) {
-    std::string message = what + " needs " + gib(needed) + " of GPU memory but " + gib(available) +
-                          " is available";
+    std::string message =
+        what + " needs " + gib(needed) + " of GPU memory but " + gib(available) + " is available";
     if (limit) message += " (--memory-limit " + gib(limit) + ")";
     throw OutOfMemory(message, needed, available);
   }
@@ -135,7 +136,9 @@ std::vector<unsigned char> encode(const std::vector<float>& values, logic::Eleme
   for (std::size_t i = 0; i < values.size(); ++i) {
     unsigned char* dst = out.data() + i * size;
     switch (type) {
-      case logic::ElementType::f32: std::memcpy(dst, &values[i], 4); break;
+      case logic::ElementType::f32:
+        std::memcpy(dst, &values[i], 4);
+        break;
       case logic::ElementType::f16: {
         const __half h = __float2half_rn(values[i]);
         std::memcpy(dst, &h, 2);
@@ -160,7 +163,9 @@ std::vector<float> decode(const std::vector<unsigned char>& bytes, logic::Elemen
   for (std::size_t i = 0; i < out.size(); ++i) {
     const unsigned char* src = bytes.data() + i * size;
     switch (type) {
-      case logic::ElementType::f32: std::memcpy(&out[i], src, 4); break;
+      case logic::ElementType::f32:
+        std::memcpy(&out[i], src, 4);
+        break;
       case logic::ElementType::f16: {
         __half h;
         std::memcpy(&h, src, 2);

@@ -75,7 +75,8 @@ class DeviceContext {
   void make_current() const;
   // Throws lb::OutOfMemory when `needed_bytes` exceeds what this GPU may still give: its free
   // memory, capped by `limit_bytes` (0 = none) minus what this backend already holds.
-  void ensure_fits(std::uint64_t needed_bytes, std::uint64_t limit_bytes, const std::string& what) const;
+  void ensure_fits(std::uint64_t needed_bytes, std::uint64_t limit_bytes,
+                   const std::string& what) const;
 
   // Copies on the context's stream, waiting for completion (set-up and read-back, never timed).
   void upload(const DeviceBuffer& dst, const void* src, std::uint64_t bytes) const;

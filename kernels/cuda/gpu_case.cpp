@@ -19,8 +19,9 @@ std::shared_ptr<DeviceContext> made_current(std::shared_ptr<DeviceContext> conte
 GpuCase::GpuCase(std::shared_ptr<DeviceContext> context, CacheMode cache)
     : context_(made_current(std::move(context))), cold_(cache == CacheMode::cold) {
   if (cold_)
-    flush_ = DeviceBuffer(logic::flush_bytes(static_cast<std::uint64_t>(context_->properties().l2CacheSize)),
-                          context_->ledger());
+    flush_ = DeviceBuffer(
+        logic::flush_bytes(static_cast<std::uint64_t>(context_->properties().l2CacheSize)),
+        context_->ledger());
 }
 
 double GpuCase::time_once() {
@@ -34,7 +35,8 @@ double GpuCase::time_once() {
     LB_CUDA(cudaEventRecord(start_.get(), stream));
     launch();
     LB_CUDA(cudaEventRecord(stop_.get(), stream));
-    const auto enqueue_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - enqueue_start);
+    const auto enqueue_ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - enqueue_start);
     LB_CUDA(cudaEventSynchronize(stop_.get()));
     float ms = 0;
     LB_CUDA(cudaEventElapsedTime(&ms, start_.get(), stop_.get()));
@@ -54,7 +56,8 @@ double GpuCase::run_timed() {
 }
 
 std::size_t GpuCase::autotune(std::size_t count, const std::function<void(std::size_t)>& select,
-                              const std::function<std::string(std::size_t)>& label, std::string& summary) {
+                              const std::function<std::string(std::size_t)>& label,
+                              std::string& summary) {
   constexpr int runs = 3;
   std::vector<double> medians;
   for (std::size_t i = 0; i < count; ++i) {

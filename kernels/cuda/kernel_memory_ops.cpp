@@ -27,14 +27,15 @@ class KernelMemoryCase final : public MemoryCase {
   bool layer_norm() const { return problem().shape.op == MemoryOp::layer_norm; }
   bool forward() const { return problem().pass == Pass::fwd; }
 
-  RowLaunch rows_;                       // layer norm
-  logic::KernelLaunch elementwise_;      // GELU
+  RowLaunch rows_;                   // layer norm
+  logic::KernelLaunch elementwise_;  // GELU
   std::int64_t count_ = 0;
-  DeviceBuffer mean_, rstd_;             // layer norm backward: the forward's statistics
+  DeviceBuffer mean_, rstd_;  // layer norm backward: the forward's statistics
 };
 
 KernelMemoryCase::KernelMemoryCase(std::shared_ptr<DeviceContext> context, const Problem& problem,
-                                   const std::vector<HostTensor>& inputs, const CudaCaseOptions& options)
+                                   const std::vector<HostTensor>& inputs,
+                                   const CudaCaseOptions& options)
     : MemoryCase(std::move(context), problem, inputs, options) {
   const auto& shape = this->problem().shape;
   if (layer_norm()) {
@@ -47,14 +48,17 @@ KernelMemoryCase::KernelMemoryCase(std::shared_ptr<DeviceContext> context, const
       mean_ = allocate(static_cast<std::uint64_t>(rows) * sizeof(float));
       rstd_ = allocate(static_cast<std::uint64_t>(rows) * sizeof(float));
       if (rows > 0)
-        LB_CUDA(layer_norm_statistics(data_type(), rows_, input(0), static_cast<float*>(mean_.get()),
-                                      static_cast<float*>(rstd_.get()), static_cast<float>(layer_norm_epsilon),
-                                      this->context().stream()));
-      add_note("prepared", "the rows' mean and inverse deviation, by a statistics kernel (not timed)");
+        LB_CUDA(layer_norm_statistics(
+            data_type(), rows_, input(0), static_cast<float*>(mean_.get()),
+            static_cast<float*>(rstd_.get()), static_cast<float>(layer_norm_epsilon),
+            this->context().stream()));
+      add_note("prepared",
+               "the rows' mean and inverse deviation, by a statistics kernel (not timed)");
     }
   } else {
     count_ = element_count(shape.dims);
-    elementwise_ = logic::elementwise_launch(count_, this->context().properties().multiProcessorCount);
+    elementwise_ =
+        logic::elementwise_launch(count_, this->context().properties().multiProcessorCount);
     add_note("kernel_launch", std::to_string(elementwise_.blocks) + " blocks x " +
                                   std::to_string(elementwise_.threads) + " threads, grid-stride");
   }
@@ -65,7 +69,8 @@ KernelMemoryCase::KernelMemoryCase(std::shared_ptr<DeviceContext> context, const
 
 std::string KernelMemoryCase::implementation() const {
   return std::string("layerbench kernel ") + (layer_norm() ? "layer_norm" : "gelu_erf") +
-         (forward() ? "_forward" : "_backward") + (layer_norm() ? " (one block per row)" : " (grid-stride)");
+         (forward() ? "_forward" : "_backward") +
+         (layer_norm() ? " (one block per row)" : " (grid-stride)");
 }
 
 void KernelMemoryCase::launch() {
@@ -75,26 +80,30 @@ void KernelMemoryCase::launch() {
     if (rows_.rows == 0) return;
     if (forward())  // {x, gamma, beta} -> y
       LB_CUDA(layer_norm_forward(data_type(), rows_, input(0), static_cast<const float*>(input(1)),
-                                 static_cast<const float*>(input(2)), output_buffer(), eps, stream));
+                                 static_cast<const float*>(input(2)), output_buffer(), eps,
+                                 stream));
     else  // {x, dy, gamma} -> dx
-      LB_CUDA(layer_norm_backward(data_type(), rows_, input(0), input(1), static_cast<const float*>(input(2)),
-                                  static_cast<const float*>(mean_.get()), static_cast<const float*>(rstd_.get()),
-                                  output_buffer(), stream));
+      LB_CUDA(layer_norm_backward(data_type(), rows_, input(0), input(1),
+                                  static_cast<const float*>(input(2)),
+                                  static_cast<const float*>(mean_.get()),
+                                  static_cast<const float*>(rstd_.get()), output_buffer(), stream));
     return;
   }
   if (elementwise_.blocks == 0) return;
   if (forward())  // {x} -> y
-    LB_CUDA(gelu_forward(data_type(), elementwise_.blocks, elementwise_.threads, input(0), output_buffer(),
-                         count_, stream));
+    LB_CUDA(gelu_forward(data_type(), elementwise_.blocks, elementwise_.threads, input(0),
+                         output_buffer(), count_, stream));
   else  // {x, dy} -> dx
-    LB_CUDA(gelu_backward(data_type(), elementwise_.blocks, elementwise_.threads, input(0), input(1),
-                          output_buffer(), count_, stream));
+    LB_CUDA(gelu_backward(data_type(), elementwise_.blocks, elementwise_.threads, input(0),
+                          input(1), output_buffer(), count_, stream));
 }
 
 }  // namespace
 
-std::unique_ptr<Case> prepare_kernel_memory_op(std::shared_ptr<DeviceContext> context, const Problem& problem,
-                                               const std::vector<HostTensor>& inputs, const CudaCaseOptions& options) {
+std::unique_ptr<Case> prepare_kernel_memory_op(std::shared_ptr<DeviceContext> context,
+                                               const Problem& problem,
+                                               const std::vector<HostTensor>& inputs,
+                                               const CudaCaseOptions& options) {
   const MemoryOp op = problem.memory().shape.op;
   if (op != MemoryOp::layer_norm && op != MemoryOp::gelu_erf)
     throw std::invalid_argument("layerbench has no GPU kernel for " + std::string(name(op)));

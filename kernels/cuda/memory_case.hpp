@@ -27,7 +27,9 @@ class MemoryCase : public GpuCase {
              const std::vector<HostTensor>& inputs, const CudaCaseOptions& options);
 
   std::vector<std::pair<std::string, std::string>> case_notes() const override { return notes_; }
-  void add_note(std::string key, std::string value) { notes_.emplace_back(std::move(key), std::move(value)); }
+  void add_note(std::string key, std::string value) {
+    notes_.emplace_back(std::move(key), std::move(value));
+  }
 
   const MemoryProblem& problem() const { return problem_; }
   Precision precision() const { return precision_; }
@@ -58,12 +60,18 @@ class MemoryCase : public GpuCase {
 std::int64_t spec_elements(const logic::TensorSpec& spec);
 
 // The case of a memory-bound problem, by logic::memory_route.
-std::unique_ptr<Case> prepare_memory_op(std::shared_ptr<DeviceContext> context, const Problem& problem,
-                                        const std::vector<HostTensor>& inputs, const CudaCaseOptions& options);
+std::unique_ptr<Case> prepare_memory_op(std::shared_ptr<DeviceContext> context,
+                                        const Problem& problem,
+                                        const std::vector<HostTensor>& inputs,
+                                        const CudaCaseOptions& options);
 // The two routes (cudnn_memory_ops.cpp, kernel_memory_ops.cpp).
-std::unique_ptr<Case> prepare_cudnn_memory_op(std::shared_ptr<DeviceContext> context, const Problem& problem,
-                                              const std::vector<HostTensor>& inputs, const CudaCaseOptions& options);
-std::unique_ptr<Case> prepare_kernel_memory_op(std::shared_ptr<DeviceContext> context, const Problem& problem,
-                                               const std::vector<HostTensor>& inputs, const CudaCaseOptions& options);
+std::unique_ptr<Case> prepare_cudnn_memory_op(std::shared_ptr<DeviceContext> context,
+                                              const Problem& problem,
+                                              const std::vector<HostTensor>& inputs,
+                                              const CudaCaseOptions& options);
+std::unique_ptr<Case> prepare_kernel_memory_op(std::shared_ptr<DeviceContext> context,
+                                               const Problem& problem,
+                                               const std::vector<HostTensor>& inputs,
+                                               const CudaCaseOptions& options);
 
 }  // namespace lb::cuda

@@ -19,13 +19,15 @@ __device__ void store(__nv_bfloat16* p, std::int64_t i, float v) { p[i] = __floa
 // The sum of every thread's `value` in the block, returned to every thread. blockDim.x is a
 // multiple of 32 (logic::row_launch); `shared` holds one float per warp.
 __device__ float block_sum(float value, float* shared) {
-  for (int offset = 16; offset > 0; offset /= 2) value += __shfl_xor_sync(0xffffffffu, value, offset);
+  for (int offset = 16; offset > 0; offset /= 2)
+    value += __shfl_xor_sync(0xffffffffu, value, offset);
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   __syncthreads();  // a previous call's readers are done with `shared`
   if (lane == 0) shared[warp] = value;
   __syncthreads();
   value = lane < blockDim.x / 32 ? shared[lane] : 0.0f;
-  for (int offset = 16; offset > 0; offset /= 2) value += __shfl_xor_sync(0xffffffffu, value, offset);
+  for (int offset = 16; offset > 0; offset /= 2)
+    value += __shfl_xor_sync(0xffffffffu, value, offset);
   return value;
 }
 
@@ -41,7 +43,8 @@ __device__ float2 row_moments(const T* row, std::int64_t length, float epsilon, 
     const float d = load(row, i) - mean;
     squares += d * d;
   }
-  return make_float2(mean, rsqrtf(block_sum(squares, shared) / static_cast<float>(length) + epsilon));
+  return make_float2(mean,
+                     rsqrtf(block_sum(squares, shared) / static_cast<float>(length) + epsilon));
 }
 
 template <typename T>
@@ -58,7 +61,8 @@ template <typename T>
 __global__ void layer_norm_statistics_kernel(const T* x, float* mean, float* rstd,
                                              std::int64_t length, float epsilon) {
   __shared__ float shared[32];
-  const float2 m = row_moments(x + static_cast<std::int64_t>(blockIdx.x) * length, length, epsilon, shared);
+  const float2 m =
+      row_moments(x + static_cast<std::int64_t>(blockIdx.x) * length, length, epsilon, shared);
   if (threadIdx.x == 0) mean[blockIdx.x] = m.x, rstd[blockIdx.x] = m.y;
 }
 
@@ -88,7 +92,8 @@ constexpr float inv_sqrt2 = 0.70710678118654752f, inv_sqrt_2pi = 0.3989422804014
 template <typename T>
 __global__ void gelu_forward_kernel(const T* x, T* y, std::int64_t count) {
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step) {
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+       i += step) {
     const float v = load(x, i);
     store(y, i, 0.5f * v * (1.0f + erff(v * inv_sqrt2)));
   }
@@ -97,7 +102,8 @@ __global__ void gelu_forward_kernel(const T* x, T* y, std::int64_t count) {
 template <typename T>
 __global__ void gelu_backward_kernel(const T* x, const T* dy, T* dx, std::int64_t count) {
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step) {
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+       i += step) {
     const float v = load(x, i);
     const float cdf = 0.5f * (1.0f + erff(v * inv_sqrt2)), pdf = inv_sqrt_2pi * expf(-0.5f * v * v);
     store(dx, i, load(dy, i) * (cdf + v * pdf));
@@ -109,10 +115,17 @@ __global__ void gelu_backward_kernel(const T* x, const T* dy, T* dx, std::int64_
 template <typename Launch>
 cudaError_t with_type(logic::ElementType type, Launch launch) {
   switch (type) {
-    case logic::ElementType::f32: launch(static_cast<float*>(nullptr)); break;
-    case logic::ElementType::f16: launch(static_cast<__half*>(nullptr)); break;
-    case logic::ElementType::bf16: launch(static_cast<__nv_bfloat16*>(nullptr)); break;
-    default: return cudaErrorInvalidValue;
+    case logic::ElementType::f32:
+      launch(static_cast<float*>(nullptr));
+      break;
+    case logic::ElementType::f16:
+      launch(static_cast<__half*>(nullptr));
+      break;
+    case logic::ElementType::bf16:
+      launch(static_cast<__nv_bfloat16*>(nullptr));
+      break;
+    default:
+      return cudaErrorInvalidValue;
   }
   return cudaGetLastError();
 }
@@ -133,8 +146,8 @@ cudaError_t layer_norm_statistics(logic::ElementType type, RowLaunch l, const vo
                                   float* rstd, float epsilon, cudaStream_t stream) {
   return with_type(type, [&](auto* t) {
     using T = std::remove_pointer_t<decltype(t)>;
-    layer_norm_statistics_kernel<<<l.rows, l.threads, 0, stream>>>(static_cast<const T*>(x), mean, rstd,
-                                                                   l.length, epsilon);
+    layer_norm_statistics_kernel<<<l.rows, l.threads, 0, stream>>>(static_cast<const T*>(x), mean,
+                                                                   rstd, l.length, epsilon);
   });
 }
 
@@ -144,7 +157,8 @@ cudaError_t layer_norm_backward(logic::ElementType type, RowLaunch l, const void
   return with_type(type, [&](auto* t) {
     using T = std::remove_pointer_t<decltype(t)>;
     layer_norm_backward_kernel<<<l.rows, l.threads, 0, stream>>>(
-        static_cast<const T*>(x), static_cast<const T*>(dy), gamma, mean, rstd, static_cast<T*>(dx), l.length);
+        static_cast<const T*>(x), static_cast<const T*>(dy), gamma, mean, rstd, static_cast<T*>(dx),
+        l.length);
   });
 }
 
@@ -152,7 +166,8 @@ cudaError_t gelu_forward(logic::ElementType type, unsigned blocks, unsigned thre
                          void* y, std::int64_t count, cudaStream_t stream) {
   return with_type(type, [&](auto* t) {
     using T = std::remove_pointer_t<decltype(t)>;
-    gelu_forward_kernel<<<blocks, threads, 0, stream>>>(static_cast<const T*>(x), static_cast<T*>(y), count);
+    gelu_forward_kernel<<<blocks, threads, 0, stream>>>(static_cast<const T*>(x),
+                                                        static_cast<T*>(y), count);
   });
 }
 
@@ -160,8 +175,8 @@ cudaError_t gelu_backward(logic::ElementType type, unsigned blocks, unsigned thr
                           const void* dy, void* dx, std::int64_t count, cudaStream_t stream) {
   return with_type(type, [&](auto* t) {
     using T = std::remove_pointer_t<decltype(t)>;
-    gelu_backward_kernel<<<blocks, threads, 0, stream>>>(static_cast<const T*>(x), static_cast<const T*>(dy),
-                                                         static_cast<T*>(dx), count);
+    gelu_backward_kernel<<<blocks, threads, 0, stream>>>(
+        static_cast<const T*>(x), static_cast<const T*>(dy), static_cast<T*>(dx), count);
   });
 }
 

@@ -35,8 +35,7 @@ cudaError_t layer_norm_backward(logic::ElementType type, RowLaunch launch, const
 // dx = dy * (Phi(x) + x phi(x)).
 cudaError_t gelu_forward(logic::ElementType type, unsigned blocks, unsigned threads, const void* x,
                          void* y, std::int64_t count, cudaStream_t stream);
-cudaError_t gelu_backward(logic::ElementType type, unsigned blocks, unsigned threads,
-                          const void* x, const void* dy, void* dx, std::int64_t count,
-                          cudaStream_t stream);
+cudaError_t gelu_backward(logic::ElementType type, unsigned blocks, unsigned threads, const void* x,
+                          const void* dy, void* dx, std::int64_t count, cudaStream_t stream);
 
 }  // namespace lb::cuda

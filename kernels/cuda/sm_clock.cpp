@@ -19,7 +19,8 @@ SmClock::SmClock(const std::string& pci_bus_id) {
   }
   auto sym = [&](const char* symbol) { return platform::find_symbol(lib, symbol); };
   auto init = reinterpret_cast<int (*)()>(sym("nvmlInit_v2"));
-  auto by_bus_id = reinterpret_cast<int (*)(const char*, void**)>(sym("nvmlDeviceGetHandleByPciBusId_v2"));
+  auto by_bus_id =
+      reinterpret_cast<int (*)(const char*, void**)>(sym("nvmlDeviceGetHandleByPciBusId_v2"));
   auto default_clock = reinterpret_cast<GetClockFn>(sym("nvmlDeviceGetDefaultApplicationsClock"));
   auto max_clock = reinterpret_cast<GetClockFn>(sym("nvmlDeviceGetMaxClockInfo"));
   auto error_string = reinterpret_cast<const char* (*)(int)>(sym("nvmlErrorString"));

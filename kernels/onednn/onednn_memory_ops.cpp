@@ -62,8 +62,8 @@ void normalisation(Builder& b, const memory::desc& vector_f32, float epsilon, Fl
   b.op.pd = typename Backward::primitive_desc(b.engine, Prop::backward, x, x, x, epsilon, affine,
                                               hint, attr, allow_empty);
   b.op.forward_hint = b.op.prologue = hint;
-  b.op.prologue_args = {DNNL_ARG_SRC,  DNNL_ARG_SCALE, DNNL_ARG_SHIFT,
-                        DNNL_ARG_DST,  DNNL_ARG_MEAN,  DNNL_ARG_VARIANCE};
+  b.op.prologue_args = {DNNL_ARG_SRC, DNNL_ARG_SCALE, DNNL_ARG_SHIFT,
+                        DNNL_ARG_DST, DNNL_ARG_MEAN,  DNNL_ARG_VARIANCE};
   b.input(DNNL_ARG_SRC, x_f32), b.input(DNNL_ARG_DIFF_DST, x_f32);
   b.input(DNNL_ARG_SCALE, vector_f32);
   b.output(DNNL_ARG_DIFF_SRC, x_f32);
@@ -80,8 +80,8 @@ void eltwise(Builder& b, const dnnl::primitive_attr& attr, bool allow_empty) {
   const auto x = b.data(b.type), x_f32 = b.data(DataType::f32);
   b.input(DNNL_ARG_SRC, x_f32);
   if (b.problem.pass == Pass::fwd) {
-    b.op.pd = dnnl::eltwise_forward::primitive_desc(b.engine, Prop::forward_inference, algorithm,
-                                                    x, x, 0.f, 0.f, attr, allow_empty);
+    b.op.pd = dnnl::eltwise_forward::primitive_desc(b.engine, Prop::forward_inference, algorithm, x,
+                                                    x, 0.f, 0.f, attr, allow_empty);
     b.output(DNNL_ARG_DST, x_f32);
     return;
   }
@@ -128,9 +128,9 @@ void pool(Builder& b, const dnnl::primitive_attr& attr, bool allow_empty) {
   }
   const auto hint = forward(Prop::forward_training);
   if (!hint) return;
-  b.op.pd = dnnl::pooling_backward::primitive_desc(b.engine, algorithm, x, y, strides, kernel,
-                                                   dilation, padding, padding, hint, attr,
-                                                   allow_empty);
+  b.op.pd =
+      dnnl::pooling_backward::primitive_desc(b.engine, algorithm, x, y, strides, kernel, dilation,
+                                             padding, padding, hint, attr, allow_empty);
   b.op.forward_hint = hint;
   if (max) {  // the backward reads the forward's argmax (its workspace), not x
     b.input(DNNL_ARG_SRC, b.data(DataType::f32));
@@ -148,8 +148,8 @@ void softmax(Builder& b, const dnnl::primitive_attr& attr, bool allow_empty) {
   const auto algorithm = dnnl::algorithm::softmax_accurate;
   b.input(DNNL_ARG_SRC, x_f32);
   if (b.problem.pass == Pass::fwd) {
-    b.op.pd = dnnl::softmax_forward::primitive_desc(b.engine, Prop::forward_inference, algorithm,
-                                                    x, x, axis, attr, allow_empty);
+    b.op.pd = dnnl::softmax_forward::primitive_desc(b.engine, Prop::forward_inference, algorithm, x,
+                                                    x, axis, attr, allow_empty);
     b.output(DNNL_ARG_DST, x_f32);
     return;
   }
@@ -185,11 +185,19 @@ Operation make_memory_op(const MemoryProblem& problem, DataType type, const dnnl
           static_cast<float>(layer_norm_epsilon), Flags::none, attr, allow_empty);
       break;
     case MemoryOp::relu:
-    case MemoryOp::gelu_erf: eltwise(b, attr, allow_empty); break;
-    case MemoryOp::add: add(b, attr, allow_empty); break;
+    case MemoryOp::gelu_erf:
+      eltwise(b, attr, allow_empty);
+      break;
+    case MemoryOp::add:
+      add(b, attr, allow_empty);
+      break;
     case MemoryOp::max_pool:
-    case MemoryOp::avg_pool: pool(b, attr, allow_empty); break;
-    case MemoryOp::softmax: softmax(b, attr, allow_empty); break;
+    case MemoryOp::avg_pool:
+      pool(b, attr, allow_empty);
+      break;
+    case MemoryOp::softmax:
+      softmax(b, attr, allow_empty);
+      break;
   }
   // The data tensors carry the precision; statistics and scale/shift are FP32 in oneDNN.
   for (int arg : {DNNL_ARG_SRC, DNNL_ARG_SRC_1, DNNL_ARG_DIFF_DST})

@@ -10,8 +10,7 @@ namespace {
 // What OpenBLAS cannot run, said before anything is allocated. A precision is never run as
 // another, and a convolution is never lowered to a GEMM here (that would time im2col too).
 std::optional<std::string> refusal(const Problem& problem) {
-  if (problem.is_conv())
-    return "OpenBLAS has no convolution (a BLAS offers matrix products only)";
+  if (problem.is_conv()) return "OpenBLAS has no convolution (a BLAS offers matrix products only)";
   if (problem.is_memory())
     return "OpenBLAS has no " + std::string(name(problem.memory().shape.op)) +
            " (a BLAS offers matrix products only)";

@@ -17,8 +17,8 @@ int apply_threads(int threads) {
   return blas.get_num_threads();
 }
 
-GemmCase::GemmCase(const GemmShape& shape, const std::vector<HostTensor>& inputs,
-                   CacheMode cache, std::uint64_t memory_limit, int threads)
+GemmCase::GemmCase(const GemmShape& shape, const std::vector<HostTensor>& inputs, CacheMode cache,
+                   std::uint64_t memory_limit, int threads)
     : shape_(shape), threads_(threads) {
   const auto& g = shape_;
   elements_[0] = static_cast<std::size_t>(g.batch * g.m * g.k);
@@ -64,8 +64,8 @@ void GemmCase::gemm(std::size_t set) const {
   const auto sgemm = openblas::library().sgemm;  // the loaded library, not Case::library()
   for (std::int64_t i = 0; i < g.batch; ++i)
     sgemm(CblasRowMajor, g.trans_a ? CblasTrans : CblasNoTrans,
-                g.trans_b ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, a + i * g.m * g.k, lda,
-                b + i * g.k * g.n, ldb, 0.0f, c + i * g.m * g.n, n);
+          g.trans_b ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, a + i * g.m * g.k, lda,
+          b + i * g.k * g.n, ldb, 0.0f, c + i * g.m * g.n, n);
 }
 
 double GemmCase::run_timed() {

@@ -27,18 +27,20 @@ const BackendDescriptor& descriptor() {
           [] {
             std::string loaded;
             try {
-              loaded = "loaded " + config_text() + " (core " + core_text() + ", " +
-                       library().file + ")";
+              loaded =
+                  "loaded " + config_text() + " (core " + core_text() + ", " + library().file + ")";
             } catch (const std::runtime_error& e) {
               loaded = e.what();
             }
-            return std::vector<VersionRow>{{"OpenBLAS", "compiled " + compiled_version() + ", " + loaded}};
+            return std::vector<VersionRow>{
+                {"OpenBLAS", "compiled " + compiled_version() + ", " + loaded}};
           },
       // Its version and build are a device fact (openblas_config, with the core it chose), read
       // from the library the backend loads, so nothing here for context.libraries.
-      .libraries = [](const doctor::Snapshot&) {
-        return std::vector<std::pair<std::string, std::string>>{};
-      },
+      .libraries =
+          [](const doctor::Snapshot&) {
+            return std::vector<std::pair<std::string, std::string>>{};
+          },
       .options = {},
       .make = [](int, int threads, const BackendOptionValues&) { return make_backend(threads); }};
   return openblas;

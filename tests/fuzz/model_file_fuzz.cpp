@@ -13,7 +13,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace lb;
   Model model;
   try {
-    model = load_model_text(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.json");
+    model =
+        load_model_text(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.json");
   } catch (const WorkloadError&) {
     return 0;  // rejected with a message: what the loader must do with bad input
   }

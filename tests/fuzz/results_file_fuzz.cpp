@@ -12,11 +12,12 @@
 #include "harness/results_file.hpp"
 
 namespace {
-const std::filesystem::path file =
-    std::filesystem::temp_directory_path() / ("layerbench_fuzz_" + std::to_string(getpid()) + ".json");
+const std::filesystem::path file = std::filesystem::temp_directory_path() /
+                                   ("layerbench_fuzz_" + std::to_string(getpid()) + ".json");
 
 void write(const std::filesystem::path& path, std::string_view text) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc).write(text.data(), static_cast<std::streamsize>(text.size()));
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      .write(text.data(), static_cast<std::streamsize>(text.size()));
 }
 }  // namespace
 

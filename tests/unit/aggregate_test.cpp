@@ -47,9 +47,9 @@ constexpr double train_flop_per_image = fwd_flop_per_image + 13824 + 2 * (2 * 18
 
 // Test-data medians in ms per op and pass at batch 1; other batches scale them by the batch.
 const std::map<std::pair<std::string, std::string>, double> median_ms_b1 = {
-    {{"stem", "fwd"}, 1},    {{"stem", "bwd_weights"}, 2},                               //
-    {{"blk", "fwd"}, 3},     {{"blk", "bwd_data"}, 4},     {{"blk", "bwd_weights"}, 5},  //
-    {{"fc", "fwd"}, 0.5},    {{"fc", "bwd_data"}, 0.25},   {{"fc", "bwd_weights"}, 0.75}};
+    {{"stem", "fwd"}, 1}, {{"stem", "bwd_weights"}, 2},                               //
+    {{"blk", "fwd"}, 3},  {{"blk", "bwd_data"}, 4},     {{"blk", "bwd_weights"}, 5},  //
+    {{"fc", "fwd"}, 0.5}, {{"fc", "bwd_data"}, 0.25},   {{"fc", "bwd_weights"}, 0.75}};
 
 Point make_point(const std::string& op, const std::string& pass, int batch,
                  const std::string& device = "cpu", const std::string& precision = "fp32",
@@ -89,7 +89,8 @@ const ModelResult& find(const Aggregation& a, PassSet pass, int batch,
 }
 
 TEST(Aggregate, InferenceSumsCountTimesMedian) {
-  const std::map<std::string, DeviceLimits> devices{{"cpu", {{{Precision::fp32, 1e-4}}, std::nullopt}}};
+  const std::map<std::string, DeviceLimits> devices{
+      {"cpu", {{{Precision::fp32, 1e-4}}, std::nullopt}}};
   const auto a = aggregate(all_points(4, false), models, devices);
   ASSERT_EQ(a.models.size(), 1u);  // no backward points: no training result
   const ModelResult& r = a.models[0];
@@ -166,8 +167,9 @@ TEST(Aggregate, SharesPerKindGroupAndTheFoldedInferenceEstimate) {
   ASSERT_EQ(r.status, "ok");
   // 8.5 ms of convolutions and GEMMs, 2 x 0.5 batch norm, 3 x 0.25 ReLU, 1 pooling: 11.25 ms.
   EXPECT_DOUBLE_EQ(*r.time_ms, 11.25);
-  const std::map<std::string, double> ms{{"convolution", 7},   {"gemm", 1.5},   {"normalisation", 1},
-                                         {"elementwise", 0.75}, {"pooling", 1}, {"softmax", 0}};
+  const std::map<std::string, double> ms{{"convolution", 7},   {"gemm", 1.5},
+                                         {"normalisation", 1}, {"elementwise", 0.75},
+                                         {"pooling", 1},       {"softmax", 0}};
   EXPECT_EQ(r.kinds->ms, ms);
   double shares = 0;
   for (const auto& [group, share] : r.kinds->share) {
@@ -194,7 +196,8 @@ TEST(Aggregate, SharesPerKindGroupAndTheFoldedInferenceEstimate) {
 TEST(Aggregate, WorstStatusWinsAndNamesTheFirstOpWithIt) {
   auto points = all_points(1, true);
   for (auto& p : points) {
-    if (p.op == "fc" && p.pass == "bwd_data") p = make_point("fc", "bwd_data", 1, "cpu", "fp32", Status::oom);
+    if (p.op == "fc" && p.pass == "bwd_data")
+      p = make_point("fc", "bwd_data", 1, "cpu", "fp32", Status::oom);
     if (p.op == "blk" && p.pass == "bwd_weights")
       p = make_point("blk", "bwd_weights", 1, "cpu", "fp32", Status::failed);
     if (p.op == "stem" && p.pass == "bwd_weights")
@@ -232,16 +235,19 @@ TEST(Aggregate, MissingPointsMakeTheSumIncomplete) {
   EXPECT_EQ(find(a, PassSet::fwd, 1).status, "ok");
   const ModelResult& train = find(a, PassSet::train, 1);
   EXPECT_EQ(train.status, "incomplete");
-  EXPECT_EQ(train.reason, "incomplete: 2 of 8 points not measured, first fc bwd_data (fc1 and 2 more)");
+  EXPECT_EQ(train.reason,
+            "incomplete: 2 of 8 points not measured, first fc bwd_data (fc1 and 2 more)");
   EXPECT_FALSE(train.time_ms.has_value());
 }
 
 TEST(Aggregate, TwoBackendsOnOneDeviceAreSummedApartAndNeverMixed) {
   std::vector<Point> points = all_points(1, false);  // oneDNN's: every op ok
-  for (Point p : all_points(1, false)) {  // another backend that has no convolution
+  for (Point p : all_points(1, false)) {             // another backend that has no convolution
     p.backend = "openblas";
-    if (p.op != "fc") p.status = Status::unsupported, p.timing.reset(), p.reason = "no conv";
-    else p.timing->median_s *= 2;
+    if (p.op != "fc")
+      p.status = Status::unsupported, p.timing.reset(), p.reason = "no conv";
+    else
+      p.timing->median_s *= 2;
     points.push_back(p);
   }
   const auto a = aggregate(points, models, {});
@@ -350,11 +356,27 @@ TEST(Aggregate, JsonHasExactlyTheSchemasFields) {
   points.push_back(make_point("blk", "fwd", 2, "gpu:0", "fp32", Status::oom));
   const auto a = aggregate(points, models, {{"gpu:0", {{{Precision::fp32, 67}}, 80}}});
   const auto ok = to_json(find(a, PassSet::fwd, 1));
-  EXPECT_EQ(keys(ok), (std::set<std::string>{"model", "title", "device", "precision", "batch", "pass",
-                                             "status", "reason", "time_ms", "images_per_s", "gflop",
-                                             "tflops", "peak_fraction", "time_share", "estimate",
-                                             "kind_ms", "kind_share", "folded",
-                                             "largest_fitting_batch", "accumulation", "label"}));
+  EXPECT_EQ(keys(ok), (std::set<std::string>{"model",
+                                             "title",
+                                             "device",
+                                             "precision",
+                                             "batch",
+                                             "pass",
+                                             "status",
+                                             "reason",
+                                             "time_ms",
+                                             "images_per_s",
+                                             "gflop",
+                                             "tflops",
+                                             "peak_fraction",
+                                             "time_share",
+                                             "estimate",
+                                             "kind_ms",
+                                             "kind_share",
+                                             "folded",
+                                             "largest_fitting_batch",
+                                             "accumulation",
+                                             "label"}));
   EXPECT_EQ(ok["pass"], "fwd");
   EXPECT_DOUBLE_EQ(ok["time_ms"].get<double>(), 8.5);
   EXPECT_DOUBLE_EQ(ok["peak_fraction"].get<double>(), fwd_flop_per_image / 1e9 / 8.5 / 67);
@@ -362,16 +384,17 @@ TEST(Aggregate, JsonHasExactlyTheSchemasFields) {
   EXPECT_EQ(keys(ok["time_share"]), (std::set<std::string>{"conv", "linear"}));
   EXPECT_EQ(keys(ok["kind_share"]), (std::set<std::string>{"convolution", "gemm", "normalisation",
                                                            "elementwise", "pooling", "softmax"}));
-  EXPECT_EQ(keys(ok["folded"]), (std::set<std::string>{"estimate", "folded_ops", "time_ms",
-                                                       "images_per_s", "tflops", "kind_ms",
-                                                       "kind_share"}));
+  EXPECT_EQ(keys(ok["folded"]),
+            (std::set<std::string>{"estimate", "folded_ops", "time_ms", "images_per_s", "tflops",
+                                   "kind_ms", "kind_share"}));
   const auto oom = to_json(find(a, PassSet::fwd, 2));
   EXPECT_TRUE(oom["time_ms"].is_null());
   EXPECT_TRUE(oom["time_share"].is_null());
   EXPECT_TRUE(oom["kind_share"].is_null());
   EXPECT_TRUE(oom["folded"].is_null());
   EXPECT_EQ(oom["largest_fitting_batch"], 1);
-  EXPECT_EQ(oom["accumulation"], (nlohmann::json{{"batch", 1}, {"steps", 2}, {"images_per_s", 1 / 0.0085}}));
+  EXPECT_EQ(oom["accumulation"],
+            (nlohmann::json{{"batch", 1}, {"steps", 2}, {"images_per_s", 1 / 0.0085}}));
   const auto boundary = to_json(a.boundaries.at(0));
   EXPECT_EQ(boundary, (nlohmann::json{{"model", "tiny"},
                                       {"device", "gpu:0"},

@@ -99,8 +99,8 @@ TEST(CudaOptions, TheDefaultsAreTheHarnessDefaultsOfOldResultsFiles) {
 }
 
 TEST(CudaOptions, ParsesTheCheckedValuesAndRefusesOthersNamingTheFlag) {
-  const cuda::CudaOptions parsed = cuda::parse_options(
-      {{"layout", "nchw"}, {"cudnn_api", "legacy"}, {"workspace_mb", 1.5}});
+  const cuda::CudaOptions parsed =
+      cuda::parse_options({{"layout", "nchw"}, {"cudnn_api", "legacy"}, {"workspace_mb", 1.5}});
   EXPECT_EQ(parsed.layout, cuda::Layout::nchw);
   EXPECT_EQ(parsed.cudnn_api, cuda::CudnnApi::legacy);
   EXPECT_EQ(parsed.workspace_limit_bytes, 3ull << 19);  // 1.5 MiB

@@ -28,8 +28,10 @@ TEST(BackendRegistry, ListsExactlyTheBackendsOfThisBuild) {
 TEST(BackendRegistry, CpuBackendsComeFirst) {
   bool seen_gpu = false;
   for (const BackendDescriptor* backend : backend_descriptors()) {
-    if (backend->device_kind == DeviceKind::gpu) seen_gpu = true;
-    else EXPECT_FALSE(seen_gpu) << backend->name << " is listed after a GPU backend";
+    if (backend->device_kind == DeviceKind::gpu)
+      seen_gpu = true;
+    else
+      EXPECT_FALSE(seen_gpu) << backend->name << " is listed after a GPU backend";
   }
 }
 

@@ -30,7 +30,8 @@ TEST(CpuBandwidth, ThreadRangesCoverEveryElementOnceAndEvenly) {
         EXPECT_EQ(r.begin, next) << elements << " elements, thread " << t << " of " << threads;
         EXPECT_LE(r.begin, r.end);
         next = r.end;
-        smallest = std::min(smallest, r.end - r.begin), largest = std::max(largest, r.end - r.begin);
+        smallest = std::min(smallest, r.end - r.begin),
+        largest = std::max(largest, r.end - r.begin);
       }
       EXPECT_EQ(next, elements) << threads << " threads";
       EXPECT_LE(largest - smallest, 1u) << elements << " elements, " << threads << " threads";

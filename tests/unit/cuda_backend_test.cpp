@@ -1,5 +1,6 @@
 // The GPU backend (cuDNN + cuBLASLt) on a real GPU. Without a usable GPU the device tests skip
-// with the CUDA runtime's reason; the host-side type conversions are tested everywhere CUDA is built.
+// with the CUDA runtime's reason; the host-side type conversions are tested everywhere CUDA is
+// built.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -34,13 +35,16 @@ TEST(CudaDeviceTypes, RoundedValuesConvertExactly) {
     EXPECT_EQ(cuda::decode(bytes, type), rounded) << name(p);
   }
   // The device types really are 16 and 8 bits: an unrounded value does not survive.
-  EXPECT_NE(cuda::decode(cuda::encode({0.3f}, cuda::logic::ElementType::f16), cuda::logic::ElementType::f16)[0], 0.3f);
-  EXPECT_EQ(cuda::decode(cuda::encode({0.3f}, cuda::logic::ElementType::e4m3), cuda::logic::ElementType::e4m3)[0],
+  EXPECT_NE(cuda::decode(cuda::encode({0.3f}, cuda::logic::ElementType::f16),
+                         cuda::logic::ElementType::f16)[0],
+            0.3f);
+  EXPECT_EQ(cuda::decode(cuda::encode({0.3f}, cuda::logic::ElementType::e4m3),
+                         cuda::logic::ElementType::e4m3)[0],
             0.3125f);
 }
 
-using testing::note;
 using cuda::Layout;
+using testing::note;
 
 TEST(CudaBackend, ContextNamesDeviceAndLibraries) {
   REQUIRE_GPU();
@@ -50,11 +54,12 @@ TEST(CudaBackend, ContextNamesDeviceAndLibraries) {
   // context() returns by value: one copy, so begin() and end() belong to the same vector.
   const auto context = backend->context();
   const std::map<std::string, std::string> facts(context.begin(), context.end());
-  for (const char* key : {"cuda_driver", "gpu_name", "compute_capability", "sm_count", "memory_bytes",
-                          "l2_bytes"})
+  for (const char* key :
+       {"cuda_driver", "gpu_name", "compute_capability", "sm_count", "memory_bytes", "l2_bytes"})
     EXPECT_TRUE(facts.count(key)) << key;
   // The libraries' versions are the context's "libraries" (the descriptor's), never repeated here.
-  for (const char* key : {"cuda_runtime", "cudnn", "cublaslt", "cublas"}) EXPECT_FALSE(facts.count(key)) << key;
+  for (const char* key : {"cuda_runtime", "cudnn", "cublaslt", "cublas"})
+    EXPECT_FALSE(facts.count(key)) << key;
 }
 
 TEST(CudaBackend, RejectsAMissingDevice) {
@@ -71,7 +76,8 @@ TEST(CudaBackend, GemmsInEveryPrecisionAndTranspose) {
         Problem problem{GemmProblem{GemmShape{3, 48, 32, 64, ta, tb}}, p};
         SCOPED_TRACE(std::string(name(p)) + " " + describe(problem));
         if (auto why = backend->unsupported_reason(problem)) {
-          EXPECT_EQ(p, Precision::fp8) << *why;  // only FP8 may be missing (compute capability < 8.9)
+          EXPECT_EQ(p, Precision::fp8)
+              << *why;  // only FP8 may be missing (compute capability < 8.9)
           continue;
         }
         const auto in = make_inputs(problem, 1);
@@ -93,7 +99,8 @@ TEST(CudaBackend, GemmsInEveryPrecisionAndTranspose) {
             EXPECT_NE(note(*c, "cublas_compute_fallback"), "<absent>");
           }
         } else {
-          EXPECT_EQ(compute, p == Precision::tf32 ? "CUBLAS_COMPUTE_32F_FAST_TF32" : "CUBLAS_COMPUTE_32F");
+          EXPECT_EQ(compute,
+                    p == Precision::tf32 ? "CUBLAS_COMPUTE_32F_FAST_TF32" : "CUBLAS_COMPUTE_32F");
         }
       }
 }
@@ -122,8 +129,8 @@ TEST(CudaBackend, ConvolutionPassesLayoutsAndPrecisions) {
           cuda_options.layout = layout;
           auto backend = cuda::make_backend(0, cuda_options);
           Problem problem{ConvProblem{shape, pass}, p};
-          SCOPED_TRACE(std::string(name(p)) + " " + std::string(name(pass)) + " " + describe(problem) +
-                       (layout == Layout::nhwc ? " nhwc" : " nchw"));
+          SCOPED_TRACE(std::string(name(p)) + " " + std::string(name(pass)) + " " +
+                       describe(problem) + (layout == Layout::nhwc ? " nhwc" : " nchw"));
           if (auto why = backend->unsupported_reason(problem)) {
             EXPECT_NE(p, Precision::fp32) << *why;
             continue;
@@ -164,7 +171,8 @@ TEST(CudaBackend, MemoryLimitRefusesAPointThatDoesNotFit) {
   auto backend = cuda::make_backend(0);
   Problem problem{GemmProblem{GemmShape{1, 1024, 1024, 1024, false, false}}, Precision::fp32};
   CaseOptions options;
-  options.memory_limit_bytes = 8ull << 20;  // 12 MiB of operands + 32 MiB workspace cannot fit in 8 MiB
+  options.memory_limit_bytes = 8ull
+                               << 20;  // 12 MiB of operands + 32 MiB workspace cannot fit in 8 MiB
   try {
     backend->prepare(problem, make_inputs(problem, 3), options);
     FAIL() << "expected OutOfMemory";
@@ -196,7 +204,8 @@ TEST(CudaBackend, LaunchHoldKeepsEnqueueLatencyOut) {
   auto backend = cuda::make_backend(0);
   for (const bool conv : {false, true}) {
     const Problem problem =
-        conv ? Problem{ConvProblem{ConvShape{1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1}, Pass::fwd}, Precision::fp16}
+        conv ? Problem{ConvProblem{ConvShape{1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1}, Pass::fwd},
+                       Precision::fp16}
              : Problem{GemmProblem{GemmShape{1, 256, 256, 256, false, true}}, Precision::fp16};
     CaseOptions options;
     options.cache = CacheMode::warm;
@@ -213,33 +222,39 @@ TEST(CudaBackend, LaunchHoldKeepsEnqueueLatencyOut) {
 // the layout applies, validated against the double-precision reference. tf32 and fp8 are refused.
 TEST(CudaBackend, MemoryBoundOpsValidateInEveryPassAndPrecision) {
   REQUIRE_GPU();
-  auto pool = [](MemoryOp op, std::vector<std::int64_t> dims, std::int64_t window, std::int64_t stride,
-                 std::int64_t pad) {
+  auto pool = [](MemoryOp op, std::vector<std::int64_t> dims, std::int64_t window,
+                 std::int64_t stride, std::int64_t pad) {
     MemoryShape s{op, std::move(dims)};
     s.window = window, s.stride = stride, s.pad = pad;
     return s;
   };
   MemoryShape broadcast_add{MemoryOp::add, {3, 5, 24}};
   broadcast_add.broadcast = true;
-  const std::vector<MemoryShape> shapes{
-      {MemoryOp::batch_norm, {3, 16, 7, 5}},  {MemoryOp::layer_norm, {2, 5, 96}},
-      {MemoryOp::relu, {2, 3, 10, 7}},        {MemoryOp::gelu_erf, {2, 5, 96}},
-      {MemoryOp::add, {2, 3, 10, 7}},         broadcast_add,
-      pool(MemoryOp::max_pool, {2, 4, 9, 9}, 3, 2, 1), pool(MemoryOp::avg_pool, {2, 4, 7, 7}, 7, 1, 0),
-      pool(MemoryOp::avg_pool, {2, 4, 9, 9}, 3, 2, 1), {MemoryOp::softmax, {2, 3, 5, 17}}};
+  const std::vector<MemoryShape> shapes{{MemoryOp::batch_norm, {3, 16, 7, 5}},
+                                        {MemoryOp::layer_norm, {2, 5, 96}},
+                                        {MemoryOp::relu, {2, 3, 10, 7}},
+                                        {MemoryOp::gelu_erf, {2, 5, 96}},
+                                        {MemoryOp::add, {2, 3, 10, 7}},
+                                        broadcast_add,
+                                        pool(MemoryOp::max_pool, {2, 4, 9, 9}, 3, 2, 1),
+                                        pool(MemoryOp::avg_pool, {2, 4, 7, 7}, 7, 1, 0),
+                                        pool(MemoryOp::avg_pool, {2, 4, 9, 9}, 3, 2, 1),
+                                        {MemoryOp::softmax, {2, 3, 5, 17}}};
   for (const MemoryShape& shape : shapes)
     for (Pass pass : {Pass::fwd, Pass::bwd_data})
       for (Precision p : all_precisions)
         for (Layout layout : {Layout::nhwc, Layout::nchw}) {
-          if (layout == Layout::nchw && !cuda::logic::layout_applies(shape.op)) continue;  // one layout
+          if (layout == Layout::nchw && !cuda::logic::layout_applies(shape.op))
+            continue;  // one layout
           cuda::CudaOptions cuda_options;
           cuda_options.layout = layout;
           auto backend = cuda::make_backend(0, cuda_options);
           const Problem problem{MemoryProblem{shape, pass}, p};
-          SCOPED_TRACE(std::string(name(p)) + " " + std::string(name(pass)) + " " + describe(problem) +
-                       (layout == Layout::nhwc ? " nhwc" : " nchw"));
+          SCOPED_TRACE(std::string(name(p)) + " " + std::string(name(pass)) + " " +
+                       describe(problem) + (layout == Layout::nhwc ? " nhwc" : " nchw"));
           if (auto why = backend->unsupported_reason(problem)) {
-            EXPECT_TRUE(p == Precision::tf32 || p == Precision::fp8 || p == Precision::bf16) << *why;
+            EXPECT_TRUE(p == Precision::tf32 || p == Precision::fp8 || p == Precision::bf16)
+                << *why;
             continue;
           }
           ASSERT_TRUE(p != Precision::tf32 && p != Precision::fp8);
@@ -260,7 +275,8 @@ TEST(CudaBackend, MemoryBoundOpsValidateInEveryPassAndPrecision) {
           const HostTensor out = c->output();
           EXPECT_EQ(out.dims, tensor_dims(problem).output);
           const Validation v = validate(problem, in, out, p);
-          EXPECT_TRUE(v.passed) << c->implementation() << ": rel_l2 " << v.rel_l2 << " tolerance " << v.tolerance;
+          EXPECT_TRUE(v.passed) << c->implementation() << ": rel_l2 " << v.rel_l2 << " tolerance "
+                                << v.tolerance;
           const bool derives = pass == Pass::bwd_data && shape.op != MemoryOp::add &&
                                shape.op != MemoryOp::gelu_erf && shape.op != MemoryOp::avg_pool;
           EXPECT_EQ(note(*c, "prepared") != "<absent>", derives);

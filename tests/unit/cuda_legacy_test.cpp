@@ -25,9 +25,9 @@
 namespace lb {
 namespace {
 
+using cuda::Layout;
 using cuda::logic::LegacyAlgoResult;
 using cuda::logic::LegacyMathType;
-using cuda::Layout;
 
 constexpr LegacyMathType all_math_types[] = {
     LegacyMathType::default_math, LegacyMathType::tensor_op,
@@ -232,7 +232,6 @@ TEST(CudaLegacyDescriptors, CudnnRefusesInconsistentGroups) {
   EXPECT_THROW(cuda::LegacyConvDescriptors(s, Precision::fp32, Layout::nchw).forward_output_dims(),
                LibraryError);
 }
-
 
 using testing::note;
 

@@ -41,8 +41,10 @@ std::vector<double> row_major_gemm(const GemmShape& s, const std::vector<float>&
       for (std::int64_t j = 0; j < s.n; ++j) {
         double sum = 0;
         for (std::int64_t l = 0; l < s.k; ++l) {
-          const float av = s.trans_a ? a[p * s.m * s.k + l * s.m + i] : a[p * s.m * s.k + i * s.k + l];
-          const float bv = s.trans_b ? b[p * s.k * s.n + j * s.k + l] : b[p * s.k * s.n + l * s.n + j];
+          const float av =
+              s.trans_a ? a[p * s.m * s.k + l * s.m + i] : a[p * s.m * s.k + i * s.k + l];
+          const float bv =
+              s.trans_b ? b[p * s.k * s.n + j * s.k + l] : b[p * s.k * s.n + l * s.n + j];
           sum += double(av) * bv;
         }
         c[p * s.m * s.n + i * s.n + j] = sum;
@@ -269,12 +271,12 @@ TEST(CudaDeviceRules, FastestSkipsFailedCandidates) {
 TEST(CudaLaunchHold, HoldFollowsTheHostsEnqueueTimeWithinItsBounds) {
   LaunchHold hold;
   EXPECT_EQ(hold.next_hold_ns(), LaunchHold::min_hold_ns);
-  EXPECT_TRUE(hold.record(hold.next_hold_ns(), 3'000));  // 3 us enqueue under a 20 us hold
+  EXPECT_TRUE(hold.record(hold.next_hold_ns(), 3'000));     // 3 us enqueue under a 20 us hold
   EXPECT_EQ(hold.next_hold_ns(), LaunchHold::min_hold_ns);  // 4 x 3 us is below the floor
   EXPECT_TRUE(hold.record(hold.next_hold_ns(), 15'000));
   EXPECT_EQ(hold.next_hold_ns(), 60'000u);
   EXPECT_FALSE(hold.record(hold.next_hold_ns(), 1'000'000'000));  // a 1 s hiccup ...
-  EXPECT_EQ(hold.next_hold_ns(), LaunchHold::max_hold_ns);     // ... is capped at 10 ms
+  EXPECT_EQ(hold.next_hold_ns(), LaunchHold::max_hold_ns);        // ... is capped at 10 ms
 }
 
 TEST(CudaLaunchHold, AnOverrunIsUncleanAndGrowsTheHold) {

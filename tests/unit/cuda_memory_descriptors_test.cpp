@@ -23,7 +23,8 @@ TEST(CudaMemoryDescriptors, NotBuilt) { GTEST_SKIP() << "layerbench was built wi
 
 using cuda::Layout;
 
-void expect_tensor(cudnnTensorDescriptor_t d, const cuda::logic::TensorSpec& spec, cudnnDataType_t want) {
+void expect_tensor(cudnnTensorDescriptor_t d, const cuda::logic::TensorSpec& spec,
+                   cudnnDataType_t want) {
   cudnnDataType_t type;
   int nb = 0, dims[4] = {}, strides[4] = {};
   ASSERT_EQ(cudnnGetTensorNdDescriptor(d, 4, &type, &nb, dims, strides), CUDNN_STATUS_SUCCESS);
@@ -36,7 +37,9 @@ void expect_tensor(cudnnTensorDescriptor_t d, const cuda::logic::TensorSpec& spe
 }
 
 cudnnDataType_t cudnn_type(Precision p) {
-  return p == Precision::fp16 ? CUDNN_DATA_HALF : p == Precision::bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;
+  return p == Precision::fp16   ? CUDNN_DATA_HALF
+         : p == Precision::bf16 ? CUDNN_DATA_BFLOAT16
+                                : CUDNN_DATA_FLOAT;
 }
 
 TEST(CudaMemoryDescriptors, EveryShippedMemoryOpIsAcceptedWithTheHarnessShapes) {
@@ -44,31 +47,35 @@ TEST(CudaMemoryDescriptors, EveryShippedMemoryOpIsAcceptedWithTheHarnessShapes) 
   for (const Model& model : load_builtin_models())
     for (const Op& op : model.ops) {
       const Problem probe = problem_for(op, 1, Pass::fwd, Precision::fp32);
-      if (!probe.is_memory() ||
-          cuda::logic::memory_route(probe.memory().shape.op) != cuda::logic::MemoryRoute::cudnn_legacy)
+      if (!probe.is_memory() || cuda::logic::memory_route(probe.memory().shape.op) !=
+                                    cuda::logic::MemoryRoute::cudnn_legacy)
         continue;
       for (Pass pass : {Pass::fwd, Pass::bwd_data})
         for (Precision p : {Precision::fp32, Precision::fp16, Precision::bf16})
           for (Layout layout : {Layout::nhwc, Layout::nchw}) {
             const Problem problem = problem_for(op, 32, pass, p);
             const MemoryShape& s = problem.memory().shape;
-            SCOPED_TRACE(model.name + " " + op.id + " " + std::string(name(pass)) + " " + std::string(name(p)) +
-                         (layout == Layout::nhwc ? " nhwc" : " nchw"));
+            SCOPED_TRACE(model.name + " " + op.id + " " + std::string(name(pass)) + " " +
+                         std::string(name(p)) + (layout == Layout::nhwc ? " nhwc" : " nchw"));
             ASSERT_FALSE(cuda::logic::memory_unsupported(problem, 9, 0));
             const cuda::LegacyMemoryDescriptors d(problem, layout);
             const Layout applied = cuda::logic::layout_applies(s.op) ? layout : Layout::nchw;
             const auto dims = tensor_dims(problem);
             for (std::size_t i = 0; i < dims.inputs.size(); ++i) {
-              const bool fp32 = cuda::logic::memory_input_type(problem.memory(), i, p) == cuda::logic::ElementType::f32;
+              const bool fp32 = cuda::logic::memory_input_type(problem.memory(), i, p) ==
+                                cuda::logic::ElementType::f32;
               expect_tensor(d.input(i), cuda::logic::memory_tensor_spec(s, dims.inputs[i], applied),
                             fp32 ? CUDNN_DATA_FLOAT : cudnn_type(p));
             }
-            expect_tensor(d.output(), cuda::logic::memory_tensor_spec(s, dims.output, applied), cudnn_type(p));
+            expect_tensor(d.output(), cuda::logic::memory_tensor_spec(s, dims.output, applied),
+                          cudnn_type(p));
             if (s.op == MemoryOp::max_pool || s.op == MemoryOp::avg_pool) {
               const auto& pooled = pass == Pass::fwd ? dims.output : dims.inputs.back();
-              EXPECT_EQ(d.pooled_dims(), (std::array<std::int64_t, 4>{pooled[0], pooled[1], pooled[2], pooled[3]}));
+              EXPECT_EQ(d.pooled_dims(),
+                        (std::array<std::int64_t, 4>{pooled[0], pooled[1], pooled[2], pooled[3]}));
             }
-            EXPECT_EQ(d.pooling() != nullptr, s.op == MemoryOp::max_pool || s.op == MemoryOp::avg_pool);
+            EXPECT_EQ(d.pooling() != nullptr,
+                      s.op == MemoryOp::max_pool || s.op == MemoryOp::avg_pool);
             EXPECT_EQ(d.activation() != nullptr, s.op == MemoryOp::relu);
             EXPECT_EQ(d.add() != nullptr, s.op == MemoryOp::add);
             ++checked;
@@ -83,10 +90,12 @@ TEST(CudaMemoryDescriptors, EveryShippedMemoryOpIsAcceptedWithTheHarnessShapes) 
 TEST(CudaMemoryDescriptors, BroadcastAddKeepsBatchOne) {
   MemoryShape s{MemoryOp::add, {4, 197, 768}};
   s.broadcast = true;
-  const cuda::LegacyMemoryDescriptors d(Problem{MemoryProblem{s, Pass::fwd}, Precision::fp16}, Layout::nhwc);
+  const cuda::LegacyMemoryDescriptors d(Problem{MemoryProblem{s, Pass::fwd}, Precision::fp16},
+                                        Layout::nhwc);
   cudnnDataType_t type;
   int nb = 0, dims[4] = {}, strides[4] = {};
-  ASSERT_EQ(cudnnGetTensorNdDescriptor(d.input(1), 4, &type, &nb, dims, strides), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(cudnnGetTensorNdDescriptor(d.input(1), 4, &type, &nb, dims, strides),
+            CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(dims[0], 1);
   EXPECT_EQ(dims[1], 197 * 768);
 }

@@ -25,7 +25,8 @@ constexpr MemoryOp all_ops[] = {MemoryOp::batch_norm, MemoryOp::layer_norm, Memo
 TEST(CudaMemoryOps, CudnnWhereItHasTheOperationKernelsElsewhere) {
   for (MemoryOp op : all_ops) {
     const bool kernel = op == MemoryOp::layer_norm || op == MemoryOp::gelu_erf;
-    EXPECT_EQ(memory_route(op), kernel ? MemoryRoute::kernel : MemoryRoute::cudnn_legacy) << name(op);
+    EXPECT_EQ(memory_route(op), kernel ? MemoryRoute::kernel : MemoryRoute::cudnn_legacy)
+        << name(op);
   }
   EXPECT_STREQ(name(MemoryRoute::kernel), "layerbench kernel");
 }
@@ -92,7 +93,8 @@ TEST(CudaMemoryOps, TensorSpecsForCudnn) {
 TEST(CudaMemoryOps, ParameterVectorsAreFp32) {
   const auto bn_fwd = memory(MemoryOp::batch_norm, {2, 3, 4, 5}).memory();
   EXPECT_EQ(memory_input_type(bn_fwd, 0, Precision::fp16), ElementType::f16);
-  for (std::size_t i = 1; i < 5; ++i) EXPECT_EQ(memory_input_type(bn_fwd, i, Precision::fp16), ElementType::f32);
+  for (std::size_t i = 1; i < 5; ++i)
+    EXPECT_EQ(memory_input_type(bn_fwd, i, Precision::fp16), ElementType::f32);
   const auto ln_bwd = memory(MemoryOp::layer_norm, {4, 768}, Pass::bwd_data).memory();
   EXPECT_EQ(memory_input_type(ln_bwd, 1, Precision::bf16), ElementType::bf16);  // dy
   EXPECT_EQ(memory_input_type(ln_bwd, 2, Precision::bf16), ElementType::f32);   // gamma
@@ -108,12 +110,17 @@ TEST(CudaMemoryOps, RowsOfLayerNormAndSoftmax) {
 
 TEST(CudaMemoryOps, ExtraBytesOfBackwardPasses) {
   EXPECT_EQ(memory_extra_bytes(memory(MemoryOp::softmax, {2, 3, 5}, Pass::fwd)), 0u);
-  EXPECT_EQ(memory_extra_bytes(memory(MemoryOp::softmax, {2, 3, 5}, Pass::bwd_data, Precision::fp16)), 30u * 2);
+  EXPECT_EQ(
+      memory_extra_bytes(memory(MemoryOp::softmax, {2, 3, 5}, Pass::bwd_data, Precision::fp16)),
+      30u * 2);
   EXPECT_EQ(memory_extra_bytes(memory(MemoryOp::relu, {2, 3, 5}, Pass::bwd_data)), 30u * 4);
   // Max pooling 3x3 /2 p1 of 8x8: y is 4x4.
-  EXPECT_EQ(memory_extra_bytes(memory(MemoryOp::max_pool, {1, 2, 8, 8}, Pass::bwd_data)), 2u * 16 * 4);
-  EXPECT_EQ(memory_extra_bytes(memory(MemoryOp::batch_norm, {2, 64, 4, 4}, Pass::bwd_data)), 5u * 64 * 4);
-  EXPECT_EQ(memory_extra_bytes(memory(MemoryOp::layer_norm, {2, 197, 768}, Pass::bwd_data)), 2u * 394 * 4);
+  EXPECT_EQ(memory_extra_bytes(memory(MemoryOp::max_pool, {1, 2, 8, 8}, Pass::bwd_data)),
+            2u * 16 * 4);
+  EXPECT_EQ(memory_extra_bytes(memory(MemoryOp::batch_norm, {2, 64, 4, 4}, Pass::bwd_data)),
+            5u * 64 * 4);
+  EXPECT_EQ(memory_extra_bytes(memory(MemoryOp::layer_norm, {2, 197, 768}, Pass::bwd_data)),
+            2u * 394 * 4);
   EXPECT_EQ(memory_extra_bytes(memory(MemoryOp::gelu_erf, {2, 3}, Pass::bwd_data)), 0u);
 }
 

@@ -8,11 +8,10 @@
 #include "kernels/cuda/cuda_backend.hpp"
 
 // Skips the calling test with the CUDA runtime's reason when no GPU is usable.
-#define REQUIRE_GPU()                                                       \
-  do {                                                                      \
-    std::string why_no_gpu;                                                 \
-    if (lb::cuda::device_count(why_no_gpu) == 0)                            \
-      GTEST_SKIP() << "no usable GPU: " << why_no_gpu;                      \
+#define REQUIRE_GPU()                                                                             \
+  do {                                                                                            \
+    std::string why_no_gpu;                                                                       \
+    if (lb::cuda::device_count(why_no_gpu) == 0) GTEST_SKIP() << "no usable GPU: " << why_no_gpu; \
   } while (0)
 
 namespace lb::testing {

@@ -23,10 +23,12 @@ void expect_error(const std::string& text, const std::string& message) {
 
 TEST(JsonLimits, DepthIsCountedInContainersOpenAtOnce) {
   EXPECT_EQ(parse_bounded_json(R"({"a": [{"b": 1}]})", "t.json", limits)["a"][0]["b"], 1);
-  expect_error(R"({"a": [{"b": []}]})",
-               "a[0].b: nested deeper than 3 levels of objects and arrays (the limit for this file)");
-  expect_error("[1, [2, [3, [4]]]]",
-               "[1][1][1]: nested deeper than 3 levels of objects and arrays (the limit for this file)");
+  expect_error(
+      R"({"a": [{"b": []}]})",
+      "a[0].b: nested deeper than 3 levels of objects and arrays (the limit for this file)");
+  expect_error(
+      "[1, [2, [3, [4]]]]",
+      "[1][1][1]: nested deeper than 3 levels of objects and arrays (the limit for this file)");
 }
 
 TEST(JsonLimits, SizeIsCheckedBeforeParsing) {

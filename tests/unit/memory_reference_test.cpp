@@ -48,16 +48,16 @@ TEST(MemoryReference, HandComputedForwards) {
 
   // layer norm of (1, 3): mean 2, variance 1, so (x - 2) / sqrt(1 + 1e-6), times gamma plus beta.
   auto ln = memory_problem(MemoryOp::layer_norm, {1, 2}, Pass::fwd);
-  const auto l = reference_all(ln, {tensor({1, 2}, {1, 3}), tensor({2}, {2, 1}),
-                                    tensor({2}, {0.5f, 0})});
+  const auto l =
+      reference_all(ln, {tensor({1, 2}, {1, 3}), tensor({2}, {2, 1}), tensor({2}, {0.5f, 0})});
   EXPECT_NEAR(l[0], 2 * -1 / std::sqrt(1 + 1e-6) + 0.5, 1e-12);
   EXPECT_NEAR(l[1], 1 / std::sqrt(1 + 1e-6), 1e-12);
 
   // batch norm, inference: channel 1 has mean 1, variance 4 - 1e-5, gamma 3, beta -1.
   auto bn = memory_problem(MemoryOp::batch_norm, {1, 2, 1, 1}, Pass::fwd);
-  const auto b = reference_all(bn, {tensor({1, 2, 1, 1}, {5, 7}), tensor({2}, {0, 1}),
-                                    tensor({2}, {1, 4 - 1e-5f}), tensor({2}, {1, 3}),
-                                    tensor({2}, {0, -1})});
+  const auto b =
+      reference_all(bn, {tensor({1, 2, 1, 1}, {5, 7}), tensor({2}, {0, 1}),
+                         tensor({2}, {1, 4 - 1e-5f}), tensor({2}, {1, 3}), tensor({2}, {0, -1})});
   EXPECT_NEAR(b[0], 5 / std::sqrt(1 + 1e-5), 1e-9);
   EXPECT_NEAR(b[1], 3 * (7 - 1) / 2.0 - 1, 1e-5);
 
@@ -86,14 +86,15 @@ TEST(MemoryReference, HandComputedPooling) {
   // Padding is left out of the divisor: (1), (2+3)/2, (4+7)/2, (5+6+8+9)/4.
   EXPECT_EQ(reference_all(avg, {tensor({1, 1, 3, 3}, x)}), (std::vector<double>{1, 2.5, 5.5, 7}));
   // Backward of the average: each dy spreads evenly over its window's in-bounds elements.
-  const auto dx = reference_all(with_pass(avg, Pass::bwd_data), {tensor({1, 1, 2, 2}, {4, 2, 2, 4})});
+  const auto dx =
+      reference_all(with_pass(avg, Pass::bwd_data), {tensor({1, 1, 2, 2}, {4, 2, 2, 4})});
   EXPECT_EQ(dx, (std::vector<double>{4, 1, 1, 1, 1, 1, 1, 1, 1}));
 }
 
 // dx from the reference's backward against (L(x + h) - L(x - h)) / 2h, L = sum(dy . fwd(x)),
 // at every element of a small problem. `fwd_inputs(x)` builds the forward's inputs from x.
-void expect_gradient(const Problem& bwd, const std::function<std::vector<HostTensor>(
-                                             const HostTensor& x)>& fwd_inputs,
+void expect_gradient(const Problem& bwd,
+                     const std::function<std::vector<HostTensor>(const HostTensor& x)>& fwd_inputs,
                      int dy_input = 1) {
   const auto inputs = make_inputs(bwd, 7);
   const Problem fwd = with_pass(bwd, Pass::fwd);
@@ -110,8 +111,8 @@ void expect_gradient(const Problem& bwd, const std::function<std::vector<HostTen
     HostTensor plus = inputs[0], minus = inputs[0];
     plus.data[i] += static_cast<float>(h), minus.data[i] -= static_cast<float>(h);
     const double step = double(plus.data[i]) - double(minus.data[i]);  // h in float, exactly
-    EXPECT_NEAR(dx[i], (loss(plus) - loss(minus)) / step, 2e-3) << name(bwd.memory().shape.op)
-                                                                << " element " << i;
+    EXPECT_NEAR(dx[i], (loss(plus) - loss(minus)) / step, 2e-3)
+        << name(bwd.memory().shape.op) << " element " << i;
   }
 }
 

@@ -23,8 +23,8 @@ Problem memory_problem(MemoryOp op, std::vector<std::int64_t> dims, Pass pass,
   return p;
 }
 
-Problem pooling(MemoryOp op, std::int64_t window, std::int64_t stride, std::int64_t pad,
-                Pass pass, Precision precision = Precision::fp32) {
+Problem pooling(MemoryOp op, std::int64_t window, std::int64_t stride, std::int64_t pad, Pass pass,
+                Precision precision = Precision::fp32) {
   auto p = memory_problem(op, {2, 3, 9, 9}, pass, precision);
   auto m = p.memory();
   m.shape.window = window, m.shape.stride = stride, m.shape.pad = pad;

@@ -24,16 +24,17 @@ Problem gemm(GemmShape g, Precision precision = Precision::fp32) {
   return p;
 }
 
-std::map<std::string, std::string> as_map(const std::vector<std::pair<std::string, std::string>>& pairs) {
+std::map<std::string, std::string> as_map(
+    const std::vector<std::pair<std::string, std::string>>& pairs) {
   return {pairs.begin(), pairs.end()};
 }
 
 TEST(OpenblasBackend, GemmLayoutsMatchTheReferenceColdAndWarm) {
   auto backend = openblas::make_backend(0);
-  for (const GemmShape& g : {GemmShape{1, 33, 20, 17, false, false},   // NN
-                             GemmShape{1, 33, 20, 17, false, true},    // NT: y = x W^T
-                             GemmShape{1, 33, 20, 17, true, false},    // TN: a weight gradient
-                             GemmShape{3, 10, 12, 8, false, true},     // batched Q K^T
+  for (const GemmShape& g : {GemmShape{1, 33, 20, 17, false, false},       // NN
+                             GemmShape{1, 33, 20, 17, false, true},        // NT: y = x W^T
+                             GemmShape{1, 33, 20, 17, true, false},        // TN: a weight gradient
+                             GemmShape{3, 10, 12, 8, false, true},         // batched Q K^T
                              GemmShape{2, 197, 64, 197, false, false}}) {  // batched P V, sampled
     const Problem p = gemm(g);
     ASSERT_FALSE(backend->unsupported_reason(p).has_value()) << describe(p);
@@ -49,8 +50,10 @@ TEST(OpenblasBackend, GemmLayoutsMatchTheReferenceColdAndWarm) {
       EXPECT_EQ(c->library(), "openblas");
       EXPECT_EQ(c->implementation().rfind("cblas_sgemm", 0), 0u) << c->implementation();
       const auto notes = as_map(c->notes());
-      if (cache == CacheMode::warm) EXPECT_EQ(notes.at("buffer_sets"), "1");
-      else EXPECT_GT(std::stoul(notes.at("buffer_sets")), 1u) << "small problems rotate sets";
+      if (cache == CacheMode::warm)
+        EXPECT_EQ(notes.at("buffer_sets"), "1");
+      else
+        EXPECT_GT(std::stoul(notes.at("buffer_sets")), 1u) << "small problems rotate sets";
     }
   }
 }

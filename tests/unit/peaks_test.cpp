@@ -71,7 +71,8 @@ TEST(GpuPeaks, ShippedTableIsConsistent) {
   std::set<std::string> names;
   for (const auto& row : table) {
     EXPECT_TRUE(row.tflops.count(Precision::fp32)) << row.device;
-    EXPECT_EQ(row.tflops.count(Precision::fp8) > 0, row.cc_major * 10 + row.cc_minor >= 89) << row.device;
+    EXPECT_EQ(row.tflops.count(Precision::fp8) > 0, row.cc_major * 10 + row.cc_minor >= 89)
+        << row.device;
     for (const auto& n : row.names) EXPECT_TRUE(names.insert(n).second) << n;
   }
 }
@@ -105,7 +106,8 @@ TEST(GpuPeaks, BadFilesNameTheField) {
   EXPECT_EQ(bad(R"("9.0")", R"("9")"),
             "gpus[1].compute_capability: must read MAJOR.MINOR, e.g. \"9.0\"");
   EXPECT_EQ(bad(R"("fp32": 1)", R"("fp64": 1)"), "gpus[1].tflops.fp64: unknown precision");
-  EXPECT_EQ(bad(R"("fp32": 1)", R"("fp32": "fast")"), "gpus[1].tflops.fp32: must be a positive number");
+  EXPECT_EQ(bad(R"("fp32": 1)", R"("fp32": "fast")"),
+            "gpus[1].tflops.fp32: must be a positive number");
   EXPECT_EQ(bad(R"("source": "s")", R"("origin": "s")"), "gpus[1].source: missing (required)");
 }
 

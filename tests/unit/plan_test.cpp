@@ -35,7 +35,9 @@ std::set<T> collect(const Plan& plan, F field) {
   return values;
 }
 
-int op_count(const std::string& model) { return static_cast<int>(find_model(shipped(), model)->ops.size()); }
+int op_count(const std::string& model) {
+  return static_cast<int>(find_model(shipped(), model)->ops.size());
+}
 
 TEST(Plan, QuickSuiteOnCpu) {
   const Plan plan = expand_plan({}, shipped(), {cpu});
@@ -76,7 +78,8 @@ TEST(Plan, QuickSuiteOnGpuHasEveryPrecision) {
   std::set<Precision> gpu_precisions;
   for (const auto& p : plan.points)
     if (p.is_gpu) gpu_precisions.insert(p.precision);
-  EXPECT_EQ(gpu_precisions, std::set<Precision>(std::begin(all_precisions), std::end(all_precisions)));
+  EXPECT_EQ(gpu_precisions,
+            std::set<Precision>(std::begin(all_precisions), std::end(all_precisions)));
   EXPECT_EQ(plan.points.size(),
             static_cast<size_t>((op_count("resnet50") + op_count("vit_b_16")) * 2 * (2 + 5)));
 }
@@ -85,7 +88,8 @@ TEST(Plan, StandardSuiteTrainsEveryModelWithDeviceBatchRanges) {
   RunRequest request;
   request.suite = "standard";
   const Plan plan = expand_plan(request, shipped(), {cpu, gpu});
-  EXPECT_EQ(collect<std::string>(plan, [](auto& p) { return p.model->name; }).size(), shipped().size());
+  EXPECT_EQ(collect<std::string>(plan, [](auto& p) { return p.model->name; }).size(),
+            shipped().size());
   std::set<int> cpu_batches, gpu_batches;
   for (const auto& p : plan.points) (p.is_gpu ? gpu_batches : cpu_batches).insert(p.batch);
   EXPECT_EQ(cpu_batches, (std::set<int>{1, 2, 4, 8}));
@@ -182,7 +186,8 @@ TEST(Plan, GroupsAreContiguousCheapestFirstForwardFirst) {
     const auto& p = plan.points[i];
     const bool starts_group = i == 0 || key(plan.points[i - 1]) != key(p);
     if (starts_group) {
-      ASSERT_TRUE(finished.insert(key(p)).second) << "group split: " << p.model->name << " b" << p.batch;
+      ASSERT_TRUE(finished.insert(key(p)).second)
+          << "group split: " << p.model->name << " b" << p.batch;
       group_gflop.push_back(0);
       // A sweep's batches ascend, so the runner sees the smaller batch's oom first.
       auto& last = last_batch[{p.device, p.model->name, p.precision}];
@@ -215,7 +220,9 @@ TEST(Plan, BadRequestsNameTheFlag) {
             "--batch: '0' is not a positive integer");
   // A catalogue without the quick suite's models: the suite says what it misses.
   std::vector<Model> only_vit_l{*find_model(shipped(), "vit_l_16")};
-  EXPECT_NE(message_of([&] { expand_plan({}, only_vit_l, {cpu}); }).find("--suite: quick needs model 'resnet50'"),
+  EXPECT_NE(message_of([&] {
+              expand_plan({}, only_vit_l, {cpu});
+            }).find("--suite: quick needs model 'resnet50'"),
             std::string::npos);
 }
 
@@ -232,7 +239,8 @@ TEST(ParseLists, Batches) {
 }
 
 TEST(ParseLists, Precisions) {
-  EXPECT_EQ(parse_precision_list("fp32,fp16"), (std::vector<Precision>{Precision::fp32, Precision::fp16}));
+  EXPECT_EQ(parse_precision_list("fp32,fp16"),
+            (std::vector<Precision>{Precision::fp32, Precision::fp16}));
   EXPECT_EQ(message_of([] { parse_precision_list("fp32,fp64"); }),
             "--precision: unknown precision 'fp64'; known: fp32, tf32, fp16, bf16, fp8");
 }
@@ -259,7 +267,8 @@ TEST(OomSweep, SkipsLargerBatchesOfTheSameModelDevicePrecisionAndPass) {
   EXPECT_EQ(sweep.smaller_oom_batch(find(256, Precision::fp16, Pass::fwd, "gpu:0")), std::nullopt);
   EXPECT_EQ(sweep.smaller_oom_batch(find(128, Precision::fp16, Pass::fwd, "gpu:0")), std::nullopt);
   EXPECT_EQ(sweep.smaller_oom_batch(find(512, Precision::fp32, Pass::fwd, "gpu:0")), std::nullopt);
-  EXPECT_EQ(sweep.smaller_oom_batch(find(512, Precision::fp16, Pass::bwd_data, "gpu:0")), std::nullopt);
+  EXPECT_EQ(sweep.smaller_oom_batch(find(512, Precision::fp16, Pass::bwd_data, "gpu:0")),
+            std::nullopt);
   EXPECT_EQ(sweep.smaller_oom_batch(find(512, Precision::fp16, Pass::fwd, "gpu:1")), std::nullopt);
   // A resumed file's oom point counts the same.
   Point resumed;

@@ -24,17 +24,17 @@ ConvShape conv(std::int64_t h, std::int64_t r, std::int64_t stride, std::int64_t
 // ---- output size: floor((H + 2*pad - dil*(R-1) - 1) / stride) + 1 ----
 
 TEST(ConvOutput, ResNetShapes) {
-  EXPECT_EQ(conv(224, 7, 2, 3).p(), 112);  // stem: (224 + 6 - 6 - 1) / 2 + 1 = 112 (floor)
-  EXPECT_EQ(conv(56, 3, 2, 1).p(), 28);    // strided 3x3: (56 + 2 - 2 - 1) / 2 + 1
-  EXPECT_EQ(conv(56, 1, 2, 0).p(), 28);    // strided 1x1 downsample: 55 / 2 + 1
-  EXPECT_EQ(conv(7, 3, 1, 1).p(), 7);      // same padding
-  EXPECT_EQ(conv(224, 16, 16, 0).p(), 14); // ViT patches
+  EXPECT_EQ(conv(224, 7, 2, 3).p(), 112);   // stem: (224 + 6 - 6 - 1) / 2 + 1 = 112 (floor)
+  EXPECT_EQ(conv(56, 3, 2, 1).p(), 28);     // strided 3x3: (56 + 2 - 2 - 1) / 2 + 1
+  EXPECT_EQ(conv(56, 1, 2, 0).p(), 28);     // strided 1x1 downsample: 55 / 2 + 1
+  EXPECT_EQ(conv(7, 3, 1, 1).p(), 7);       // same padding
+  EXPECT_EQ(conv(224, 16, 16, 0).p(), 14);  // ViT patches
 }
 
 TEST(ConvOutput, Dilation) {
-  EXPECT_EQ(conv(10, 3, 1, 0, 2).p(), 6);  // the window spans 5: 10 - 5 + 1
-  EXPECT_EQ(conv(10, 3, 1, 2, 2).p(), 10); // padding 2 keeps the size
-  EXPECT_EQ(conv(10, 3, 3, 0, 4).p(), 1);  // spans 9: (10 - 8 - 1) / 3 + 1
+  EXPECT_EQ(conv(10, 3, 1, 0, 2).p(), 6);   // the window spans 5: 10 - 5 + 1
+  EXPECT_EQ(conv(10, 3, 1, 2, 2).p(), 10);  // padding 2 keeps the size
+  EXPECT_EQ(conv(10, 3, 3, 0, 4).p(), 1);   // spans 9: (10 - 8 - 1) / 3 + 1
 }
 
 TEST(ConvOutput, HeightAndWidthAreIndependent) {
@@ -106,8 +106,8 @@ TEST_P(GemmPasses, ComputeTheGradients) {
   EXPECT_EQ(run_gemm(data, dc, b), da);
 
   const auto weights = gemm_for_pass(f, Pass::bwd_weights);
-  EXPECT_EQ(weights, trans_b ? (GemmShape{2, 4, 5, 3, true, false})
-                             : (GemmShape{2, 5, 4, 3, true, false}));
+  EXPECT_EQ(weights,
+            trans_b ? (GemmShape{2, 4, 5, 3, true, false}) : (GemmShape{2, 5, 4, 3, true, false}));
   // B stored [N][K]: dB = dC^T . A; B stored [K][N]: dB = A^T . dC.
   EXPECT_EQ(trans_b ? run_gemm(weights, dc, a) : run_gemm(weights, a, dc), db);
 
@@ -197,7 +197,8 @@ TEST(MinBytes, EachTensorOnceAtStorageSize) {
 }
 
 TEST(Describe, NamesTheShape) {
-  EXPECT_EQ(describe(conv_problem(Pass::fwd)), "N2 C8 H10 W12 K6 R3 S3 stride 2x1 pad 1x0 groups 2");
+  EXPECT_EQ(describe(conv_problem(Pass::fwd)),
+            "N2 C8 H10 W12 K6 R3 S3 stride 2x1 pad 1x0 groups 2");
   EXPECT_EQ(describe(Problem{GemmProblem{{12, 197, 197, 64, false, true}}, Precision::fp32}),
             "12x[197x64].[64x197]^T");
 }

@@ -53,9 +53,9 @@ TEST(Progress, OnePlainLinePerPointWithoutATerminal) {
 }
 
 TEST(Progress, QuietWritesNothing) {
-  EXPECT_TRUE(
-      written(Progress::Mode::quiet, [](Progress& p) { p.point_done("m/a", "ok", 1); }, 1, 1)
-          .empty());
+  EXPECT_TRUE(written(
+                  Progress::Mode::quiet, [](Progress& p) { p.point_done("m/a", "ok", 1); }, 1, 1)
+                  .empty());
 }
 
 }  // namespace

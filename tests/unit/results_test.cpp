@@ -39,9 +39,10 @@ Point sample_point(const std::string& op, Status status = Status::ok) {
 
 class ResultsFileTest : public ::testing::Test {
  protected:
-  fs::path dir = fs::temp_directory_path() /
-                 ("lb_results_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  fs::path dir =
+      fs::temp_directory_path() /
+      ("lb_results_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+       ::testing::UnitTest::GetInstance()->current_test_info()->name());
   fs::path file = dir / "r.json";
   void SetUp() override { fs::remove_all(dir); }
   void TearDown() override { fs::remove_all(dir); }
@@ -152,7 +153,8 @@ TEST_F(ResultsFileTest, BadFilesAreNamed) {
 TEST_F(ResultsFileTest, DamagedPointsAreRefusedNamingTheirIndexAndField) {
   const auto expect_refused = [&](const std::function<void(nlohmann::json&)>& damage,
                                   const std::string& needle) {
-    nlohmann::json doc = {{"schema", results_schema}, {"status", "incomplete"},
+    nlohmann::json doc = {{"schema", results_schema},
+                          {"status", "incomplete"},
                           {"context", nlohmann::json::object()},
                           {"settings", nlohmann::json::object()},
                           {"points", {to_json(sample_point("a")), to_json(sample_point("b"))}}};

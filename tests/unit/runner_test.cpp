@@ -30,8 +30,11 @@ class FailingBackend final : public Backend {
  public:
   std::string name() const override { return "test"; }
   std::string device() const override { return "cpu"; }
-  std::optional<std::string> unsupported_reason(const Problem&) const override { return std::nullopt; }
-  std::unique_ptr<Case> prepare(const Problem&, const std::vector<HostTensor>&, const CaseOptions&) override {
+  std::optional<std::string> unsupported_reason(const Problem&) const override {
+    return std::nullopt;
+  }
+  std::unique_ptr<Case> prepare(const Problem&, const std::vector<HostTensor>&,
+                                const CaseOptions&) override {
     return std::make_unique<FailingCase>();
   }
   std::vector<std::pair<std::string, std::string>> context() const override { return {}; }
@@ -47,7 +50,8 @@ TEST(RunLoop, ALibraryErrorDuringSamplingFailsThePointAndTheRunGoesOn) {
   op.tokens = 2;
   op.gemm.m = 2, op.gemm.n = 2, op.gemm.k = 2, op.gemm.trans_b = true;
   model.ops = {op};
-  std::vector<PlannedPoint> points(2, PlannedPoint{&model, &model.ops[0], 1, Precision::fp32, Pass::fwd, "cpu"});
+  std::vector<PlannedPoint> points(
+      2, PlannedPoint{&model, &model.ops[0], 1, Precision::fp32, Pass::fwd, "cpu"});
   points[1].batch = 2;
 
   FailingBackend backend;

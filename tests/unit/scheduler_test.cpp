@@ -23,13 +23,13 @@ TEST(Scheduler, NullOutsideASlurmJob) {
 }
 
 TEST(Scheduler, RecordsTheJobNodePartitionAndFleetTarget) {
-  const auto p = scheduler_provenance(environment({{"SLURM_JOB_ID", "4242"},
-                                                   {"SLURM_ARRAY_JOB_ID", "4240"},
-                                                   {"SLURM_ARRAY_TASK_ID", "2"},
-                                                   {"SLURMD_NODENAME", "gpu017"},
-                                                   {"SLURM_JOB_PARTITION", "h100"},
-                                                   {"LAYERBENCH_FLEET_TARGET",
-                                                    "partition=h100,gres=gpu:h100:1"}}));
+  const auto p = scheduler_provenance(
+      environment({{"SLURM_JOB_ID", "4242"},
+                   {"SLURM_ARRAY_JOB_ID", "4240"},
+                   {"SLURM_ARRAY_TASK_ID", "2"},
+                   {"SLURMD_NODENAME", "gpu017"},
+                   {"SLURM_JOB_PARTITION", "h100"},
+                   {"LAYERBENCH_FLEET_TARGET", "partition=h100,gres=gpu:h100:1"}}));
   EXPECT_EQ(p.at("name"), "slurm");
   EXPECT_EQ(p.at("job_id"), "4242");
   EXPECT_EQ(p.at("array_job_id"), "4240");

@@ -40,7 +40,7 @@ TEST(StoppingRule, StopsOnNoiseOnlyAfterMinimumTimeAndSamples) {
   rule.noise_target = 0.01, rule.min_time_s = 0.2, rule.min_samples = 5, rule.max_time_s = 2;
   std::string why;
   std::vector<double> quiet(5, 1.0);
-  EXPECT_FALSE(should_stop(rule, quiet, 0.1, why));  // quiet but too early
+  EXPECT_FALSE(should_stop(rule, quiet, 0.1, why));         // quiet but too early
   EXPECT_FALSE(should_stop(rule, {1, 1, 1, 1}, 0.5, why));  // too few samples
   EXPECT_TRUE(should_stop(rule, quiet, 0.3, why));
   EXPECT_EQ(why, "noise");

@@ -68,11 +68,13 @@ TEST(Summary, SpeedupsCompareTheSameModelAndPassOnly) {
   };
   const std::string table = summary_table(results);
   // gpu:1 has no FP32 result of its own (gpu:0's is another device) and the CPU none for fwd.
-  EXPECT_NE(table.find("resnet50  fwd    gpu:1   fp16           8       400            -            -\n"),
-            std::string::npos)
+  EXPECT_NE(
+      table.find("resnet50  fwd    gpu:1   fp16           8       400            -            -\n"),
+      std::string::npos)
       << table;
-  EXPECT_NE(table.find("resnet50  fwd    gpu:0   fp32           8       100            -        1.00x\n"),
-            std::string::npos)
+  EXPECT_NE(
+      table.find("resnet50  fwd    gpu:0   fp32           8       100            -        1.00x\n"),
+      std::string::npos)
       << table;
 }
 

@@ -174,7 +174,8 @@ TEST(Validate, ANanOutsideTheSampleFailsToo) {
   p.op = GemmProblem{GemmShape{1, 200, 100, 8, false, true}};
   const auto inputs = make_inputs(p, 17);
   HostTensor out{tensor_dims(p).output, std::vector<float>(20000)};
-  for (std::int64_t i = 0; i < 20000; ++i) out.data[i] = static_cast<float>(reference_at(p, inputs, i));
+  for (std::int64_t i = 0; i < 20000; ++i)
+    out.data[i] = static_cast<float>(reference_at(p, inputs, i));
   const auto sampled = validation_indices(20000);
   const std::int64_t unsampled = sampled[0] == 0 ? sampled[0] + 1 : 0;
   ASSERT_FALSE(std::binary_search(sampled.begin(), sampled.end(), unsampled));

@@ -104,8 +104,9 @@ TEST(WindowsDlls, AnotherVersionOfADllIsNotTheOneTensorflowLoads) {
   s.dlls.push_back({"cudnn64_9.dll", "cudnn", R"(C:\cudnn9\bin)", "PATH", "9.1.0", ""});
   const auto check = check_framework(s, facts(), parse_framework_target("tensorflow==2.9"));
   EXPECT_FALSE(row(check, "cudnn64_8.dll").ok);
-  EXPECT_EQ(row(check, "cudnn64_8.dll").found,
-            R"(not found along the DLL search order; cudnn64_9.dll in C:\cudnn9\bin (PATH) is another version)");
+  EXPECT_EQ(
+      row(check, "cudnn64_8.dll").found,
+      R"(not found along the DLL search order; cudnn64_9.dll in C:\cudnn9\bin (PATH) is another version)");
   EXPECT_FALSE(row(check, "cuDNN").ok);
   EXPECT_EQ(row(check, "cuDNN").note, "a different major version: TensorFlow 2.9 needs cuDNN 8.x");
 }
@@ -121,8 +122,9 @@ TEST(WindowsDlls, TensorflowAfterTenNamesNoDllsAndSaysWsl2) {
 TEST(WindowsDlls, DriverTooOldForARuntimeDllIsTheReason) {
   const Diagnosis d = diagnose(windows_machine(10020), facts());
   EXPECT_FALSE(d.gpu_usable);
-  EXPECT_EQ(d.reason,
-            R"(NVIDIA driver supports CUDA up to 10.2, too old for the CUDA 11.2 runtime cudart64_110.dll in C:\cuda\bin (PATH))");
+  EXPECT_EQ(
+      d.reason,
+      R"(NVIDIA driver supports CUDA up to 10.2, too old for the CUDA 11.2 runtime cudart64_110.dll in C:\cuda\bin (PATH))");
   EXPECT_EQ(d.fixes.front(),
             "Update the NVIDIA driver: CUDA 11.2 needs driver >= 452.39, the Windows minimum for "
             "CUDA 11.x.");

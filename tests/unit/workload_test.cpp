@@ -17,8 +17,8 @@
 namespace lb {
 namespace {
 
-const std::filesystem::path fixtures = std::filesystem::path(LAYERBENCH_SOURCE_DIR) / "tests" /
-                                       "data" / "workloads";
+const std::filesystem::path fixtures =
+    std::filesystem::path(LAYERBENCH_SOURCE_DIR) / "tests" / "data" / "workloads";
 
 const std::vector<Model>& builtin() {
   static const std::vector<Model> models = load_builtin_models();
@@ -294,7 +294,8 @@ TEST(Accounting, HandComputedForOneSmallConvolution) {
   EXPECT_DOUBLE_EQ(flop_count(fp32), 2.0 * 256 * 27);  // each output: 3x3x3 multiply-adds
   EXPECT_DOUBLE_EQ(min_bytes(fp32), (192 + 108 + 256) * 4.0);
   EXPECT_EQ(memory_bytes(fp32), (192u + 108u + 256u) * 4u);
-  EXPECT_EQ(memory_bytes(problem_for(stem, 1, Pass::fwd, Precision::bf16)), (192u + 108u + 256u) * 2u);
+  EXPECT_EQ(memory_bytes(problem_for(stem, 1, Pass::fwd, Precision::bf16)),
+            (192u + 108u + 256u) * 2u);
   // FP8: E4M3 inputs (1 byte), BF16 output (2 bytes)
   EXPECT_EQ(memory_bytes(problem_for(stem, 1, Pass::fwd, Precision::fp8)), 192u + 108u + 256u * 2u);
   // At batch 2 the activations double, the weights do not.
@@ -324,9 +325,12 @@ TEST(Accounting, ShapeJsonHasTheExecutedDimensions) {
   EXPECT_EQ(conv.at("q"), 4);
   EXPECT_EQ(conv.at("groups"), 1);
   EXPECT_EQ(conv.size(), 16u);
-  const auto gemm = shape_json(problem_for(op(tiny, "proj"), 2, Pass::bwd_weights, Precision::fp32));
-  EXPECT_EQ(gemm, (nlohmann::json{{"batch", 1}, {"m", 6}, {"n", 8}, {"k", 32},
-                                  {"trans_a", true}, {"trans_b", false}}));
+  const auto gemm =
+      shape_json(problem_for(op(tiny, "proj"), 2, Pass::bwd_weights, Precision::fp32));
+  EXPECT_EQ(
+      gemm,
+      (nlohmann::json{
+          {"batch", 1}, {"m", 6}, {"n", 8}, {"k", 32}, {"trans_a", true}, {"trans_b", false}}));
 }
 
 // ---- 32-bit indexing ----
@@ -418,10 +422,10 @@ INSTANTIATE_TEST_SUITE_P(
 // A model file written at run time, for variants of a fixture case.
 std::filesystem::path write_model(const std::string& text) {
   // One file per test: ctest runs the tests of this file as parallel processes.
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("layerbench_inline_model_" +
-                     std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
-                     ".json");
+  const auto path =
+      std::filesystem::temp_directory_path() /
+      ("layerbench_inline_model_" +
+       std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".json");
   std::ofstream(path) << text;
   return path;
 }
@@ -436,7 +440,8 @@ void expect_model_rejected(const std::string& text, const std::string& message) 
 std::string conv_model(const std::string& conv_fields) {
   return R"({"schema": "layerbench-model/1", "name": "g", "title": "t",
   "source": "test data", "input": {"channels": 6, "height": 8, "width": 8},
-  "ops": [{"id": "a", "kind": "conv", "layers": ["a"], )" + conv_fields + "}]}";
+  "ops": [{"id": "a", "kind": "conv", "layers": ["a"], )" +
+         conv_fields + "}]}";
 }
 
 TEST(Loader, GroupsMustAlsoDivideTheOutputChannels) {
@@ -464,7 +469,8 @@ TEST(Loader, WindowMustFitThePaddedWidth) {
 std::string memory_model(const std::string& op_fields) {
   return R"({"schema": "layerbench-model/1", "name": "g", "title": "t",
   "source": "test data", "input": {"channels": 3, "height": 8, "width": 8},
-  "ops": [{"id": "a", "layers": ["a"], )" + op_fields + "}]}";
+  "ops": [{"id": "a", "layers": ["a"], )" +
+         op_fields + "}]}";
 }
 
 TEST(Loader, MemoryBoundOpsNameTheirBadField) {
@@ -508,8 +514,10 @@ TEST(Accounting, HandComputedForMemoryBoundOps) {
   EXPECT_DOUBLE_EQ(min_bytes(problem_for(pool, 2, Pass::bwd_data, Precision::bf16)),
                    (512 + 128 + 512) * 2.0);
   EXPECT_EQ(describe(fwd), "max_pool 2x4x8x8 window 3 stride 2 pad 1");
-  EXPECT_EQ(shape_json(fwd), (nlohmann::json{{"op", "max_pool"}, {"dims", {2, 4, 8, 8}},
-                                             {"window", 3}, {"stride", 2}, {"pad", 1}}));
+  EXPECT_EQ(
+      shape_json(fwd),
+      (nlohmann::json{
+          {"op", "max_pool"}, {"dims", {2, 4, 8, 8}}, {"window", 3}, {"stride", 2}, {"pad", 1}}));
 
   // Batch norm, inference: x, the 4 per-channel vectors (mean, variance, gamma, beta), y.
   const auto bn_path = write_model(memory_model(R"("kind": "batch_norm", "dims": [4, 8, 8])"));
@@ -536,11 +544,13 @@ TEST(Accounting, HandComputedForMemoryBoundOps) {
 std::string two_op_model(const std::string& top_extra, const std::string& input_extra,
                          const std::string& second_op_extra) {
   return R"({"schema": "layerbench-model/1", "name": "g", "title": "t", "source": "test data",
-  "input": {"channels": 3, "height": 8, "width": 8)" + input_extra + "}, " + top_extra + R"(
+  "input": {"channels": 3, "height": 8, "width": 8)" +
+         input_extra + "}, " + top_extra + R"(
   "ops": [{"id": "a", "kind": "linear", "tokens": 4, "in_features": 8, "out_features": 8,
            "layers": ["a.0", "a.1"]},
           {"id": "b", "kind": "linear", "tokens": 4, "in_features": 8, "out_features": 8,
-           "layers": ["b"])" + second_op_extra + "}]}";
+           "layers": ["b"])" +
+         second_op_extra + "}]}";
 }
 
 TEST(Loader, DuplicateKeysAreRejectedWithTheirObject) {
@@ -568,10 +578,12 @@ TEST(Limits, DeepNestingIsRejectedAtTheSchemasDepthWithItsPath) {
   // with the depth); the error now comes at the fifth level.
   std::string nested_objects;
   for (int i = 0; i < 100000; ++i) nested_objects += R"({"a":)";
-  expect_model_rejected(nested_objects, "a.a.a.a: nested deeper than 4 levels of objects and "
-                                        "arrays (the limit for this file)");
-  expect_model_rejected(std::string(1000000, '['), "[0][0][0][0]: nested deeper than 4 levels "
-                                                   "of objects and arrays (the limit for this file)");
+  expect_model_rejected(nested_objects,
+                        "a.a.a.a: nested deeper than 4 levels of objects and "
+                        "arrays (the limit for this file)");
+  expect_model_rejected(std::string(1000000, '['),
+                        "[0][0][0][0]: nested deeper than 4 levels "
+                        "of objects and arrays (the limit for this file)");
   expect_model_rejected(two_op_model("", "", R"(, "note": {"x": [1]})"),
                         "ops[1].note.x: nested deeper than 4 levels of objects and arrays (the "
                         "limit for this file)");
@@ -585,7 +597,8 @@ TEST(Limits, NumberBeyondADoubleNamesItsLineAndField) {
 }
 
 TEST(Limits, DimensionsBeyond32BitsNameTheField) {
-  const std::string rest = R"(, "h": 8, "w": 8, "k": 8, "r": 1, "s": 1, "stride_h": 1, "stride_w": 1)";
+  const std::string rest =
+      R"(, "h": 8, "w": 8, "k": 8, "r": 1, "s": 1, "stride_h": 1, "stride_w": 1)";
   for (const char* c : {"2147483648", "4611686018427387904", "9223372036854775807"})
     expect_model_rejected(conv_model(std::string(R"("c": )") + c + rest),
                           "ops[0].c: must be at most 2147483647");
@@ -599,11 +612,13 @@ TEST(Limits, DimensionsBeyond32BitsNameTheField) {
 std::string model_with_ops(std::size_t count) {
   std::string ops;
   for (std::size_t i = 0; i < count; ++i)
-    ops += std::string(i ? "," : "") + R"({"id": "op)" + std::to_string(i) +
-           R"(", "kind": "linear", "tokens": 1, "in_features": 1, "out_features": 1, "layers": ["l)" +
-           std::to_string(i) + R"("]})";
+    ops +=
+        std::string(i ? "," : "") + R"({"id": "op)" + std::to_string(i) +
+        R"(", "kind": "linear", "tokens": 1, "in_features": 1, "out_features": 1, "layers": ["l)" +
+        std::to_string(i) + R"("]})";
   return R"({"schema": "layerbench-model/1", "name": "g", "title": "t", "source": "test data",
-  "input": {"channels": 3, "height": 8, "width": 8}, "ops": [)" + ops + "]}";
+  "input": {"channels": 3, "height": 8, "width": 8}, "ops": [)" +
+         ops + "]}";
 }
 
 TEST(Limits, OpCount) {
@@ -654,8 +669,9 @@ TEST(Loader, DuplicateModelNamesAcrossFilesNameBothFiles) {
     load_models({first, second});
     FAIL() << "loaded both";
   } catch (const WorkloadError& e) {
-    EXPECT_EQ(std::string(e.what()), second.string() + ": name: model \"resnet50\" is already defined in " +
-                                         first.string());
+    EXPECT_EQ(
+        std::string(e.what()),
+        second.string() + ": name: model \"resnet50\" is already defined in " + first.string());
   }
   // Each file alone is a good model.
   EXPECT_EQ(load_models({second}).size(), 1u);

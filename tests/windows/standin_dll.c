@@ -12,7 +12,10 @@
 #define EXPORT __declspec(dllexport)
 
 #if defined(STANDIN_DRIVER) /* nvcuda.dll: cuda.h */
-EXPORT int cuDriverGetVersion(int* version) { *version = STANDIN_VERSION; return 0; }
+EXPORT int cuDriverGetVersion(int* version) {
+  *version = STANDIN_VERSION;
+  return 0;
+}
 
 #elif defined(STANDIN_NVML) /* nvml.dll: nvml.h; STANDIN_VERSION is the driver's text */
 EXPORT int nvmlInit_v2(void) { return 0; }
@@ -24,12 +27,15 @@ EXPORT int nvmlSystemGetDriverVersion(char* text, unsigned length) {
 }
 
 #elif defined(STANDIN_CUDART) /* cudart64_*.dll: cuda_runtime_api.h */
-EXPORT int cudaRuntimeGetVersion(int* version) { *version = STANDIN_VERSION; return 0; }
+EXPORT int cudaRuntimeGetVersion(int* version) {
+  *version = STANDIN_VERSION;
+  return 0;
+}
 
 #elif defined(STANDIN_CUBLAS) /* cublas64_*.dll: cublasGetProperty(libraryPropertyType, int*) */
 EXPORT int cublasGetProperty(int type, int* value) {
   static const int parts[3] = {STANDIN_VERSION}; /* major, minor, patch level */
-  if (type < 0 || type > 2) return 7;             /* CUBLAS_STATUS_INVALID_VALUE */
+  if (type < 0 || type > 2) return 7;            /* CUBLAS_STATUS_INVALID_VALUE */
   *value = parts[type];
   return 0;
 }

@@ -24,9 +24,12 @@ ConvGraphSpec conv_graph_spec(const ConvShape& s, Layout layout) {
 
 PassTensors pass_tensors(const ConvGraphSpec& g, Pass pass) {
   switch (pass) {
-    case Pass::fwd: return {{&g.x, &g.w}, &g.y};
-    case Pass::bwd_data: return {{&g.y, &g.w}, &g.x};
-    case Pass::bwd_weights: return {{&g.x, &g.y}, &g.w};
+    case Pass::fwd:
+      return {{&g.x, &g.w}, &g.y};
+    case Pass::bwd_data:
+      return {{&g.y, &g.w}, &g.x};
+    case Pass::bwd_weights:
+      return {{&g.x, &g.y}, &g.w};
   }
   throw std::invalid_argument("unknown pass");
 }
@@ -41,7 +44,8 @@ void for_each_element(const TensorSpec& t, F&& f) {
   for (std::int64_t a = 0; a < d[0]; ++a)
     for (std::int64_t b = 0; b < d[1]; ++b)
       for (std::int64_t c = 0; c < d[2]; ++c)
-        for (std::int64_t e = 0; e < d[3]; ++e) f(i++, a * st[0] + b * st[1] + c * st[2] + e * st[3]);
+        for (std::int64_t e = 0; e < d[3]; ++e)
+          f(i++, a * st[0] + b * st[1] + c * st[2] + e * st[3]);
 }
 
 void check_size(std::size_t size, const TensorSpec& t) {
@@ -68,8 +72,7 @@ std::optional<std::string> engine_rejection(Precision p, const EngineNotes& note
   const bool fp32_data = p == Precision::fp32 || p == Precision::tf32;
   if (p == Precision::fp32 && notes.tensor_core)
     return "uses Tensor Cores (TF32 math), not allowed for fp32";
-  if (fp32_data && notes.down_convert_inputs)
-    return "down-converts FP32 inputs";
+  if (fp32_data && notes.down_convert_inputs) return "down-converts FP32 inputs";
   if (notes.reduced_precision_reduction) return "reduces in less than FP32";
   return std::nullopt;
 }

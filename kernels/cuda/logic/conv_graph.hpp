@@ -54,7 +54,8 @@ struct EngineNotes {
 };
 
 // Why an engine may not run a precision, or nothing when it may. fp32 means no Tensor Cores (they
-// would compute in TF32); no precision accepts down-converted FP32 inputs or a reduction below FP32.
+// would compute in TF32); no precision accepts down-converted FP32 inputs or a reduction below
+// FP32.
 std::optional<std::string> engine_rejection(Precision precision, const EngineNotes& notes);
 
 }  // namespace lb::cuda::logic

@@ -19,8 +19,8 @@ const std::vector<BackendOption>& option_declarations() {
         choice_option("--layout", "GPU convolution layout: nhwc (default) or nchw", "layout",
                       {"nhwc", "nchw"}),
         api,
-        number_option("--workspace-mb", "GPU workspace limit in MiB (default 32)",
-                      "workspace_mb", 32, 0, 1 << 24, "a number of MiB")};
+        number_option("--workspace-mb", "GPU workspace limit in MiB (default 32)", "workspace_mb",
+                      32, 0, 1 << 24, "a number of MiB")};
   }();
   return options;
 }

@@ -11,7 +11,8 @@ std::optional<std::string> precision_unsupported(Precision p, bool is_conv, int 
   const std::string device = " (this GPU has compute capability " + std::to_string(major) + "." +
                              std::to_string(minor) + ")";
   switch (p) {
-    case Precision::fp32: return std::nullopt;
+    case Precision::fp32:
+      return std::nullopt;
     case Precision::fp16:
       if (cc < 70) return "FP16 Tensor Cores need compute capability 7.0 or newer" + device;
       return std::nullopt;
@@ -22,7 +23,8 @@ std::optional<std::string> precision_unsupported(Precision p, bool is_conv, int 
                " Tensor Cores need compute capability 8.0 or newer" + device;
       return std::nullopt;
     case Precision::fp8:
-      if (is_conv) return std::string("layerbench runs FP8 only through cuBLASLt (GEMMs), not cuDNN");
+      if (is_conv)
+        return std::string("layerbench runs FP8 only through cuBLASLt (GEMMs), not cuDNN");
       if (cc < 89) return "FP8 Tensor Cores need compute capability 8.9 or newer" + device;
       return std::nullopt;
   }
@@ -31,10 +33,13 @@ std::optional<std::string> precision_unsupported(Precision p, bool is_conv, int 
 
 std::size_t element_bytes(ElementType t) {
   switch (t) {
-    case ElementType::f32: return 4;
+    case ElementType::f32:
+      return 4;
     case ElementType::f16:
-    case ElementType::bf16: return 2;
-    case ElementType::e4m3: return 1;
+    case ElementType::bf16:
+      return 2;
+    case ElementType::e4m3:
+      return 1;
   }
   return 4;
 }
@@ -42,10 +47,14 @@ std::size_t element_bytes(ElementType t) {
 ElementType input_type(Precision p) {
   switch (p) {
     case Precision::fp32:
-    case Precision::tf32: return ElementType::f32;
-    case Precision::fp16: return ElementType::f16;
-    case Precision::bf16: return ElementType::bf16;
-    case Precision::fp8: return ElementType::e4m3;
+    case Precision::tf32:
+      return ElementType::f32;
+    case Precision::fp16:
+      return ElementType::f16;
+    case Precision::bf16:
+      return ElementType::bf16;
+    case Precision::fp8:
+      return ElementType::e4m3;
   }
   return ElementType::f32;
 }
@@ -67,9 +76,10 @@ bool throttled(unsigned clock_mhz, unsigned default_mhz) {
   return default_mhz > 0 && 4ull * clock_mhz < 3ull * default_mhz;
 }
 
-std::vector<std::pair<std::string, std::string>> clock_notes(
-    const std::string& nvml_error, std::optional<unsigned> before, std::optional<unsigned> after,
-    std::optional<unsigned> default_mhz) {
+std::vector<std::pair<std::string, std::string>> clock_notes(const std::string& nvml_error,
+                                                             std::optional<unsigned> before,
+                                                             std::optional<unsigned> after,
+                                                             std::optional<unsigned> default_mhz) {
   if (!nvml_error.empty()) return {{"clock", "NVML not available: " + nvml_error}};
   std::vector<std::pair<std::string, std::string>> notes;
   auto put = [&](const char* key, std::optional<unsigned> v) {
@@ -80,7 +90,8 @@ std::vector<std::pair<std::string, std::string>> clock_notes(
   put("sm_clock_default_mhz", default_mhz);
   // Judged on the reading after the timed runs: the GPU has been busy for the whole measurement
   // then, while the first reading may catch it still ramping up from idle.
-  if (default_mhz && after) notes.emplace_back("throttled", throttled(*after, *default_mhz) ? "true" : "false");
+  if (default_mhz && after)
+    notes.emplace_back("throttled", throttled(*after, *default_mhz) ? "true" : "false");
   return notes;
 }
 

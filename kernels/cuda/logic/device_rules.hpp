@@ -2,8 +2,8 @@
 // Rules the GPU backend applies that need no GPU to state: which precisions a compute capability
 // runs, the element types each precision stores, the memory a point needs and may use, and what
 // the SM clock readings say. Pure logic, unit-tested everywhere.
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <string>
@@ -37,9 +37,10 @@ std::uint64_t available_bytes(std::uint64_t free_bytes, std::uint64_t used_by_us
 
 // The clock facts recorded with a point, as "key=value" notes. Readings are MHz; a missing one
 // is an empty optional. `nvml_error` non-empty means NVML could not be used at all.
-std::vector<std::pair<std::string, std::string>> clock_notes(
-    const std::string& nvml_error, std::optional<unsigned> before_mhz,
-    std::optional<unsigned> after_mhz, std::optional<unsigned> default_mhz);
+std::vector<std::pair<std::string, std::string>> clock_notes(const std::string& nvml_error,
+                                                             std::optional<unsigned> before_mhz,
+                                                             std::optional<unsigned> after_mhz,
+                                                             std::optional<unsigned> default_mhz);
 
 // A point is throttled when the SM clock read after its timed runs is below 75% of the default.
 // 75% is layerbench's chosen threshold, not a vendor figure: a drop that large is flagged, while

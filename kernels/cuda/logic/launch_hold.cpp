@@ -21,8 +21,9 @@ bool LaunchHold::record(std::uint64_t hold_ns, std::uint64_t enqueue_ns) {
 std::vector<std::pair<std::string, std::string>> LaunchHold::notes() const {
   std::vector<std::pair<std::string, std::string>> notes;
   if (stopped_) {
-    notes.emplace_back("launch_hold", "off: the launch kept the host waiting for the GPU, so the "
-                                      "times include the host's launch latency");
+    notes.emplace_back("launch_hold",
+                       "off: the launch kept the host waiting for the GPU, so the "
+                       "times include the host's launch latency");
   } else {
     notes.emplace_back("launch_hold", "on: the GPU waited " + std::to_string(margin) +
                                           "x the host's enqueue time before each start event");

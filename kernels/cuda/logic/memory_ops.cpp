@@ -49,7 +49,8 @@ std::optional<std::string> memory_unsupported(const Problem& problem, int major,
                std::to_string(minor) + ")";
       break;
     case Precision::fp32:
-    case Precision::fp16: break;
+    case Precision::fp16:
+      break;
   }
   const auto dims = tensor_dims(problem);
   if (memory_route(m.shape.op) == MemoryRoute::cudnn_legacy) {
@@ -87,7 +88,8 @@ TensorSpec memory_tensor_spec(const MemoryShape& shape, const std::vector<std::i
   return spec;
 }
 
-ElementType memory_input_type(const MemoryProblem& problem, std::size_t input, Precision precision) {
+ElementType memory_input_type(const MemoryProblem& problem, std::size_t input,
+                              Precision precision) {
   const bool normalisation =
       problem.shape.op == MemoryOp::batch_norm || problem.shape.op == MemoryOp::layer_norm;
   // fwd {x, vectors...}; bwd {x, dy, gamma}
@@ -108,14 +110,19 @@ std::uint64_t memory_extra_bytes(const Problem& problem) {
   const auto& s = m.shape;
   switch (s.op) {
     case MemoryOp::softmax:
-    case MemoryOp::relu: return static_cast<std::uint64_t>(element_count(s.dims)) * data_bytes;
+    case MemoryOp::relu:
+      return static_cast<std::uint64_t>(element_count(s.dims)) * data_bytes;
     case MemoryOp::max_pool:
-      return static_cast<std::uint64_t>(element_count(tensor_dims(problem).inputs.at(1))) * data_bytes;
-    case MemoryOp::batch_norm: return 5 * static_cast<std::uint64_t>(s.dims.at(1)) * sizeof(float);
-    case MemoryOp::layer_norm: return 2 * static_cast<std::uint64_t>(row_count(s)) * sizeof(float);
+      return static_cast<std::uint64_t>(element_count(tensor_dims(problem).inputs.at(1))) *
+             data_bytes;
+    case MemoryOp::batch_norm:
+      return 5 * static_cast<std::uint64_t>(s.dims.at(1)) * sizeof(float);
+    case MemoryOp::layer_norm:
+      return 2 * static_cast<std::uint64_t>(row_count(s)) * sizeof(float);
     case MemoryOp::avg_pool:
     case MemoryOp::add:
-    case MemoryOp::gelu_erf: return 0;
+    case MemoryOp::gelu_erf:
+      return 0;
   }
   return 0;
 }
