@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from layerbench_report.sections import (
+    bandwidth,
     best,
     cpu_vs_gpu,
     explained,
@@ -37,6 +38,7 @@ MODEL_SECTIONS = (
     Section("Precision", precision.render),
     Section("Batch scaling and memory", memory.render),
     Section("Roofline", roofline.render),
+    Section("Memory-bound layers against the memory bandwidth", bandwidth.render),
     Section("Device vs device", versus.render),
     Section("Library vs library on the same device", library.render),
     Section("Where the time goes", where_time_goes.render),

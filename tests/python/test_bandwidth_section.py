@@ -1,0 +1,55 @@
+"""The report's "Memory-bound layers against the memory bandwidth" section, on real files
+(fixtures/real/models/README.md gives the commands that wrote them)."""
+import json
+import re
+
+from conftest import FIXTURES
+
+import layerbench_results as lr
+from layerbench_report import cli
+from layerbench_report.data import Data
+from layerbench_report.sections import bandwidth
+
+REAL = FIXTURES / "real" / "models"
+WITH_BANDWIDTH = REAL / "layerbench_models_bandwidth_cpu.json"  # triad measured, memory-bound ops
+NO_BANDWIDTH = REAL / "layerbench_models_memops_cpu.json"  # memory-bound ops, older: no triad
+COMPUTE_ONLY = REAL / "layerbench_models_cpu.json"  # convolutions and GEMMs only
+
+
+def section_of(tmp_path, results):
+    """The section's HTML of every model in the report, joined."""
+    assert cli.main([str(results), "-o", str(tmp_path)]) == 0
+    html = (tmp_path / "index.html").read_text(encoding="utf-8")
+    heading = "Memory-bound layers against the memory bandwidth</h3>"
+    starts = [m.start() for m in re.finditer(re.escape(heading), html)]
+    assert starts
+    return "".join(html[s:html.index("<h3>", s + len(heading))] for s in starts)
+
+
+def test_each_memory_bound_point_against_the_measured_bandwidth(tmp_path):
+    raw = json.loads(WITH_BANDWIDTH.read_text(encoding="utf-8"))
+    triad = raw["context"]["devices"][0]["memory_bandwidth_gbps"]["value"]
+    expected = [p for p in raw["points"] if p["model"] == "resnet50" and p["status"] == "ok"
+                and p["kind"] not in ("conv", "linear", "bmm")]
+    assert expected  # batch norms, ReLUs, adds and pools
+    data = Data([lr.load(WITH_BANDWIDTH)])
+    (device, points), = bandwidth.memory_bound_points(data, "resnet50").items()
+    assert [p["op"] for p in points] == [p["op"] for p in expected]
+    section = section_of(tmp_path, WITH_BANDWIDTH)
+    cells = re.findall(r"<tr><td>([^<]+)</td>(.*?)</tr>", section)
+    # Columns after the op: kind, pass, precision, batch, MB moved, median ms, GB/s, fraction.
+    fraction = {}
+    for op, rest in cells:
+        columns = re.findall(r"<td>([^<]*)</td>", rest)
+        fraction[op, columns[3]] = columns[-1]
+    for p in expected:
+        assert fraction[p["op"], str(p["batch"])] == f"{p['gbps'] / triad:.0%}", p["op"]
+    assert "STREAM triad" in section  # the bandwidth's source is named on the chart
+
+
+def test_without_a_measured_bandwidth_it_says_so(tmp_path):
+    assert "memory bandwidth unknown" in section_of(tmp_path, NO_BANDWIDTH)
+
+
+def test_a_file_of_convolutions_and_gemms_only_has_nothing_to_show(tmp_path):
+    assert "No memory-bound points" in section_of(tmp_path, COMPUTE_ONLY)
