@@ -72,8 +72,9 @@ using BackendOptionValues = std::map<std::string, nlohmann::json>;
 struct BackendDescriptor {
   std::string name;  // "onednn", "cuda"
   DeviceKind device_kind;
-  // Adds what only this backend's libraries can tell (versions, devices). Never throws and
-  // never needs a driver: a missing piece is recorded for the doctor to explain.
+  // Adds what only this backend's libraries can tell (versions, devices), as
+  // doctor::BackendFinding rows in snapshot.backends. Never throws and never needs a driver: a
+  // library that cannot be loaded is a finding with its problem and fix.
   std::function<void(doctor::Snapshot&)> probe;
   // Library versions, compiled and loaded; touches no device.
   std::function<std::vector<VersionRow>()> version_rows;

@@ -55,6 +55,31 @@ std::string library_text(const LibraryInfo& lib, LibraryVersion (*decode)(int)) 
   return s;
 }
 
+json backend_json(const BackendFinding& f) {
+  return {{"backend", f.backend},
+          {"library", f.library},
+          {"compiled", optional_text(f.compiled)},
+          {"loaded", optional_text(f.loaded)},
+          {"notes", f.notes},
+          {"problem", f.problem ? json(f.problem->problem) : json(nullptr)},
+          {"fix", f.problem ? json(f.problem->fix) : json(nullptr)}};
+}
+
+// "OpenBLAS compiled 0.3.21, loaded 0.3.21", then one indented line per note and the problem.
+void print_backend(std::ostream& out, const BackendFinding& f) {
+  const std::string compiled = f.compiled.empty() ? "unknown" : f.compiled;
+  row(out, f.backend,
+      f.library + " " +
+          (f.loaded.empty() ? "compiled " + compiled + ", NOT LOADED"
+                            : compiled_and_loaded(compiled, f.loaded)));
+  const std::string indent(28, ' ');
+  for (const auto& note : f.notes) out << indent << note << "\n";
+  if (f.problem) {
+    out << indent << "problem: " << f.problem->problem << "\n";
+    out << indent << "fix: " << f.problem->fix << "\n";
+  }
+}
+
 }  // namespace
 
 json to_json(const Snapshot& s, const Diagnosis& d,
@@ -120,6 +145,8 @@ json to_json(const Snapshot& s, const Diagnosis& d,
                                    {"version", optional_text(dll.version)},
                                    {"error", optional_text(dll.error)}});
   }
+  j["backends"] = json::array();
+  for (const auto& f : s.backends) j["backends"].push_back(backend_json(f));
   j["env"] = json::object();
   for (const auto& [name, value] : s.env) j["env"][name] = value ? json(*value) : json(nullptr);
   json findings = json::array();
@@ -224,6 +251,11 @@ void print_text(std::ostream& out, const Snapshot& s, const Diagnosis& d,
       row(out, dll.name,
           (dll.version.empty() ? std::string() : dll.version + ", ") + dll.folder + " (" +
               dll.origin + ")");
+  }
+
+  if (!s.backends.empty()) {
+    out << "\nBackends\n";
+    for (const auto& f : s.backends) print_backend(out, f);
   }
 
   out << "\nEnvironment\n";

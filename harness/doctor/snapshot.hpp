@@ -61,6 +61,22 @@ struct DllInfo {
   std::string error;    // why the version could not be read
 };
 
+// What one backend knows about its own library, whatever the backend (a ROCm or Apple backend
+// adds its rows here without touching harness/). Filled by its descriptor's probe.
+struct BackendProblem {
+  std::string problem;  // what is wrong, e.g. the loader's message
+  std::string fix;      // what to do about it
+};
+
+struct BackendFinding {
+  std::string backend;             // the descriptor's name, "openblas"
+  std::string library;             // the library's own name, "OpenBLAS"
+  std::string compiled;            // version the headers came with; empty when unknown
+  std::string loaded;              // version loaded at run time; empty when it did not load
+  std::vector<std::string> notes;  // further facts: build options, file, dispatch
+  std::optional<BackendProblem> problem;
+};
+
 struct Snapshot {
   std::string os;  // "linux" or "windows"
   CpuInfo cpu;
@@ -73,8 +89,9 @@ struct Snapshot {
   std::vector<GpuInfo> gpus;
   LibraryInfo cudnn, cublas;
   std::map<std::string, std::optional<std::string>> env;  // variables that change the outcome
-  bool dll_search = false;    // Windows: the DLL search order was searched (dlls below)
-  std::vector<DllInfo> dlls;  // NVIDIA DLLs found, in search order
+  bool dll_search = false;               // Windows: the DLL search order was searched (dlls below)
+  std::vector<DllInfo> dlls;             // NVIDIA DLLs found, in search order
+  std::vector<BackendFinding> backends;  // one per backend that reported, in registry order
 };
 
 }  // namespace lb::doctor

@@ -1,6 +1,7 @@
 // The OpenBLAS backend as the application sees it (harness/backend_descriptor.hpp).
 #include <stdexcept>
 #include <string_view>
+#include <utility>
 
 #include "kernels/openblas/openblas_backend.hpp"
 #include "kernels/openblas/openblas_case.hpp"
@@ -16,13 +17,42 @@ std::string compiled_version() {
   while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
   return std::string(text);
 }
+
+// "0.3.21" from "OpenBLAS 0.3.21 ..." (the headers' version or openblas_get_config()).
+std::string version_number(std::string_view text) {
+  if (const std::string_view name = "OpenBLAS "; text.substr(0, name.size()) == name)
+    text.remove_prefix(name.size());
+  return std::string(text.substr(0, text.find(' ')));
+}
+
+// The library this backend loads at run time, or why it cannot: a finding, never a throw.
+void probe_into(doctor::Snapshot& snapshot) {
+  doctor::BackendFinding finding{.backend = "openblas",
+                                 .library = "OpenBLAS",
+                                 .compiled = version_number(compiled_version()),
+                                 .loaded = {},
+                                 .notes = {},
+                                 .problem = std::nullopt};
+  try {
+    const Library& loaded = library();
+    finding.loaded = version_number(config_text());
+    finding.notes = {"config: " + config_text(), "core: " + core_text(), "file: " + loaded.file};
+  } catch (const std::runtime_error& e) {
+    finding.problem = doctor::BackendProblem{
+        .problem = e.what(),
+        .fix =
+            "install OpenBLAS (Debian/Ubuntu: apt-get install libopenblas0) or put the folder "
+            "of libopenblas.so.0 on LD_LIBRARY_PATH"};
+  }
+  snapshot.backends.push_back(std::move(finding));
+}
 }  // namespace
 
 const BackendDescriptor& descriptor() {
   static const BackendDescriptor openblas{
       .name = "openblas",
       .device_kind = DeviceKind::cpu,
-      .probe = [](doctor::Snapshot&) {},  // nothing for the doctor: no driver, no device
+      .probe = probe_into,
       .version_rows =
           [] {
             std::string loaded;

@@ -61,6 +61,30 @@ elif [[ "$gpu_usable" == true ]]; then
   expect_out "GPU ready: "
 fi
 
+# --- backends: each backend this build has reports its library, loaded or with problem and fix ---
+version="$("$bin" --version)"
+expected_backends=()
+grep -q "^ *oneDNN " <<<"$version" && expected_backends+=(onednn)
+grep -q "^ *OpenBLAS " <<<"$version" && expected_backends+=(openblas)
+run_doctor
+for backend in "${expected_backends[@]}"; do
+  case "$backend" in
+    onednn) expect_out "  onednn                    oneDNN compiled " ;;
+    openblas) expect_out "  openblas                  OpenBLAS compiled " ;;
+  esac
+done
+[[ ${#expected_backends[@]} == 0 ]] || expect_out $'\nBackends\n'
+python3 - "$work/doctor.json" "${expected_backends[@]}" <<'PY'
+import json, sys
+backends = json.load(open(sys.argv[1]))["backends"]
+assert [b["backend"] for b in backends] == sys.argv[2:], (backends, sys.argv[2:])
+for b in backends:
+    # Loaded with its version, or not loaded with the reason and what to do about it.
+    assert (b["loaded"] and b["problem"] is None) or (b["problem"] and b["fix"]), b
+    if b["backend"] == "openblas" and b["loaded"]:
+        assert any(n.startswith("file: ") for n in b["notes"]), b
+PY
+
 # An empty CUDA_VISIBLE_DEVICES hides every GPU, and the doctor says so.
 code=0
 CUDA_VISIBLE_DEVICES= "$bin" doctor --json >"$work/hidden.json" 2>"$work/err" || code=$?

@@ -5,6 +5,7 @@
 // a machine this test does not have; names and capabilities follow the reference facts table.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -480,7 +481,92 @@ TEST(DoctorReport, TextEndsWithVerdictAndFixes) {
   EXPECT_NE(text.find("How to fix:\n  1. ", verdict), std::string::npos) << text;
 }
 
+// A backend that loaded and one that did not: both are findings, rendered from the snapshot
+// alone (TEST DATA: the versions, file and messages are made up for the rendering).
+Snapshot with_backends(Snapshot s) {
+  s.backends = {{.backend = "demo",
+                 .library = "DemoBLAS",
+                 .compiled = "1.2.3",
+                 .loaded = "1.2.4",
+                 .notes = {"core: Haswell", "file: /opt/demo/libdemo.so.1"},
+                 .problem = std::nullopt},
+                {.backend = "absent",
+                 .library = "AbsentLib",
+                 .compiled = "2.0",
+                 .loaded = {},
+                 .notes = {},
+                 .problem = BackendProblem{.problem = "libabsent.so.2: cannot open shared object",
+                                           .fix = "apt-get install libabsent2"}}};
+  return s;
+}
+
+TEST(DoctorReport, JsonListsBackendFindingsWithProblemAndFix) {
+  const Snapshot s = with_backends(healthy());
+  const auto j = nlohmann::json::parse(to_json(s, diagnose(s, facts())).dump());
+  const auto& backends = j.at("backends");
+  ASSERT_EQ(backends.size(), 2u) << backends;
+  EXPECT_EQ(backends[0].at("backend"), "demo");
+  EXPECT_EQ(backends[0].at("library"), "DemoBLAS");
+  EXPECT_EQ(backends[0].at("compiled"), "1.2.3");
+  EXPECT_EQ(backends[0].at("loaded"), "1.2.4");
+  EXPECT_EQ(backends[0].at("notes"),
+            nlohmann::json({"core: Haswell", "file: /opt/demo/libdemo.so.1"}));
+  EXPECT_TRUE(backends[0].at("problem").is_null());
+  EXPECT_TRUE(backends[0].at("fix").is_null());
+  EXPECT_TRUE(backends[1].at("loaded").is_null());
+  EXPECT_EQ(backends[1].at("problem"), "libabsent.so.2: cannot open shared object");
+  EXPECT_EQ(backends[1].at("fix"), "apt-get install libabsent2");
+  // Every key the fixed fields had is still there.
+  for (const char* key : {"cpu", "driver", "gpus", "cudnn", "cublas", "env", "diagnosis"})
+    EXPECT_TRUE(j.contains(key)) << key;
+}
+
+TEST(DoctorReport, TextHasABackendsBlockBeforeTheEnvironment) {
+  const Snapshot s = with_backends(healthy());
+  std::ostringstream out;
+  print_text(out, s, diagnose(s, facts()));
+  const std::string text = out.str();
+  const auto block = text.find("\nBackends\n");
+  ASSERT_NE(block, std::string::npos) << text;
+  EXPECT_LT(block, text.find("\nEnvironment\n")) << text;
+  const std::string indent(28, ' ');
+  EXPECT_NE(text.find("  demo                      DemoBLAS compiled 1.2.3, loaded 1.2.4\n" +
+                          indent + "core: Haswell\n" + indent + "file: /opt/demo/libdemo.so.1\n",
+                      block),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  absent                    AbsentLib compiled 2.0, NOT LOADED\n" + indent +
+                          "problem: libabsent.so.2: cannot open shared object\n" + indent +
+                          "fix: apt-get install libabsent2\n",
+                      block),
+            std::string::npos)
+      << text;
+}
+
+TEST(DoctorReport, NoBackendFindingsNoBackendsBlock) {
+  const Snapshot s = healthy();
+  std::ostringstream out;
+  print_text(out, s, diagnose(s, facts()));
+  EXPECT_EQ(out.str().find("\nBackends\n"), std::string::npos) << out.str();
+  EXPECT_EQ(to_json(s, diagnose(s, facts())).at("backends"), nlohmann::json::array());
+}
+
 // --- the real machine ---
+
+TEST(DoctorProbe, EveryCpuBackendReportsAFinding) {
+  const Snapshot s = lb::probe_machine();
+  std::vector<std::string> names;
+  for (const auto& f : s.backends) {
+    names.push_back(f.backend);
+    // A library either loaded (its version known) or says why not and what to do.
+    EXPECT_TRUE(!f.loaded.empty() || (f.problem && !f.problem->fix.empty())) << f.backend;
+  }
+  const auto has = [&](const std::string& n) {
+    return std::find(names.begin(), names.end(), n) != names.end();
+  };
+  EXPECT_EQ(has("onednn"), static_cast<bool>(LAYERBENCH_HAVE_RUN));
+  EXPECT_EQ(has("openblas"), static_cast<bool>(LAYERBENCH_HAVE_OPENBLAS));
+}
 
 TEST(DoctorProbe, RealMachineGivesAVerdictWithoutCrashing) {
   const Snapshot s = lb::probe_machine();
