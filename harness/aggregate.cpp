@@ -11,7 +11,7 @@ namespace {
 constexpr PassSet all_pass_sets[] = {PassSet::fwd, PassSet::train};
 
 // The points of one model on one device at one precision and batch, by op id and pass name.
-using OpPoints = std::map<std::pair<std::string, std::string>, const Point*>;
+using OpPoints = std::map<std::pair<std::string, Pass>, const Point*>;
 
 struct Combo {
   const Model* model = nullptr;
@@ -88,7 +88,7 @@ ModelResult sum_model(const Combo& combo, PassSet set, int batch, const OpPoints
     for (Pass pass : passes_for(op, set)) {
       ++expected;
       r.gflop += op.count() * flop_count(problem_for(op, batch, pass, combo.precision)) / 1e9;
-      const auto it = points.find({op.id, std::string(name(pass))});
+      const auto it = points.find({op.id, pass});
       if (it == points.end()) {
         if (missing++ == 0) first_missing = op_label(op, pass);
         continue;
@@ -147,22 +147,18 @@ Aggregation aggregate(const std::vector<Point>& points, const std::vector<Model>
                      [&](const Op& op) { return op.id == p.op; }))
       throw std::invalid_argument("point " + p.key() + ": model '" + p.model + "' has no op '" +
                                   p.op + "'");
-    const auto precision = parse_precision(p.precision);
-    if (!precision) throw std::invalid_argument("point " + p.key() + ": unknown precision");
-    const auto pass = parse_pass(p.pass);
-    if (!pass) throw std::invalid_argument("point " + p.key() + ": unknown pass");
     const std::string where = keyed_device(p.device, p.backend);
     auto d = std::find(device_order.begin(), device_order.end(), where);
     if (d == device_order.end()) d = device_order.insert(d, where);
     Combo& combo =
         combos[{static_cast<size_t>(model - models.data()),
-                static_cast<size_t>(d - device_order.begin()), static_cast<int>(*precision)}];
+                static_cast<size_t>(d - device_order.begin()), static_cast<int>(p.precision)}];
     combo.model = model;
     combo.device = p.device;
     if (where != p.device) combo.backend = p.backend;
-    combo.precision = *precision;
+    combo.precision = p.precision;
     combo.by_batch[p.batch][{p.op, p.pass}] = &p;
-    combo.has_backward |= *pass != Pass::fwd;
+    combo.has_backward |= p.pass != Pass::fwd;
   }
 
   Aggregation out;

@@ -206,9 +206,7 @@ void OomSweep::record(Key key, int batch) {
 }
 
 void OomSweep::record_oom(const PlannedPoint& p) {
-  record({p.model->name, keyed_device(p.device, p.backend), std::string(name(p.precision)),
-          std::string(name(p.pass))},
-         p.batch);
+  record({p.model->name, keyed_device(p.device, p.backend), p.precision, p.pass}, p.batch);
 }
 
 void OomSweep::record_oom(const Point& p) {
@@ -216,8 +214,8 @@ void OomSweep::record_oom(const Point& p) {
 }
 
 std::optional<int> OomSweep::smaller_oom_batch(const PlannedPoint& p) const {
-  const auto it = first_oom_.find({p.model->name, keyed_device(p.device, p.backend),
-                                   std::string(name(p.precision)), std::string(name(p.pass))});
+  const auto it =
+      first_oom_.find({p.model->name, keyed_device(p.device, p.backend), p.precision, p.pass});
   if (it == first_oom_.end() || it->second >= p.batch) return std::nullopt;
   return it->second;
 }

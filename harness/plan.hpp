@@ -87,7 +87,7 @@ class OomSweep {
   std::optional<int> smaller_oom_batch(const PlannedPoint& point) const;
 
  private:
-  using Key = std::tuple<std::string, std::string, std::string, std::string>;
+  using Key = std::tuple<std::string, std::string, Precision, Pass>;
   void record(Key key, int batch);
   std::map<Key, int> first_oom_;
 };

@@ -110,19 +110,19 @@ std::string point_key(const std::string& model, const std::string& op, int batch
 }
 
 std::string Point::key() const {
-  return point_key(model, op, batch, precision, pass, keyed_device(device, backend));
+  return point_key(model, op, batch, name(precision), name(pass), keyed_device(device, backend));
 }
 
 nlohmann::json to_json(const Point& p) {
   nlohmann::json j = {{"model", p.model},
                       {"op", p.op},
-                      {"kind", p.kind},
+                      {"kind", name(p.kind)},
                       {"layers", p.layers},
                       {"count", p.count},
                       {"batch", p.batch},
-                      {"precision", p.precision},
+                      {"precision", name(p.precision)},
                       {"precision_meaning", p.precision_meaning},
-                      {"pass", p.pass},
+                      {"pass", name(p.pass)},
                       {"device", p.device},
                       {"shape", p.shape},
                       {"shape_text", p.shape_text},
@@ -164,17 +164,24 @@ Point point_from_json(const nlohmann::json& j) {
       throw std::runtime_error(std::string("point: missing field '") + key + "'");
     return j.at(key);
   };
+  // A name the plan's enum knows, else the same error as an unknown status.
+  const auto parsed = [&](const char* key, auto parse) {
+    const auto text = field(key).get<std::string>();
+    const auto value = parse(text);
+    if (!value) throw std::runtime_error(std::string(key) + ": unknown value '" + text + "'");
+    return *value;
+  };
   try {
     Point p;
     p.model = field("model").get<std::string>();
     p.op = field("op").get<std::string>();
-    p.kind = field("kind").get<std::string>();
+    p.kind = parsed("kind", parse_op_kind);
     p.layers = field("layers").get<std::vector<std::string>>();
     p.count = whole_number<int>(field("count"), "count");
     p.batch = whole_number<int>(field("batch"), "batch");
-    p.precision = field("precision").get<std::string>();
+    p.precision = parsed("precision", parse_precision);
     p.precision_meaning = j.value("precision_meaning", "");
-    p.pass = field("pass").get<std::string>();
+    p.pass = parsed("pass", parse_pass);
     p.device = field("device").get<std::string>();
     p.shape = field("shape");
     p.shape_text = j.value("shape_text", "");

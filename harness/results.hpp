@@ -9,7 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/precision.hpp"
 #include "harness/stats.hpp"
+#include "harness/workload.hpp"
 
 namespace lb {
 
@@ -30,11 +32,14 @@ struct Validation {
 
 struct Point {
   // What was asked
-  std::string model, op, kind;  // kind: "conv", "linear", "bmm"
+  std::string model, op;
+  OpKind kind = OpKind::conv;
   std::vector<std::string> layers;
   int count = 1;  // how many layers of the model share this shape
   int batch = 1;
-  std::string precision, pass, device;
+  Precision precision = Precision::fp32;
+  Pass pass = Pass::fwd;
+  std::string device;
   std::string precision_meaning;
   nlohmann::json shape;    // the executed problem's dimensions
   std::string shape_text;  // describe(problem)

@@ -21,13 +21,13 @@ Point describe_point(const PlannedPoint& pp, const Problem& problem) {
   Point p;
   p.model = pp.model->name;
   p.op = pp.op->id;
-  p.kind = std::string(name(pp.op->kind));
+  p.kind = pp.op->kind;
   p.layers = pp.op->layers;
   p.count = pp.op->count();
   p.batch = pp.batch;
-  p.precision = std::string(name(pp.precision));
+  p.precision = pp.precision;
   p.precision_meaning = std::string(meaning(pp.precision));
-  p.pass = std::string(name(pp.pass));
+  p.pass = pp.pass;
   p.device = pp.device;
   p.backend = pp.backend;
   p.shape = shape_json(problem);

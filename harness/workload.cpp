@@ -38,6 +38,12 @@ std::string_view name(OpKind k) {
   return "?";
 }
 
+std::optional<OpKind> parse_op_kind(std::string_view text) {
+  for (OpKind k : all_op_kinds)
+    if (name(k) == text) return k;
+  return std::nullopt;
+}
+
 bool is_memory_bound(OpKind k) {
   return k != OpKind::conv && k != OpKind::linear && k != OpKind::bmm;
 }

@@ -27,6 +27,7 @@ inline constexpr OpKind all_op_kinds[] = {OpKind::conv,       OpKind::linear,   
                                           OpKind::batch_norm, OpKind::layer_norm, OpKind::eltwise,
                                           OpKind::binary,     OpKind::pool,       OpKind::softmax};
 std::string_view name(OpKind k);
+std::optional<OpKind> parse_op_kind(std::string_view text);
 bool is_memory_bound(OpKind k);
 
 // The groups a model's time is shared among (results' kind_ms and kind_share):

@@ -57,10 +57,10 @@ Point make_point(const std::string& op, const std::string& pass, int batch,
   Point p;
   p.model = "tiny";
   p.op = op;
-  p.pass = pass;
+  p.pass = parse_pass(pass).value();
   p.batch = batch;
   p.device = device;
-  p.precision = precision;
+  p.precision = parse_precision(precision).value();
   p.status = status;
   if (status == Status::ok) {
     SampleStats t;
@@ -196,11 +196,11 @@ TEST(Aggregate, SharesPerKindGroupAndTheFoldedInferenceEstimate) {
 TEST(Aggregate, WorstStatusWinsAndNamesTheFirstOpWithIt) {
   auto points = all_points(1, true);
   for (auto& p : points) {
-    if (p.op == "fc" && p.pass == "bwd_data")
+    if (p.op == "fc" && p.pass == Pass::bwd_data)
       p = make_point("fc", "bwd_data", 1, "cpu", "fp32", Status::oom);
-    if (p.op == "blk" && p.pass == "bwd_weights")
+    if (p.op == "blk" && p.pass == Pass::bwd_weights)
       p = make_point("blk", "bwd_weights", 1, "cpu", "fp32", Status::failed);
-    if (p.op == "stem" && p.pass == "bwd_weights")
+    if (p.op == "stem" && p.pass == Pass::bwd_weights)
       p = make_point("stem", "bwd_weights", 1, "cpu", "fp32", Status::unsupported);
   }
   const auto a = aggregate(points, models, {});
@@ -229,7 +229,7 @@ TEST(Aggregate, MissingPointsMakeTheSumIncomplete) {
   auto points = all_points(1, true);
   // A killed run: fc's backward points never came.
   points.erase(std::remove_if(points.begin(), points.end(),
-                              [](const Point& p) { return p.op == "fc" && p.pass != "fwd"; }),
+                              [](const Point& p) { return p.op == "fc" && p.pass != Pass::fwd; }),
                points.end());
   const auto a = aggregate(points, models, {});
   EXPECT_EQ(find(a, PassSet::fwd, 1).status, "ok");

@@ -274,8 +274,8 @@ TEST(OomSweep, SkipsLargerBatchesOfTheSameModelDevicePrecisionAndPass) {
   Point resumed;
   resumed.model = "resnet50";
   resumed.device = "gpu:1";
-  resumed.precision = "fp32";
-  resumed.pass = "bwd_weights";
+  resumed.precision = Precision::fp32;
+  resumed.pass = Pass::bwd_weights;
   resumed.batch = 128;
   resumed.status = Status::oom;
   sweep.record_oom(resumed);

@@ -17,8 +17,9 @@ namespace fs = std::filesystem;
 // Test data: a made-up point, not a measurement.
 Point sample_point(const std::string& op, Status status = Status::ok) {
   Point p;
-  p.model = "tiny", p.op = op, p.kind = "conv", p.layers = {op + ".a", op + ".b"}, p.count = 2;
-  p.batch = 4, p.precision = "fp32", p.pass = "fwd", p.device = "cpu";
+  p.model = "tiny", p.op = op, p.kind = OpKind::conv, p.layers = {op + ".a", op + ".b"},
+  p.count = 2;
+  p.batch = 4, p.precision = Precision::fp32, p.pass = Pass::fwd, p.device = "cpu";
   p.shape = {{"n", 4}}, p.shape_text = "N4";
   p.gflop = 1.5, p.bytes = 1000, p.intensity = 1.5e6, p.memory_bytes = 1000;
   p.backend = "onednn", p.implementation = "jit:avx2", p.notes = {{"k", "v"}};
@@ -69,6 +70,19 @@ TEST(Results, KeyNamesTheBackendOnlyWhenItIsNotTheDevicesOriginalOne) {
   p.backend = "openblas";
   EXPECT_EQ(p.key(), original_key + "@openblas");
   EXPECT_EQ(point_from_json(to_json(p)).key(), p.key());
+}
+
+TEST(Results, KindPrecisionAndPassAreWrittenByTheirNames) {
+  Point p = sample_point("c1");
+  p.kind = OpKind::layer_norm, p.precision = Precision::bf16, p.pass = Pass::bwd_data;
+  const auto j = to_json(p);
+  EXPECT_EQ(j.at("kind"), "layer_norm");
+  EXPECT_EQ(j.at("precision"), "bf16");
+  EXPECT_EQ(j.at("pass"), "bwd_data");
+  const Point back = point_from_json(j);
+  EXPECT_EQ(back.kind, OpKind::layer_norm);
+  EXPECT_EQ(back.precision, Precision::bf16);
+  EXPECT_EQ(back.pass, Pass::bwd_data);
 }
 
 TEST(Results, MissingFieldIsNamed) {
@@ -174,6 +188,12 @@ TEST_F(ResultsFileTest, DamagedPointsAreRefusedNamingTheirIndexAndField) {
   expect_refused([](auto& d) { d["points"][0]["timing"]["median_ms"] = nullptr; },
                  "points[0]: timing.median_ms is null, not a number");
   expect_refused([](auto& d) { d["points"][0]["batch"] = 0; }, "batch 0 is not a batch size");
+  expect_refused([](auto& d) { d["points"][0]["kind"] = "dropout"; },
+                 "points[0]: kind: unknown value 'dropout'");
+  expect_refused([](auto& d) { d["points"][1]["precision"] = "fp64"; },
+                 "points[1]: precision: unknown value 'fp64'");
+  expect_refused([](auto& d) { d["points"][0]["pass"] = "backward"; },
+                 "points[0]: pass: unknown value 'backward'");
   expect_refused([](auto& d) { d["points"][0]["validation"] = nullptr; }, "ok without timing");
   expect_refused([](auto& d) { d.erase("settings"); }, "\"settings\" is missing");
 }
