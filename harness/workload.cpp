@@ -94,7 +94,7 @@ class FieldReader {
     throw WorkloadError(file_ + ": " + (path.empty() ? "" : path + ": ") + message);
   }
 
-  void allow_only(std::initializer_list<std::string_view> fields) const {
+  void allow_only(const std::vector<std::string_view>& fields) const {
     for (const auto& item : object_.items())
       if (std::find(fields.begin(), fields.end(), item.key()) == fields.end())
         fail(item.key(), "unknown field");
@@ -261,44 +261,56 @@ MemoryShape read_memory(const FieldReader& f, OpKind kind) {
   return s;
 }
 
+// The fields an op of each kind may have (bench/models/SCHEMA.md); any other is refused.
+std::vector<std::string_view> fields_of(OpKind kind) {
+  std::vector<std::string_view> fields = {"id", "kind", "layers", "note"};
+  const auto add = [&](std::initializer_list<std::string_view> more) {
+    fields.insert(fields.end(), more);
+  };
+  switch (kind) {
+    case OpKind::conv:
+      add({"input_layer", "c", "h", "w", "k", "r", "s", "stride_h", "stride_w", "pad_h", "pad_w",
+           "dil_h", "dil_w", "groups"});
+      break;
+    case OpKind::linear:
+      add({"input_layer", "tokens", "in_features", "out_features"});
+      break;
+    case OpKind::bmm:
+      add({"input_layer", "heads", "m", "n", "k", "trans_b"});
+      break;
+    case OpKind::batch_norm:
+      add({"dims", "after_conv"});
+      break;
+    case OpKind::layer_norm:
+    case OpKind::softmax:
+      add({"dims"});
+      break;
+    case OpKind::eltwise:
+      add({"dims", "algorithm"});
+      break;
+    case OpKind::binary:
+      add({"dims", "algorithm", "broadcast"});
+      break;
+    case OpKind::pool:
+      add({"dims", "algorithm", "window", "stride", "pad"});
+      break;
+  }
+  return fields;
+}
+
 Op read_op(const json& j, const std::string& file, std::size_t index, const Model& model) {
   const FieldReader f(j, file, "ops[" + std::to_string(index) + "]");
   if (!j.is_object()) f.fail("", "must be an object");
   Op op;
   op.id = f.identifier("id");
-  const auto kind = f.text("kind");
-  if (kind == "conv") {
-    op.kind = OpKind::conv;
-    f.allow_only({"id", "kind", "layers", "input_layer", "note", "c", "h", "w", "k", "r", "s",
-                  "stride_h", "stride_w", "pad_h", "pad_w", "dil_h", "dil_w", "groups"});
-  } else if (kind == "linear") {
-    op.kind = OpKind::linear;
-    f.allow_only(
-        {"id", "kind", "layers", "input_layer", "note", "tokens", "in_features", "out_features"});
-  } else if (kind == "bmm") {
-    op.kind = OpKind::bmm;
-    f.allow_only(
-        {"id", "kind", "layers", "input_layer", "note", "heads", "m", "n", "k", "trans_b"});
-  } else if (kind == "batch_norm") {
-    op.kind = OpKind::batch_norm;
-    f.allow_only({"id", "kind", "layers", "note", "dims", "after_conv"});
-  } else if (kind == "layer_norm" || kind == "softmax") {
-    op.kind = kind == "softmax" ? OpKind::softmax : OpKind::layer_norm;
-    f.allow_only({"id", "kind", "layers", "note", "dims"});
-  } else if (kind == "eltwise") {
-    op.kind = OpKind::eltwise;
-    f.allow_only({"id", "kind", "layers", "note", "dims", "algorithm"});
-  } else if (kind == "binary") {
-    op.kind = OpKind::binary;
-    f.allow_only({"id", "kind", "layers", "note", "dims", "algorithm", "broadcast"});
-  } else if (kind == "pool") {
-    op.kind = OpKind::pool;
-    f.allow_only({"id", "kind", "layers", "note", "dims", "algorithm", "window", "stride", "pad"});
-  } else {
-    f.fail("kind", "unknown kind \"" + kind +
+  const auto kind_text = f.text("kind");
+  const auto kind = parse_op_kind(kind_text);
+  if (!kind)
+    f.fail("kind", "unknown kind \"" + kind_text +
                        "\" (expected conv, linear, bmm, batch_norm, layer_norm, eltwise, binary, "
                        "pool or softmax)");
-  }
+  op.kind = *kind;
+  f.allow_only(fields_of(op.kind));
 
   const auto& layers = f.required("layers");
   if (!layers.is_array() || layers.empty())
