@@ -125,6 +125,8 @@ def _check_run(r, devices):
     profile = r.object("profile")
     if profile:
         profile.number("wall_ms", positive=True)
+        profile.number("outside_ms", optional=True)
+        profile.text("time_base", ("cpu", "device"), optional=True)
         ops = profile.object("group_ms", optional=False, nullable=False)
         for group in ops.obj:
             ops.number(group)

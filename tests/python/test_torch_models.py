@@ -227,6 +227,8 @@ def test_without_a_framework_file_the_section_says_how_to_get_one(tmp_path):
     (lambda d: d["runs"][1].update(device="gpu:3"), "runs[1].device"),
     (lambda d: d["runs"].append(dict(d["runs"][0])), "runs[4]: a second record"),
     (lambda d: d["context"].pop("threads"), "context.threads"),
+    (lambda d: d["runs"][0]["profile"].update(outside_ms="x"), "runs[0].profile.outside_ms"),
+    (lambda d: d["runs"][0]["profile"].update(time_base="gpu"), "runs[0].profile.time_base"),
 ])
 def test_a_bad_framework_file_is_exit_2_naming_the_field(tmp_path, edit, field):
     doc = json.loads(TORCH_FILE.read_text())
