@@ -10,7 +10,7 @@
 #include "harness/doctor/facts.hpp"
 #include "harness/doctor/probe.hpp"
 #include "harness/doctor/report.hpp"
-#include "harness/scheduler.hpp"
+#include "harness/slurm_placement.hpp"
 
 namespace lb::cli {
 namespace {
@@ -42,7 +42,7 @@ int run_doctor(const DoctorOptions& options) {
 
   if (options.json) {
     nlohmann::json report = doctor::to_json(snapshot, diagnosis, framework);
-    report["scheduler"] = scheduler_provenance();  // a fleet's verdict names its job and node
+    report["scheduler"] = slurm_placement();  // a fleet's verdict names its job and node
     std::cout << report.dump(2) << "\n";
   } else {
     doctor::print_text(std::cout, snapshot, diagnosis, framework);

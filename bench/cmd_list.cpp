@@ -12,8 +12,8 @@
 
 #include "bench/commands.hpp"
 #include "harness/input_error.hpp"
+#include "harness/model/workload.hpp"
 #include "harness/shape_json.hpp"
-#include "harness/workload.hpp"
 
 namespace lb::cli {
 namespace {

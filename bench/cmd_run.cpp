@@ -16,19 +16,19 @@
 #include "bench/backend_registry.hpp"
 #include "bench/commands.hpp"
 #include "bench/run_context.hpp"
-#include "harness/aggregate.hpp"
 #include "harness/device_id.hpp"
 #include "harness/input_error.hpp"
-#include "harness/interrupt.hpp"
-#include "harness/plan.hpp"
-#include "harness/plan_estimate.hpp"
+#include "harness/measure/interrupt.hpp"
+#include "harness/measure/progress.hpp"
+#include "harness/measure/runner.hpp"
+#include "harness/model/workload.hpp"
+#include "harness/plan/plan.hpp"
+#include "harness/plan/plan_estimate.hpp"
 #include "harness/platform.hpp"
-#include "harness/progress.hpp"
-#include "harness/results_file.hpp"
-#include "harness/runner.hpp"
+#include "harness/results/aggregate.hpp"
+#include "harness/results/results_file.hpp"
+#include "harness/results/summary.hpp"
 #include "harness/stats.hpp"
-#include "harness/summary.hpp"
-#include "harness/workload.hpp"
 
 namespace lb::cli {
 namespace {
@@ -203,7 +203,7 @@ std::vector<const BackendDescriptor*> parse_backends(const std::string& text) {
 }
 
 // The backends a file written before --backend existed measured with: each device's original
-// one (keyed_device, harness/results.hpp), among those of this build.
+// one (keyed_device, harness/results/point.hpp), among those of this build.
 std::string original_backends() {
   std::string names;
   for (const BackendDescriptor* d : backend_descriptors())

@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "harness/inputs.hpp"
+#include "harness/measure/inputs.hpp"
 #include "harness/platform.hpp"
 #include "harness/stats.hpp"
 #include "kernels/onednn/onednn_backend.hpp"

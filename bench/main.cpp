@@ -5,7 +5,7 @@
 #include "bench/run_context.hpp"
 #include "bench/version.hpp"
 #include "harness/input_error.hpp"
-#include "harness/interrupt.hpp"
+#include "harness/measure/interrupt.hpp"
 
 namespace lb::cli {
 

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/cpu_peak.hpp"
-#include "harness/inputs.hpp"
+#include "harness/measure/cpu_peak.hpp"
+#include "harness/measure/inputs.hpp"
 #include "harness/stats.hpp"
 #include "kernels/onednn/onednn_backend.hpp"
 

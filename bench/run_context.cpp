@@ -4,13 +4,13 @@
 
 #include "bench/backend_registry.hpp"
 #include "build_info.hpp"
-#include "harness/cpu_bandwidth.hpp"
-#include "harness/cpu_peak.hpp"
 #include "harness/device_id.hpp"
 #include "harness/doctor/facts.hpp"
-#include "harness/peaks.hpp"
+#include "harness/gpu_datasheet.hpp"
+#include "harness/measure/cpu_bandwidth.hpp"
+#include "harness/measure/cpu_peak.hpp"
 #include "harness/platform.hpp"
-#include "harness/scheduler.hpp"
+#include "harness/slurm_placement.hpp"
 
 namespace lb::cli {
 
@@ -121,7 +121,7 @@ nlohmann::json context_json(const RunContext& machine,
           {"devices", devices},
           {"doctor",
            {{"gpu_usable", machine.diagnosis.gpu_usable}, {"verdict", machine.diagnosis.verdict}}},
-          {"scheduler", scheduler_provenance()}};
+          {"scheduler", slurm_placement()}};
 }
 
 std::string default_output_path() {

@@ -349,7 +349,7 @@ def check(path, data) -> ResultsFile:
 
 
 # The backends that measured points before two backends could share a device; their points keep
-# the device id alone in their identity (keyed_device in harness/results.cpp; "Point identity"
+# the device id alone in their identity (keyed_device in harness/results/point.cpp; "Point identity"
 # in reports/results-schema.md), so older files still match.
 ORIGINAL_BACKENDS = ("", "onednn", "cuda", "cudnn", "cublaslt")
 

@@ -2,7 +2,7 @@
 # Compiles the portable C++ for Windows with the MinGW-w64 cross compiler, so the _WIN32
 # branches of the platform layer are compiled before a Windows user first builds them.
 # MinGW is GCC: branches under _MSC_VER (the MSVC intrinsics in harness/platform.cpp and
-# harness/cpu_peak.cpp) stay unchecked here. No linking: CUDA is off and the oneDNN,
+# harness/measure/cpu_peak.cpp) stay unchecked here. No linking: CUDA is off and the oneDNN,
 # Google Benchmark, CLI11 and nlohmann_json headers are used on their own.
 # Exit 0: every file compiled without a warning; 1: one did not; 77: no cross compiler.
 set -euo pipefail
@@ -39,7 +39,7 @@ sed 's/@[A-Za-z0-9_]*@/windows-compile-check/g' "$ROOT/harness/build_info.hpp.in
 
 # What CMake builds with LAYERBENCH_CUDA=OFF, the unit tests aside.
 cd "$ROOT"
-sources=(harness/*.cpp harness/doctor/*.cpp kernels/cuda/logic/*.cpp
+sources=(harness/*.cpp harness/*/*.cpp kernels/cuda/logic/*.cpp
          kernels/onednn/*.cpp bench/*.cpp)
 # -c rather than -fsyntax-only: inline assembly and intrinsics are only checked at code
 # generation. -Werror: a new warning in a branch Linux never compiles fails here, not on Windows.

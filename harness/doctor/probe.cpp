@@ -3,9 +3,9 @@
 #include <cstddef>
 #include <filesystem>
 
-#include "harness/cpu_peak.hpp"
 #include "harness/doctor/versions.hpp"
 #include "harness/doctor/windows_dlls.hpp"
+#include "harness/measure/cpu_peak.hpp"
 #include "harness/platform.hpp"
 
 namespace lb::doctor {

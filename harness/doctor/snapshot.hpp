@@ -19,7 +19,7 @@ struct CpuInfo {
   std::string onednn_version;   // "3.2.0"
   std::string onednn_isa;       // what oneDNN dispatches to, e.g. "avx2"
   double fma_peak_gflops = 0;   // measured by the FMA microbenchmark, 0 if not measured
-  std::string fma_peak_method;  // how it was measured (harness/cpu_peak.hpp), empty if not
+  std::string fma_peak_method;  // how it was measured (harness/measure/cpu_peak.hpp), empty if not
 };
 
 struct DriverInfo {

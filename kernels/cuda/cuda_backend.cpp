@@ -1,7 +1,7 @@
 #include "kernels/cuda/cuda_backend.hpp"
 
 #include "harness/doctor/versions.hpp"
-#include "harness/workload.hpp"
+#include "harness/model/workload.hpp"
 #include "kernels/cuda/cublaslt_gemm.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/cudnn_conv.hpp"
@@ -9,8 +9,8 @@
 #include "kernels/cuda/device_context.hpp"
 #include "kernels/cuda/logic/device_rules.hpp"
 #include "kernels/cuda/logic/gemm_layout.hpp"
-#include "kernels/cuda/logic/memory_ops.hpp"
-#include "kernels/cuda/memory_case.hpp"
+#include "kernels/cuda/logic/memory_bound_ops.hpp"
+#include "kernels/cuda/memory_bound_case.hpp"
 
 namespace lb::cuda {
 

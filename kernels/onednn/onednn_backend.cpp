@@ -17,9 +17,9 @@
 #endif
 
 #include "harness/doctor/snapshot.hpp"
-#include "harness/host_buffers.hpp"
+#include "harness/measure/host_buffers.hpp"
 #include "harness/platform.hpp"
-#include "kernels/onednn/onednn_memory_ops.hpp"
+#include "kernels/onednn/onednn_memory_bound_ops.hpp"
 #include "kernels/onednn/onednn_operation.hpp"
 #include "kernels/onednn/onednn_probe.hpp"
 

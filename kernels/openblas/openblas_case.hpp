@@ -1,13 +1,13 @@
 #pragma once
 // One prepared OpenBLAS GEMM: buffer sets in one host arena, rotated in cold mode as the oneDNN
-// backend rotates its own (harness/host_buffers.hpp), and C = op(A) op(B) per batch entry.
+// backend rotates its own (harness/measure/host_buffers.hpp), and C = op(A) op(B) per batch entry.
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "harness/backend.hpp"
-#include "harness/host_buffers.hpp"
+#include "harness/measure/host_buffers.hpp"
 
 namespace lb::openblas {
 

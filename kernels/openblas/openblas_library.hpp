@@ -1,8 +1,8 @@
 #pragma once
 // OpenBLAS, loaded at run time when the backend is first made, not linked. Its pthread build
 // starts its worker threads in its library constructor: linked into layerbench, they would
-// start before main blocks SIGINT and SIGTERM (harness/interrupt.hpp), and a Ctrl-C taken on one
-// of them would end every run (whatever its backends) without its results file. Loaded from
+// start before main blocks SIGINT and SIGTERM (harness/measure/interrupt.hpp), and a Ctrl-C taken
+// on one of them would end every run (whatever its backends) without its results file. Loaded from
 // main, they inherit the blocked mask. The header is the one CMake found; so is the library,
 // with OpenBLAS's soname as the fallback.
 #include <cblas.h>

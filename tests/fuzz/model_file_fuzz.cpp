@@ -6,8 +6,8 @@
 #include <limits>
 #include <string_view>
 
+#include "harness/model/workload.hpp"
 #include "harness/shape_json.hpp"
-#include "harness/workload.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace lb;

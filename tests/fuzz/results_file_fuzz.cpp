@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "harness/results_file.hpp"
+#include "harness/results/results_file.hpp"
 
 namespace {
 const std::filesystem::path file = std::filesystem::temp_directory_path() /

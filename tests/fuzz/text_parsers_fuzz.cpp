@@ -12,7 +12,7 @@
 #include "harness/doctor/diagnose.hpp"
 #include "harness/doctor/facts.hpp"
 #include "harness/doctor/versions.hpp"
-#include "harness/plan.hpp"
+#include "harness/plan/plan.hpp"
 
 namespace {
 // Each parser either returns or throws std::invalid_argument with its message.

@@ -198,7 +198,7 @@ def test_hand_made_fixtures_have_the_structure_of_real_files():
 
 
 def test_boundaries_have_the_fields_the_writer_gives_them():
-    """No real CPU run ran out of memory; harness/aggregate.cpp's to_json(Boundary) is the
+    """No real CPU run ran out of memory; harness/results/aggregate.cpp's to_json(Boundary) is the
     reference for these keys."""
     keys = {"model", "device", "precision", "pass", "largest_fitting_batch", "first_oom_batch",
             "memory_limit_bytes"}

@@ -1,6 +1,6 @@
 // Layer sums on a tiny hand-made model with hand-made points. Every median below is test
 // data chosen to make the sums easy to check by hand, not a measurement.
-#include "harness/aggregate.hpp"
+#include "harness/results/aggregate.hpp"
 
 #include <gtest/gtest.h>
 

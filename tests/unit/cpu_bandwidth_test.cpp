@@ -1,6 +1,6 @@
 // The memory-bandwidth probe: its array sizing, byte count, split among threads and kernel, and
 // one real (small) measurement.
-#include "harness/cpu_bandwidth.hpp"
+#include "harness/measure/cpu_bandwidth.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The FMA microbenchmark measures something real: positive, finite, and more work takes longer.
-#include "harness/cpu_peak.hpp"
+#include "harness/measure/cpu_peak.hpp"
 
 #include <gtest/gtest.h>
 

@@ -6,14 +6,14 @@
 #include <string>
 
 #include "harness/backend.hpp"
-#include "harness/inputs.hpp"
+#include "harness/check/validate.hpp"
+#include "harness/measure/inputs.hpp"
 #include "harness/precision.hpp"
-#include "harness/validate.hpp"
 
 #if LAYERBENCH_HAVE_CUDA
 #include "kernels/cuda/cuda_backend.hpp"
 #include "kernels/cuda/device_context.hpp"
-#include "kernels/cuda/logic/memory_ops.hpp"
+#include "kernels/cuda/logic/memory_bound_ops.hpp"
 #include "tests/unit/cuda_test_support.hpp"
 #endif
 

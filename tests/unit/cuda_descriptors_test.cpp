@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "harness/backend.hpp"
+#include "harness/model/workload.hpp"
 #include "harness/precision.hpp"
 #include "harness/problem.hpp"
-#include "harness/workload.hpp"
 
 #if LAYERBENCH_HAVE_CUDA
 #include "kernels/cuda/cublaslt_descriptors.hpp"

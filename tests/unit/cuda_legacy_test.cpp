@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "harness/backend.hpp"
-#include "harness/inputs.hpp"
-#include "harness/validate.hpp"
-#include "harness/workload.hpp"
+#include "harness/check/validate.hpp"
+#include "harness/measure/inputs.hpp"
+#include "harness/model/workload.hpp"
 #include "kernels/cuda/logic/cuda_options.hpp"
 #include "kernels/cuda/logic/legacy_conv.hpp"
 

@@ -8,8 +8,8 @@
 #include <map>
 #include <string>
 
-#include "harness/inputs.hpp"
-#include "harness/validate.hpp"
+#include "harness/check/validate.hpp"
+#include "harness/measure/inputs.hpp"
 
 namespace lb {
 namespace {

@@ -6,8 +6,8 @@
 
 #include <map>
 
-#include "harness/inputs.hpp"
-#include "harness/validate.hpp"
+#include "harness/check/validate.hpp"
+#include "harness/measure/inputs.hpp"
 #if LAYERBENCH_HAVE_OPENBLAS
 #include "kernels/openblas/openblas_backend.hpp"
 #endif

@@ -1,4 +1,4 @@
-#include "harness/plan_estimate.hpp"
+#include "harness/plan/plan_estimate.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-#include "harness/plan.hpp"
-#include "harness/runner.hpp"
+#include "harness/plan/plan.hpp"
+#include "harness/measure/runner.hpp"
 
 #include <gtest/gtest.h>
 

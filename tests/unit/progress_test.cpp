@@ -1,4 +1,4 @@
-#include "harness/progress.hpp"
+#include "harness/measure/progress.hpp"
 
 #include <gtest/gtest.h>
 

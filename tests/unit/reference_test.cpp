@@ -1,12 +1,12 @@
 // The double-precision reference on hand-computed cases for every pass, and the adjoint
 // identities that tie the three convolution passes (and the GEMM passes) together.
-#include "harness/reference.hpp"
+#include "harness/check/reference.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "harness/inputs.hpp"
+#include "harness/measure/inputs.hpp"
 
 namespace lb {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <stdexcept>
 
-#include "harness/runner.hpp"
-#include "harness/workload.hpp"
+#include "harness/measure/runner.hpp"
+#include "harness/model/workload.hpp"
 
 namespace lb {
 namespace {

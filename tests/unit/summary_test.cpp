@@ -1,5 +1,5 @@
 // The end-of-run table on hand-made model results; every images/s figure is test data.
-#include "harness/summary.hpp"
+#include "harness/results/summary.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The validator accepts the right answer and catches wrong ones, for every pass: one perturbed
 // element, a transposed weight (conv: r and s swapped; GEMM: B read transposed), NaN/Inf.
-#include "harness/validate.hpp"
+#include "harness/check/validate.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <limits>
 #include <set>
 
-#include "harness/inputs.hpp"
-#include "harness/reference.hpp"
+#include "harness/check/reference.hpp"
+#include "harness/measure/inputs.hpp"
 
 namespace lb {
 namespace {

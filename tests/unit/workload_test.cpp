@@ -1,6 +1,6 @@
 // The workload catalogue: the shipped models' totals and shapes, batch scaling, training
 // passes, per-op accounting, and the loader's rejection of every kind of bad file.
-#include "harness/workload.hpp"
+#include "harness/model/workload.hpp"
 
 #include <cstdint>
 #include <filesystem>

@@ -1,0 +1,27 @@
+#include "harness/measure/host_buffers.hpp"
+
+#include <algorithm>
+#include <new>
+
+#include "harness/platform.hpp"
+
+namespace lb {
+
+HostArena::HostArena(std::size_t bytes)
+    : data_(static_cast<std::byte*>(::operator new (bytes, std::align_val_t{alignment}))) {}
+
+HostArena::~HostArena() { ::operator delete (data_, std::align_val_t{alignment}); }
+
+std::size_t cold_set_count(std::uint64_t touched_bytes, std::uint64_t set_bytes,
+                           std::uint64_t fixed_bytes, std::uint64_t memory_limit) {
+  std::uint64_t llc = platform::last_level_cache_bytes();
+  if (llc == 0) llc = assumed_llc_bytes;
+  const std::uint64_t wanted = (2 * llc + touched_bytes - 1) / touched_bytes;
+  std::uint64_t sets = std::clamp<std::uint64_t>(wanted, 1, max_cold_sets);
+  if (memory_limit > 0 && fixed_bytes + sets * set_bytes > memory_limit)
+    sets = std::max<std::uint64_t>(
+        1, (memory_limit - std::min(memory_limit, fixed_bytes)) / set_bytes);
+  return static_cast<std::size_t>(sets);
+}
+
+}  // namespace lb

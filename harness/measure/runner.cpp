@@ -1,0 +1,179 @@
+#include "harness/measure/runner.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "harness/check/validate.hpp"
+#include "harness/measure/inputs.hpp"
+#include "harness/model/workload.hpp"
+#include "harness/shape_json.hpp"
+
+namespace lb {
+
+std::string point_name(const PlannedPoint& pp) {
+  return point_key(pp.model->name, pp.op->id, pp.batch, name(pp.precision), name(pp.pass),
+                   keyed_device(pp.device, pp.backend));
+}
+
+Point describe_point(const PlannedPoint& pp, const Problem& problem) {
+  Point p;
+  p.model = pp.model->name;
+  p.op = pp.op->id;
+  p.kind = pp.op->kind;
+  p.layers = pp.op->layers;
+  p.count = pp.op->count();
+  p.batch = pp.batch;
+  p.precision = pp.precision;
+  p.precision_meaning = std::string(meaning(pp.precision));
+  p.pass = pp.pass;
+  p.device = pp.device;
+  p.backend = pp.backend;
+  p.shape = shape_json(problem);
+  p.shape_text = describe(problem);
+  p.gflop = flop_count(problem) / 1e9;
+  p.bytes = min_bytes(problem);
+  p.intensity = flop_count(problem) / p.bytes;
+  p.memory_bytes = memory_bytes(problem);
+  return p;
+}
+
+namespace {
+std::string gib(std::uint64_t bytes) {
+  std::ostringstream o;
+  o.precision(3);
+  o << static_cast<double>(bytes) / (1ull << 30) << " GiB";
+  return o.str();
+}
+}  // namespace
+
+MeasureFn sampler_measure(const Sampler& sampler) {
+  return [sampler](Case& c) { return sampler.measure([&c] { return c.run_timed(); }); };
+}
+
+Point measure_point(const PlannedPoint& pp, Backend& backend, const RunnerConfig& config,
+                    const MeasureFn& measure) {
+  const Problem problem = problem_for(*pp.op, pp.batch, pp.pass, pp.precision);
+  Point p = describe_point(pp, problem);
+  p.backend = backend.name();
+  p.cache = config.case_options.cache == CacheMode::cold ? "cold" : "warm";
+  if (auto why = indexing_overflow(*pp.op, pp.batch)) {
+    p.status = Status::unsupported;
+    p.reason = *why;
+    return p;
+  }
+  if (auto why = backend.unsupported_reason(problem)) {
+    p.status = Status::unsupported;
+    p.reason = *why;
+    return p;
+  }
+  std::unique_ptr<Case> c;
+  std::vector<HostTensor> inputs;
+  try {
+    inputs = make_inputs(problem, config.seed);
+    c = backend.prepare(problem, inputs, config.case_options);
+    p.backend = c->library();
+    p.implementation = c->implementation();
+    p.workspace_bytes = c->workspace_bytes();
+    const SampleStats stats = measure(*c);
+    p.timing = stats;
+    p.tflops = p.gflop / stats.median_s / 1e3;
+    p.gbps = p.bytes / stats.median_s / 1e9;
+    for (auto& [k, v] : c->notes()) p.notes[k] = v;  // after timing: clocks are read there
+    p.validation = validate(problem, inputs, c->output(), pp.precision);
+    if (!p.validation->passed) {
+      std::ostringstream why;
+      why << "validation failed: relative L2 error " << p.validation->rel_l2 << " (max abs "
+          << p.validation->max_abs << ") exceeds the " << name(pp.precision) << " tolerance "
+          << p.validation->tolerance;
+      p.status = Status::failed;
+      p.reason = why.str();
+    }
+  } catch (const OutOfMemory& e) {
+    p.status = Status::oom;
+    p.reason = std::string(e.what()) + " (needs " + gib(e.needed_bytes) + ", " +
+               gib(e.available_bytes) + " available)";
+    p.notes["needed_bytes"] = std::to_string(e.needed_bytes);
+    p.notes["available_bytes"] = std::to_string(e.available_bytes);
+  } catch (const Unsupported& e) {
+    p.status = Status::unsupported;
+    p.reason = e.what();
+  } catch (const std::exception& e) {
+    p.status = Status::failed;
+    p.reason = e.what();
+  }
+  return p;
+}
+
+namespace {
+// Google Benchmark's console output would interleave with our progress line; the results
+// file is the record. --benchmark_out still gets Google Benchmark's own file reporter.
+class SilentReporter : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>&) override {}
+};
+}  // namespace
+
+void RunLoop::run(const std::vector<PlannedPoint>& points, std::vector<std::string> args) {
+  std::vector<std::string> argv_storage{"layerbench"};
+  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_storage) argv.push_back(a.data());
+  int argc = static_cast<int>(argv.size());
+  benchmark::Initialize(&argc, argv.data());
+  benchmark::ClearRegisteredBenchmarks();
+
+  for (const auto& pp : points) {
+    benchmark::RegisterBenchmark(
+        point_name(pp).c_str(),
+        [this, &pp](benchmark::State& state) {
+          if (stop && stop()) {
+            state.SkipWithError("interrupted");
+            for (auto _ : state) {
+            }
+            return;
+          }
+          std::optional<Point> point = pre_empt ? pre_empt(pp) : std::nullopt;
+          // Set before the loop starts: a sample that throws leaves the loop started, and Google
+          // Benchmark aborts the process when a started loop is entered again.
+          bool loop_started = false;
+          if (!point) {
+            // Set-up (allocation, inputs, algorithm choice) happens inside measure_point before
+            // the loop; the only time Google Benchmark sees is the median we hand it.
+            const MeasureFn sample = sampler_measure(config.sampler);
+            point = measure_point(pp, backend_for(pp), config, [&](Case& c) {
+              SampleStats stats;
+              loop_started = true;
+              for (auto _ : state) {
+                stats = sample(c);
+                state.SetIterationTime(stats.median_s);
+              }
+              return stats;
+            });
+          }
+          if (!loop_started) {  // refused or pre-empted: Google Benchmark still needs its loop run
+            for (auto _ : state) state.SetIterationTime(0);
+          }
+          if (point->status == Status::ok) {
+            state.counters["FLOP/s"] = benchmark::Counter(point->tflops * 1e12);
+            state.counters["bytes/s"] = benchmark::Counter(point->gbps * 1e9);
+            state.counters["workspace"] =
+                benchmark::Counter(static_cast<double>(point->workspace_bytes));
+            state.SetLabel(point->implementation);
+          } else {
+            state.SkipWithError((std::string(name(point->status)) + ": " + point->reason).c_str());
+          }
+          on_point(pp, *point);
+        })
+        ->UseManualTime()
+        ->Iterations(1)
+        ->Unit(benchmark::kMillisecond);
+  }
+  SilentReporter silent;
+  benchmark::RunSpecifiedBenchmarks(&silent);
+  benchmark::ClearRegisteredBenchmarks();
+}
+
+}  // namespace lb

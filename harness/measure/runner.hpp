@@ -1,0 +1,57 @@
+#pragma once
+// The measurement of one planned point, end to end: problem -> support check -> prepare
+// (allocation, inputs, algorithm choice; never timed) -> samples under the stopping rule ->
+// validation against the double-precision reference -> a results Point. And the run loop that
+// drives the points through Google Benchmark, one registered benchmark per point.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "harness/backend.hpp"
+#include "harness/plan/plan.hpp"
+#include "harness/results/point.hpp"
+#include "harness/stats.hpp"
+
+namespace lb {
+
+struct RunnerConfig {
+  Sampler sampler;
+  CaseOptions case_options;
+  std::uint64_t seed = 42;
+};
+
+// The point's static description (what was asked and its accounting), status ok.
+Point describe_point(const PlannedPoint& planned, const Problem& problem);
+
+// Measures one point. Never throws for what a point can run into: unsupported precisions,
+// out-of-memory, library errors and wrong answers are recorded in the point's status.
+// `measure` wraps the sampling so the caller can put it inside a Google Benchmark loop.
+using MeasureFn = std::function<SampleStats(Case&)>;
+Point measure_point(const PlannedPoint& planned, Backend& backend, const RunnerConfig& config,
+                    const MeasureFn& measure);
+// The plain measurement: the config's sampler over Case::run_timed.
+MeasureFn sampler_measure(const Sampler& sampler);
+
+// Runs points in order through Google Benchmark (each registered at run time with manual
+// time = the median of its samples), calling `on_point` after each. `backend_for` gives the
+// backend of a point's device and backend name. Stops early, between points, once `stop` is set.
+// `benchmark_args` are the --benchmark_* flags to pass on (filter, out, format).
+struct RunLoop {
+  RunnerConfig config;
+  std::function<Backend&(const PlannedPoint&)> backend_for;
+  std::function<void(const PlannedPoint&, const Point&)> on_point;
+  // Called before a point runs; returning a Point records it without running (resume, sweeps).
+  std::function<std::optional<Point>(const PlannedPoint&)> pre_empt;
+  // Checked before each point; once true, the rest are skipped (Ctrl-C, a results file that
+  // can no longer be written).
+  std::function<bool()> stop;
+
+  void run(const std::vector<PlannedPoint>& points, std::vector<std::string> benchmark_args);
+};
+
+// The point's benchmark name, also its identity in results (Point::key):
+// model/op/bB/precision/pass/device[@backend].
+std::string point_name(const PlannedPoint& planned);
+
+}  // namespace lb

@@ -1,0 +1,228 @@
+#include "harness/plan/plan.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <set>
+
+namespace lb {
+
+namespace {
+
+struct Suite {
+  std::string_view name;
+  std::vector<std::string> models;  // empty: every available model
+  std::vector<PassSet> pass_sets;
+  std::vector<int> cpu_batches, gpu_batches;
+  bool sweep_until_oom = false;
+};
+
+std::vector<int> powers_of_two_up_to(int max) {
+  std::vector<int> batches;
+  for (int b = 1; b <= max; b *= 2) batches.push_back(b);
+  return batches;
+}
+
+// The suites. `full` sweeps GPU batches until out of memory, at most to 4096: there
+// every shipped model has a tensor over 32-bit indexing (indexing_overflow; checked in
+// plan_test), so no larger batch can run anyway. CPUs keep standard's range.
+const std::vector<Suite>& suites() {
+  static const std::vector<Suite> all = {
+      {"quick", {"resnet50", "vit_b_16"}, {PassSet::fwd}, {1, 8}, {1, 8}, false},
+      {"standard",
+       {},
+       {PassSet::fwd, PassSet::train},
+       powers_of_two_up_to(8),
+       powers_of_two_up_to(64),
+       false},
+      {"full",
+       {},
+       {PassSet::fwd, PassSet::train},
+       powers_of_two_up_to(8),
+       powers_of_two_up_to(4096),
+       true},
+  };
+  return all;
+}
+
+template <class Range, class ToText>
+std::string join(const Range& items, ToText to_text) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ", ") + std::string(to_text(item));
+  return out;
+}
+
+// Comma-separated items, each trimmed of spaces; an empty item is an error.
+std::vector<std::string_view> split_list(std::string_view text, std::string_view flag) {
+  std::vector<std::string_view> items;
+  size_t start = 0;
+  while (true) {
+    const size_t end = std::min(text.find(',', start), text.size());
+    std::string_view item = text.substr(start, end - start);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (item.empty())
+      throw std::invalid_argument(std::string(flag) + ": empty item in '" + std::string(text) +
+                                  "'");
+    items.push_back(item);
+    if (end == text.size()) return items;
+    start = end + 1;
+  }
+}
+
+template <class T>
+void append_unique(std::vector<T>& list, const T& value) {
+  if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
+}
+
+std::vector<const Model*> chosen_models(const RunRequest& request, const Suite& suite,
+                                        const std::vector<Model>& available) {
+  const auto known = [&] { return join(available, [](const Model& m) { return m.name; }); };
+  std::vector<const Model*> models;
+  if (!request.models.empty()) {
+    for (const auto& wanted : request.models) {
+      const Model* m = find_model(available, wanted);
+      if (!m)
+        throw std::invalid_argument("--model: unknown model '" + wanted + "'; known: " + known());
+      append_unique(models, m);
+    }
+  } else if (!suite.models.empty()) {
+    for (const auto& wanted : suite.models) {
+      const Model* m = find_model(available, wanted);
+      if (!m)
+        throw std::invalid_argument("--suite: " + std::string(suite.name) + " needs model '" +
+                                    wanted + "', which is not among the loaded models (" + known() +
+                                    ")");
+      models.push_back(m);
+    }
+  } else {
+    for (const auto& m : available) models.push_back(&m);
+  }
+  return models;
+}
+
+std::vector<Precision> default_precisions(bool is_gpu) {
+  if (is_gpu) return {std::begin(all_precisions), std::end(all_precisions)};
+  return {Precision::fp32, Precision::bf16};
+}
+
+// The passes an op runs for all requested pass sets together (fwd is shared by fwd and train).
+bool op_runs_pass(const Op& op, const std::vector<PassSet>& sets, Pass pass) {
+  for (PassSet set : sets) {
+    const auto passes = passes_for(op, set);
+    if (std::find(passes.begin(), passes.end(), pass) != passes.end()) return true;
+  }
+  return false;
+}
+
+struct Group {
+  std::vector<PlannedPoint> points;
+  double gflop = 0;
+};
+
+}  // namespace
+
+Plan expand_plan(const RunRequest& request, const std::vector<Model>& available_models,
+                 const std::vector<DeviceTarget>& devices) {
+  const auto& all = suites();
+  const auto suite =
+      std::find_if(all.begin(), all.end(), [&](const Suite& s) { return s.name == request.suite; });
+  if (suite == all.end())
+    throw std::invalid_argument("--suite: unknown suite '" + request.suite +
+                                "'; known: " + join(all, [](const Suite& s) { return s.name; }));
+  if (devices.empty()) throw std::invalid_argument("--device: no device to run on");
+  for (int b : request.batches)
+    if (b < 1)
+      throw std::invalid_argument("--batch: '" + std::to_string(b) + "' is not a positive integer");
+
+  const auto models = chosen_models(request, *suite, available_models);
+  const std::vector<PassSet> pass_sets =
+      request.pass ? std::vector<PassSet>{*request.pass} : suite->pass_sets;
+
+  std::vector<Group> groups;
+  std::set<std::string> seen_devices;
+  for (const auto& device : devices) {
+    if (!seen_devices.insert(keyed_device(device.id, device.backend)).second) continue;
+    const auto& batches = !request.batches.empty() ? request.batches
+                          : device.is_gpu          ? suite->gpu_batches
+                                                   : suite->cpu_batches;
+    const auto precisions =
+        !request.precisions.empty() ? request.precisions : default_precisions(device.is_gpu);
+    for (const Model* model : models)
+      for (Precision precision : precisions)
+        for (int batch : batches) {
+          Group group;
+          // Forward passes of every op first: an interrupted group still yields inference.
+          for (Pass pass : all_passes)
+            for (const Op& op : model->ops) {
+              if (!op_runs_pass(op, pass_sets, pass)) continue;
+              const double gflop = flop_count(problem_for(op, batch, pass, precision)) / 1e9;
+              group.points.push_back({model, &op, batch, precision, pass, device.id, device.is_gpu,
+                                      device.backend, gflop});
+              group.gflop += gflop;
+            }
+          groups.push_back(std::move(group));
+        }
+  }
+  // Cheapest first; equal costs keep the device/model/precision/batch order above. A model's
+  // work grows with the batch, so each sweep's batches stay ascending.
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const Group& a, const Group& b) { return a.gflop < b.gflop; });
+
+  Plan plan;
+  plan.sweep_until_oom = suite->sweep_until_oom;
+  for (auto& group : groups)
+    for (auto& point : group.points) plan.points.push_back(std::move(point));
+  return plan;
+}
+
+std::vector<int> parse_batch_list(std::string_view text) {
+  std::vector<int> batches;
+  for (std::string_view item : split_list(text, "--batch")) {
+    int value = 0;
+    const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), value);
+    if (error != std::errc() || end != item.data() + item.size() || value < 1)
+      throw std::invalid_argument("--batch: '" + std::string(item) + "' is not a positive integer");
+    append_unique(batches, value);
+  }
+  return batches;
+}
+
+std::vector<Precision> parse_precision_list(std::string_view text) {
+  std::vector<Precision> precisions;
+  for (std::string_view item : split_list(text, "--precision")) {
+    const auto p = parse_precision(item);
+    if (!p)
+      throw std::invalid_argument(
+          "--precision: unknown precision '" + std::string(item) +
+          "'; known: " + join(all_precisions, [](Precision q) { return name(q); }));
+    append_unique(precisions, *p);
+  }
+  return precisions;
+}
+
+void OomSweep::record(Key key, int batch) {
+  auto [it, inserted] = first_oom_.emplace(std::move(key), batch);
+  if (!inserted) it->second = std::min(it->second, batch);
+}
+
+void OomSweep::record_oom(const PlannedPoint& p) {
+  record({p.model->name, keyed_device(p.device, p.backend), p.precision, p.pass}, p.batch);
+}
+
+void OomSweep::record_oom(const Point& p) {
+  record({p.model, keyed_device(p.device, p.backend), p.precision, p.pass}, p.batch);
+}
+
+std::optional<int> OomSweep::smaller_oom_batch(const PlannedPoint& p) const {
+  const auto it =
+      first_oom_.find({p.model->name, keyed_device(p.device, p.backend), p.precision, p.pass});
+  if (it == first_oom_.end() || it->second >= p.batch) return std::nullopt;
+  return it->second;
+}
+
+std::string oom_skip_reason(int first_oom_batch) {
+  return "out of memory at batch " + std::to_string(first_oom_batch) +
+         " already; larger batches are not run";
+}
+
+}  // namespace lb

@@ -1,0 +1,114 @@
+#pragma once
+// Model-level sums over every operation from the measured points (the results file's
+// `models[]` and `boundaries[]`, reports/results-schema.md). Pure logic over Points.
+//
+//   inference (pass set fwd):  time = sum over ops of count x median(fwd)
+//   training  (pass set train): time = sum over ops of count x (median(fwd) + median(bwd_data)
+//                               + median(bwd_weights)); the input layer has no bwd_data
+//   images/s = batch / time;  TFLOP/s = GFLOP / time_ms;  peak fraction = TFLOP/s / peak
+//
+// A batch that ran out of memory gets the largest batch b below it whose sum is ok, and the
+// accumulation alternative reaching batch B with k = ceil(B / b) steps of b (effective batch
+// k x b >= B): a step of k x b images takes k x time(b), so images/s = b / time(b). For training
+// this is gradient accumulation; for inference, k batches run one after another.
+//
+// These are "eager" estimates: one kernel per operation, as a framework runs the model
+// eagerly. Inference also has the "folded" one: the after_conv batch norms folded into their
+// convolutions, as frameworks deploy a model (the convolution's time unchanged: the folded
+// bias is a free output add in oneDNN and cuDNN).
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/model/workload.hpp"
+#include "harness/results/point.hpp"
+
+namespace lb {
+
+inline constexpr const char* model_sum_label =
+    "model sum: every operation of the model file (convolutions, GEMMs, normalisation, "
+    "activations, residual adds, pooling, softmax), one kernel each; the optimizer excluded";
+
+// What aggregation knows of a device: peaks in TFLOP/s by precision (a GPU's come from
+// DevicePeaks::tflops, harness/gpu_datasheet.hpp), and the memory the device has (for boundaries).
+// Absent entries give null fields.
+struct DeviceLimits {
+  std::map<Precision, double> peak_tflops;
+  std::optional<std::uint64_t> memory_bytes;
+};
+
+struct Accumulation {
+  int batch = 0;  // b, the micro-batch that fits
+  int steps = 0;  // k = ceil(B / b)
+  double images_per_s = 0;
+  int effective_batch() const { return batch * steps; }
+};
+
+// Time per kind group (kind_groups in harness/model/workload.hpp): milliseconds and fractions of
+// the total; every group present.
+struct KindTimes {
+  std::map<std::string, double> ms, share;
+};
+
+// The inference estimate with the foldable batch norms dropped.
+struct FoldedEstimate {
+  std::vector<std::string> folded_ops;  // op ids
+  double time_ms = 0, images_per_s = 0, tflops = 0;
+  KindTimes kinds;
+};
+
+struct ModelResult {
+  std::string model, title, device, precision;
+  // Empty for the device's original backend (keyed_device, harness/results/point.hpp); otherwise
+  // the backend whose points alone make this sum ("openblas"): backends are never mixed in one sum.
+  std::string backend;
+  PassSet pass = PassSet::fwd;
+  int batch = 1;
+  // ok | unsupported | oom | failed | incomplete (points missing). The worst status among the
+  // expected points wins (failed > oom > unsupported > incomplete); reason names the first op
+  // with it, e.g. "oom: conv3x3_64to64_56 bwd_data (layer1.0.conv2 and 2 more): <its reason>".
+  std::string status = "ok", reason;
+  double gflop = 0;  // the whole batch's work, from the catalogue
+  // Only when status is ok:
+  std::optional<double> time_ms, images_per_s, tflops, peak_fraction;
+  std::map<std::string, double> time_share;  // op kind -> fraction of time_ms
+  std::optional<KindTimes> kinds;            // kind group -> ms and fraction of time_ms
+  std::optional<FoldedEstimate> folded;      // pass set fwd only
+  // Only when status is oom:
+  std::optional<int> largest_fitting_batch;
+  std::optional<Accumulation> accumulation;
+  std::string estimate = "eager";
+  std::string label = model_sum_label;
+};
+
+// Where memory runs out, for every model/device/precision/pass set with an oom batch.
+struct Boundary {
+  std::string model, device, precision;
+  PassSet pass = PassSet::fwd;
+  std::optional<int> largest_fitting_batch;  // largest batch below first_oom_batch that is ok
+  int first_oom_batch = 0;
+  std::optional<std::uint64_t> memory_limit_bytes;
+};
+
+struct Aggregation {
+  std::vector<ModelResult> models;
+  std::vector<Boundary> boundaries;
+};
+
+// One result per model, device and backend, precision, pass set and batch present in the points:
+// fwd whenever forward points exist, train when the model/device/precision has any backward point.
+// Ordered by model (catalogue order), device and backend (first seen), precision, pass set, batch.
+// A later point with the same identity replaces an earlier one. Throws std::invalid_argument for a
+// point of a model not in `models`, or an op the model does not have.
+Aggregation aggregate(const std::vector<Point>& points, const std::vector<Model>& models,
+                      const std::map<std::string, DeviceLimits>& devices);
+
+// Exactly the fields of the schema's models[] and boundaries[] records.
+nlohmann::json to_json(const ModelResult& result);
+nlohmann::json to_json(const Boundary& boundary);
+
+}  // namespace lb

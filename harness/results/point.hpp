@@ -1,0 +1,81 @@
+#pragma once
+// The results file: schema "layerbench-results/1" (documented in reports/results-schema.md).
+// One Point per measured (or refused) model op x batch x precision x pass x device.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/model/workload.hpp"
+#include "harness/precision.hpp"
+#include "harness/stats.hpp"
+
+namespace lb {
+
+inline constexpr const char* results_schema = "layerbench-results/1";
+
+enum class Status { ok, unsupported, oom, failed };
+std::string_view name(Status s);
+
+struct Validation {
+  double rel_l2 = 0;
+  double max_abs = 0;
+  double tolerance = 0;
+  std::int64_t checked_elements = 0;
+  std::int64_t total_elements = 0;
+  std::int64_t non_finite_elements = 0;  // NaN or infinity, over every element
+  bool passed = false;
+};
+
+struct Point {
+  // What was asked
+  std::string model, op;
+  OpKind kind = OpKind::conv;
+  std::vector<std::string> layers;
+  int count = 1;  // how many layers of the model share this shape
+  int batch = 1;
+  Precision precision = Precision::fp32;
+  Pass pass = Pass::fwd;
+  std::string device;
+  std::string precision_meaning;
+  nlohmann::json shape;    // the executed problem's dimensions
+  std::string shape_text;  // describe(problem)
+  // Accounting (from the problem descriptor)
+  double gflop = 0, bytes = 0, intensity = 0;
+  std::uint64_t memory_bytes = 0;  // catalogue estimate, without workspace
+  // What ran
+  std::string backend, implementation;
+  std::uint64_t workspace_bytes = 0;
+  std::map<std::string, std::string> notes;
+  // Measurement
+  std::string cache;  // "cold" or "warm"
+  std::optional<SampleStats> timing;
+  double tflops = 0, gbps = 0;
+  std::optional<Validation> validation;
+  // Outcome
+  Status status = Status::ok;
+  std::string reason;  // why, for anything but ok
+
+  // Identifies the measured point across runs (used by resume and comparisons).
+  std::string key() const;
+};
+
+// The device part of a point's identity: the device id ("cpu", "gpu:0"), followed by "@backend"
+// ("cpu@openblas") unless the backend is one that measured points before two backends could share
+// a device: oneDNN on the CPU, the CUDA backend (its libraries cudnn and cublaslt) on GPUs. Those
+// keep the key they always had, so older results files still resume and compare
+// (reports/results-schema.md, "Point identity").
+std::string keyed_device(const std::string& device, std::string_view backend);
+
+// "model/op/bB/precision/pass/device[@backend]": a point's identity, also its benchmark name;
+// `device` is keyed_device()'s.
+std::string point_key(const std::string& model, const std::string& op, int batch,
+                      std::string_view precision, std::string_view pass, const std::string& device);
+
+nlohmann::json to_json(const Point& p);
+Point point_from_json(const nlohmann::json& j);  // throws std::runtime_error naming the field
+
+}  // namespace lb

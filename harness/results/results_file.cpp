@@ -1,0 +1,256 @@
+#include "harness/results/results_file.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <set>
+
+#ifndef _WIN32
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+#endif
+
+#include "harness/json_limits.hpp"
+#include "harness/platform.hpp"
+
+namespace lb {
+
+namespace fs = std::filesystem;
+
+fs::path journal_path(const fs::path& file) { return fs::path(file.string() + ".journal"); }
+
+namespace {
+
+// Limits of a results file, checked before its DOM is built (harness/json_limits.hpp).
+// Size: the largest plan of the shipped models, `--suite full` on eight GPUs and the CPU, is
+// 61776 points (117 passes x 13 batches x 5 precisions x 8 GPUs, + 117 x 4 x 2 on the CPU) of at
+// most 1575 bytes each, header included (real runs' files, tests/python/fixtures/real), 97 MB;
+// 256 MiB leaves a margin of 2.7. Depth: the writer's deepest value is 6 levels down (the same
+// files); 16 is a chosen margin.
+constexpr JsonLimits results_file_limits{std::size_t{256} << 20, 16};
+
+nlohmann::json parse_file(const fs::path& file) {
+  try {
+    return read_bounded_json(file, results_file_limits);
+  } catch (const JsonFileError& e) {
+    throw ResultsError(e.what());
+  }
+}
+
+void check_schema(const fs::path& file, const nlohmann::json& doc) {
+  if (!doc.is_object() || !doc.contains("schema"))
+    throw ResultsError(file.string() + ": not a layerbench results file (no \"schema\" field)");
+  if (doc["schema"] != results_schema)
+    throw ResultsError(file.string() + ": unknown schema " + doc["schema"].dump() + " (this " +
+                       "layerbench reads " + results_schema + ")");
+}
+
+// Reads the journal's complete lines; a line cut short by a kill is ignored.
+std::vector<nlohmann::json> journal_points(const fs::path& journal) {
+  std::vector<nlohmann::json> out;
+  std::ifstream in(journal);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_object() && j.contains("point")) out.push_back(j["point"]);
+  }
+  return out;
+}
+
+constexpr const char* iso8601_utc = "%Y-%m-%dT%H:%M:%SZ";
+
+}  // namespace
+
+LoadedResults load_results(const fs::path& file) {
+  LoadedResults r;
+  const fs::path journal = journal_path(file);
+  std::error_code ec;
+  if (!fs::exists(file, ec)) throw ResultsError(file.string() + ": no such file");
+  if (!fs::is_regular_file(file, ec))
+    throw ResultsError(file.string() + ": not a regular file (a results file is a .json file)");
+  r.document = parse_file(file);
+  check_schema(file, r.document);
+  for (const char* part : {"context", "settings"})
+    if (!r.document.contains(part) || !r.document[part].is_object())
+      throw ResultsError(file.string() + ": \"" + part + "\" is missing or not an object");
+  const nlohmann::json& points =
+      r.document.contains("points") ? r.document["points"] : nlohmann::json::array();
+  if (!points.is_array()) throw ResultsError(file.string() + ": \"points\" is not an array");
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    try {
+      r.points.push_back(point_from_json(points[i]));
+    } catch (const std::runtime_error& e) {
+      throw ResultsError(file.string() + ": points[" + std::to_string(i) + "]: " + e.what());
+    }
+    if (!seen.insert(r.points.back().key()).second)
+      throw ResultsError(file.string() + ": points[" + std::to_string(i) + "]: point " +
+                         r.points.back().key() + " appears twice");
+  }
+  try {
+    if (fs::exists(journal)) {
+      for (const auto& pj : journal_points(journal)) {
+        Point p = point_from_json(pj);
+        if (seen.insert(p.key()).second) {
+          r.points.push_back(std::move(p));
+          ++r.recovered_from_journal;
+        }
+      }
+    }
+  } catch (const std::runtime_error& e) {
+    throw ResultsError(journal.string() + ": " + e.what());
+  }
+  nlohmann::json merged = nlohmann::json::array();
+  for (const auto& p : r.points) merged.push_back(to_json(p));
+  r.document["points"] = std::move(merged);
+  return r;
+}
+
+OutputLock::OutputLock(const fs::path& file) : path_(file.string() + ".lock") {
+#ifndef _WIN32
+  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0)
+    throw ResultsError(path_.string() + ": cannot be created (" + std::strerror(errno) +
+                       "); choose an output in a folder you can write with -o");
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    char pid[32] = {};
+    const ssize_t n = ::read(fd_, pid, sizeof pid - 1);
+    ::close(fd_);
+    fd_ = -1;
+    throw ResultsError(file.string() + ": another layerbench run (pid " +
+                       (n > 0 ? std::string(pid, static_cast<std::size_t>(n)) : "unknown") +
+                       ") is writing it; wait for it to end or choose another -o");
+  }
+  const std::string pid = std::to_string(::getpid());
+  if (::ftruncate(fd_, 0) != 0 || ::write(fd_, pid.data(), pid.size()) < 0) {
+    // The pid is only for the message of a refused run; the lock itself holds.
+  }
+#endif
+}
+
+OutputLock::~OutputLock() {
+#ifndef _WIN32
+  if (fd_ >= 0) {
+    std::error_code ec;
+    fs::remove(path_, ec);  // while still held: a run waiting on it then makes a fresh one
+    ::close(fd_);
+  }
+#endif
+}
+
+namespace {
+// A new results file may replace only a regular file: -o /dev/null --force must not turn a
+// device into a file, and a folder is never a results file.
+void check_new_output(const fs::path& file, bool force) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(file, ec);
+  if (!fs::exists(st)) return;
+  if (!fs::is_regular_file(st))
+    throw ResultsError(file.string() + ": exists and is not a regular file; a results file " +
+                       "replaces only a file (choose another -o)");
+  if (!force)
+    throw ResultsError(file.string() + ": already exists; pass --force to overwrite it or " +
+                       "--resume to continue it");
+}
+
+void create_parent(const fs::path& file) {
+  if (!file.has_parent_path()) return;
+  std::error_code ec;
+  fs::create_directories(file.parent_path(), ec);
+  if (ec)
+    throw ResultsError(file.parent_path().string() + ": cannot be created (" + ec.message() +
+                       "); choose an output in a folder you can write with -o");
+}
+
+std::string errno_text() { return errno ? std::strerror(errno) : "unknown error"; }
+}  // namespace
+
+ResultsWriter::ResultsWriter(fs::path file, nlohmann::json context, nlohmann::json settings,
+                             bool force)
+    : file_(std::move(file)),
+      journal_(journal_path(file_)),
+      context_(std::move(context)),
+      settings_(std::move(settings)) {
+  check_new_output(file_, force);
+  create_parent(file_);
+  lock_ = std::make_unique<OutputLock>(file_);
+  check_new_output(file_, force);  // again, now that no other run can be making it
+  context_["start_time"] = platform::utc_now(iso8601_utc);
+  context_["end_time"] = nullptr;
+  open_journal(/*fresh=*/true);
+  rewrite("incomplete", nlohmann::json::array(), nlohmann::json::array());
+}
+
+ResultsWriter::ResultsWriter(fs::path file, LoadedResults previous)
+    : file_(std::move(file)),
+      journal_(journal_path(file_)),
+      context_(previous.document.at("context")),
+      settings_(previous.document.at("settings")),
+      points_(std::move(previous.points)) {
+  lock_ = std::make_unique<OutputLock>(file_);
+  open_journal(/*fresh=*/false);
+  rewrite("incomplete", nlohmann::json::array(), nlohmann::json::array());
+}
+
+ResultsWriter::~ResultsWriter() = default;
+
+void ResultsWriter::open_journal(bool fresh) {
+  journal_out_.open(journal_, fresh ? std::ios::trunc : std::ios::app);
+  if (!journal_out_)
+    throw ResultsError(journal_.string() + ": cannot be written (" + errno_text() +
+                       "); choose an output in a folder you can write with -o");
+  if (fresh) {
+    journal_out_ << nlohmann::json{{"journal", results_schema}}.dump() << "\n";
+    journal_out_.flush();
+  }
+}
+
+void ResultsWriter::append(const Point& point) {
+  errno = 0;
+  journal_out_ << nlohmann::json{{"point", to_json(point)}}.dump() << "\n";
+  journal_out_.flush();
+  if (!journal_out_) throw OutputError(journal_.string() + ": write failed (" + errno_text() + ")");
+  points_.push_back(point);
+  if (std::chrono::steady_clock::now() - last_rewrite_ > std::chrono::seconds(1))
+    rewrite("incomplete", nlohmann::json::array(), nlohmann::json::array());
+}
+
+void ResultsWriter::finish(const std::string& status, nlohmann::json models,
+                           nlohmann::json boundaries) {
+  context_["end_time"] = platform::utc_now(iso8601_utc);
+  rewrite(status, models, boundaries);
+  journal_out_.close();
+  std::error_code ec;
+  fs::remove(journal_, ec);  // the file now holds every point
+}
+
+void ResultsWriter::rewrite(const std::string& status, const nlohmann::json& models,
+                            const nlohmann::json& boundaries) {
+  nlohmann::json points = nlohmann::json::array();
+  for (const auto& p : points_) points.push_back(to_json(p));
+  const nlohmann::json doc = {{"schema", results_schema}, {"status", status}, {"context", context_},
+                              {"settings", settings_},    {"points", points}, {"models", models},
+                              {"boundaries", boundaries}};
+  const fs::path tmp = file_.string() + ".tmp";
+  std::error_code ec;
+  {
+    errno = 0;
+    std::ofstream out(tmp, std::ios::trunc);
+    out << doc.dump(1) << "\n";
+    out.flush();
+    if (!out) {
+      const std::string why = errno_text();
+      out.close();
+      fs::remove(tmp, ec);
+      throw OutputError(file_.string() + ": write failed (" + why + ")");
+    }
+  }
+  fs::rename(tmp, file_, ec);  // atomic: readers see the old or the new file, never half of one
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw OutputError(file_.string() + ": cannot be replaced (" + ec.message() + ")");
+  }
+  last_rewrite_ = std::chrono::steady_clock::now();
+}
+
+}  // namespace lb

@@ -1,0 +1,105 @@
+#include "harness/results/summary.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <tuple>
+
+namespace lb {
+
+namespace {
+
+// Three significant digits at least, no exponent: 1234, 123, 12.3, 1.23, 0.123.
+std::string format_rate(double v) {
+  const int decimals = v > 0 ? std::max(0, 2 - static_cast<int>(std::floor(std::log10(v)))) : 0;
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, v);
+  return buffer;
+}
+
+std::string format_speedup(double ratio) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.2fx", ratio);
+  return buffer;
+}
+
+bool is_gpu(const std::string& device) { return device.rfind("gpu", 0) == 0; }
+
+// Index of a value in first-appearance order, adding it when new.
+size_t order_of(std::vector<std::string>& seen, const std::string& value) {
+  const auto it = std::find(seen.begin(), seen.end(), value);
+  if (it != seen.end()) return static_cast<size_t>(it - seen.begin());
+  seen.push_back(value);
+  return seen.size() - 1;
+}
+
+// One configuration: its best ok result, or else its first result (for the status).
+struct Config {
+  const ModelResult* best = nullptr;
+  const ModelResult* first = nullptr;
+};
+
+}  // namespace
+
+std::string summary_table(const std::vector<ModelResult>& results) {
+  if (results.empty()) return "No model results.\n";
+  std::vector<std::string> models, devices, precisions;
+  // Rows by model, pass set, device, precision; each in first-appearance order.
+  std::map<std::tuple<size_t, int, size_t, size_t>, Config> configs;
+  for (const auto& r : results) {
+    Config& c = configs[{order_of(models, r.model), static_cast<int>(r.pass),
+                         order_of(devices, keyed_device(r.device, r.backend)),
+                         order_of(precisions, r.precision)}];
+    if (!c.first) c.first = &r;
+    if (r.status == "ok" && (!c.best || *r.images_per_s > *c.best->images_per_s)) c.best = &r;
+  }
+  const auto best_rate = [&](const ModelResult& r,
+                             const std::string& device) -> std::optional<double> {
+    for (const auto& [key, c] : configs)
+      if (c.best && c.best->model == r.model && c.best->pass == r.pass &&
+          keyed_device(c.best->device, c.best->backend) == device && c.best->precision == "fp32")
+        return *c.best->images_per_s;
+    return std::nullopt;
+  };
+
+  std::vector<std::vector<std::string>> rows = {
+      {"model", "pass", "device", "precision", "batch", "images/s", "vs CPU FP32", "vs GPU FP32"}};
+  for (const auto& [key, c] : configs) {
+    const ModelResult& r = c.best ? *c.best : *c.first;
+    const std::string where = keyed_device(r.device, r.backend);
+    std::vector<std::string> row = {r.model, std::string(name(r.pass)), where, r.precision};
+    if (!c.best) {
+      row.insert(row.end(), {"-", r.status, "-", "-"});
+    } else {
+      row.push_back(std::to_string(r.batch));
+      row.push_back(format_rate(*r.images_per_s));
+      const auto cpu = best_rate(r, "cpu");
+      row.push_back(cpu ? format_speedup(*r.images_per_s / *cpu) : "-");
+      const auto gpu = is_gpu(r.device) ? best_rate(r, where) : std::nullopt;
+      row.push_back(gpu ? format_speedup(*r.images_per_s / *gpu) : "-");
+    }
+    rows.push_back(std::move(row));
+  }
+
+  std::vector<size_t> width(rows[0].size(), 0);
+  for (const auto& row : rows)
+    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  constexpr size_t first_numeric_column = 4;  // batch, images/s and speed-ups align right
+  std::string out =
+      "Best images/s per model, pass, device and precision over the batches run; speed-ups "
+      "compare these bests.\n";
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      const std::string pad(width[i] - row[i].size(), ' ');
+      line += (i ? "  " : "") + (i >= first_numeric_column ? pad + row[i] : row[i] + pad);
+    }
+    line.erase(line.find_last_not_of(' ') + 1);
+    out += line + "\n";
+  }
+  return out + model_sum_label + "\n";
+}
+
+}  // namespace lb

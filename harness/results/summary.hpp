@@ -1,0 +1,19 @@
+#pragma once
+// The short table `layerbench run` prints at the end: per model, pass set, device and
+// precision, the batch with the most images/s (layer sums), and the speed-ups of that best
+// against the CPU's FP32 best and against the same GPU's FP32 best. Pure text formatting.
+#include <string>
+#include <vector>
+
+#include "harness/results/aggregate.hpp"
+
+namespace lb {
+
+// Fixed-width columns: model, pass, device, precision, batch, images/s, vs CPU FP32,
+// vs GPU FP32. A speed-up is "-" unless both results are ok (and "vs GPU FP32" only on a GPU,
+// recognised by its id "gpu:N"). A configuration without any ok batch shows its first
+// result's status ("unsupported", "oom", ...) instead of images/s. Ends with the layer-sum
+// caveat.
+std::string summary_table(const std::vector<ModelResult>& results);
+
+}  // namespace lb

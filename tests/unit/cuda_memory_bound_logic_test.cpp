@@ -1,0 +1,142 @@
+// The GPU backend's pure logic for the memory-bound problems
+// (kernels/cuda/logic/memory_bound_ops.hpp): which route runs each op, which precisions are refused
+// and why, the 4-d tensors cuDNN's legacy calls are given, the memory a backward pass adds and the
+// kernels' launch shapes. No GPU needed.
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "kernels/cuda/logic/device_rules.hpp"
+#include "kernels/cuda/logic/memory_bound_ops.hpp"
+
+namespace lb::cuda::logic {
+namespace {
+
+Problem memory(MemoryOp op, std::vector<std::int64_t> dims, Pass pass = Pass::fwd,
+               Precision precision = Precision::fp32) {
+  MemoryShape s{op, std::move(dims)};
+  if (op == MemoryOp::max_pool) s.window = 3, s.stride = 2, s.pad = 1;
+  return Problem{MemoryProblem{s, pass}, precision};
+}
+
+constexpr MemoryOp all_ops[] = {MemoryOp::batch_norm, MemoryOp::layer_norm, MemoryOp::relu,
+                                MemoryOp::gelu_erf,   MemoryOp::add,        MemoryOp::max_pool,
+                                MemoryOp::avg_pool,   MemoryOp::softmax};
+
+TEST(CudaMemoryOps, CudnnWhereItHasTheOperationKernelsElsewhere) {
+  for (MemoryOp op : all_ops) {
+    const bool kernel = op == MemoryOp::layer_norm || op == MemoryOp::gelu_erf;
+    EXPECT_EQ(memory_route(op), kernel ? MemoryRoute::kernel : MemoryRoute::cudnn_legacy)
+        << name(op);
+  }
+  EXPECT_STREQ(name(MemoryRoute::kernel), "layerbench kernel");
+}
+
+TEST(CudaMemoryOps, PrecisionsRefusedWithTheirReason) {
+  for (MemoryOp op : all_ops)
+    for (Pass pass : {Pass::fwd, Pass::bwd_data}) {
+      const std::vector<std::int64_t> dims{2, 8, 6, 6};
+      SCOPED_TRACE(std::string(name(op)) + " " + std::string(name(pass)));
+      EXPECT_FALSE(memory_unsupported(memory(op, dims, pass, Precision::fp32), 7, 5));
+      EXPECT_FALSE(memory_unsupported(memory(op, dims, pass, Precision::fp16), 7, 5));
+      EXPECT_FALSE(memory_unsupported(memory(op, dims, pass, Precision::bf16), 8, 0));
+      const auto tf32 = memory_unsupported(memory(op, dims, pass, Precision::tf32), 9, 0);
+      ASSERT_TRUE(tf32);
+      EXPECT_NE(tf32->find("fp32 only"), std::string::npos) << *tf32;
+      const auto fp8 = memory_unsupported(memory(op, dims, pass, Precision::fp8), 9, 0);
+      ASSERT_TRUE(fp8);
+      EXPECT_NE(fp8->find("cuBLASLt"), std::string::npos) << *fp8;
+      const auto bf16 = memory_unsupported(memory(op, dims, pass, Precision::bf16), 7, 5);
+      ASSERT_TRUE(bf16);
+      EXPECT_NE(bf16->find("compute capability 7.5"), std::string::npos) << *bf16;
+    }
+}
+
+TEST(CudaMemoryOps, CudnnTensorsMustFitItsIntDimensions) {
+  const std::int64_t big = std::int64_t{std::numeric_limits<int>::max()} + 1;
+  const auto why = memory_unsupported(memory(MemoryOp::relu, {big}), 9, 0);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("int dimensions"), std::string::npos) << *why;
+  // GELU runs in a grid-stride kernel with 64-bit indices: no such limit.
+  EXPECT_FALSE(memory_unsupported(memory(MemoryOp::gelu_erf, {big}), 9, 0));
+  // Layer norm launches a block per row.
+  EXPECT_TRUE(memory_unsupported(memory(MemoryOp::layer_norm, {big, 2}), 9, 0));
+  EXPECT_FALSE(memory_unsupported(memory(MemoryOp::layer_norm, {big / 2, 2}), 9, 0));
+}
+
+TEST(CudaMemoryOps, TensorSpecsForCudnn) {
+  const MemoryShape bn{MemoryOp::batch_norm, {2, 3, 4, 5}};
+  EXPECT_TRUE(layout_applies(MemoryOp::batch_norm));
+  EXPECT_TRUE(layout_applies(MemoryOp::avg_pool));
+  EXPECT_FALSE(layout_applies(MemoryOp::softmax));
+  const TensorSpec x = memory_tensor_spec(bn, {2, 3, 4, 5}, Layout::nhwc);
+  EXPECT_EQ(x.dims, (std::array<std::int64_t, 4>{2, 3, 4, 5}));
+  EXPECT_EQ(x.strides, (std::array<std::int64_t, 4>{60, 1, 15, 3}));  // channels last
+  EXPECT_EQ(memory_tensor_spec(bn, {2, 3, 4, 5}, Layout::nchw).strides,
+            (std::array<std::int64_t, 4>{60, 20, 5, 1}));
+  const TensorSpec channel = memory_tensor_spec(bn, {3}, Layout::nhwc);
+  EXPECT_EQ(channel.dims, (std::array<std::int64_t, 4>{1, 3, 1, 1}));
+  EXPECT_THROW(memory_tensor_spec(bn, {2, 3, 4}, Layout::nchw), std::invalid_argument);
+
+  // Softmax: every index but the last is a row, normalised over C by MODE_INSTANCE.
+  const MemoryShape softmax{MemoryOp::softmax, {2, 12, 197, 197}};
+  EXPECT_EQ(memory_tensor_spec(softmax, softmax.dims, Layout::nhwc).dims,
+            (std::array<std::int64_t, 4>{2 * 12 * 197, 197, 1, 1}));
+  // Add: the broadcast operand keeps batch 1 and so broadcasts over N.
+  MemoryShape add{MemoryOp::add, {8, 197, 768}};
+  add.broadcast = true;
+  EXPECT_EQ(memory_tensor_spec(add, {1, 197, 768}, Layout::nhwc).dims,
+            (std::array<std::int64_t, 4>{1, 197 * 768, 1, 1}));
+  EXPECT_EQ(memory_tensor_spec(add, {8, 197, 768}, Layout::nhwc).strides,
+            (std::array<std::int64_t, 4>{197 * 768, 1, 1, 1}));
+}
+
+TEST(CudaMemoryOps, ParameterVectorsAreFp32) {
+  const auto bn_fwd = memory(MemoryOp::batch_norm, {2, 3, 4, 5}).memory();
+  EXPECT_EQ(memory_input_type(bn_fwd, 0, Precision::fp16), ElementType::f16);
+  for (std::size_t i = 1; i < 5; ++i)
+    EXPECT_EQ(memory_input_type(bn_fwd, i, Precision::fp16), ElementType::f32);
+  const auto ln_bwd = memory(MemoryOp::layer_norm, {4, 768}, Pass::bwd_data).memory();
+  EXPECT_EQ(memory_input_type(ln_bwd, 1, Precision::bf16), ElementType::bf16);  // dy
+  EXPECT_EQ(memory_input_type(ln_bwd, 2, Precision::bf16), ElementType::f32);   // gamma
+  const auto add = memory(MemoryOp::add, {4, 768}).memory();
+  EXPECT_EQ(memory_input_type(add, 1, Precision::fp16), ElementType::f16);
+}
+
+TEST(CudaMemoryOps, RowsOfLayerNormAndSoftmax) {
+  const MemoryShape s{MemoryOp::layer_norm, {8, 197, 768}};
+  EXPECT_EQ(row_length(s), 768);
+  EXPECT_EQ(row_count(s), 8 * 197);
+}
+
+TEST(CudaMemoryOps, ExtraBytesOfBackwardPasses) {
+  EXPECT_EQ(memory_extra_bytes(memory(MemoryOp::softmax, {2, 3, 5}, Pass::fwd)), 0u);
+  EXPECT_EQ(
+      memory_extra_bytes(memory(MemoryOp::softmax, {2, 3, 5}, Pass::bwd_data, Precision::fp16)),
+      30u * 2);
+  EXPECT_EQ(memory_extra_bytes(memory(MemoryOp::relu, {2, 3, 5}, Pass::bwd_data)), 30u * 4);
+  // Max pooling 3x3 /2 p1 of 8x8: y is 4x4.
+  EXPECT_EQ(memory_extra_bytes(memory(MemoryOp::max_pool, {1, 2, 8, 8}, Pass::bwd_data)),
+            2u * 16 * 4);
+  EXPECT_EQ(memory_extra_bytes(memory(MemoryOp::batch_norm, {2, 64, 4, 4}, Pass::bwd_data)),
+            5u * 64 * 4);
+  EXPECT_EQ(memory_extra_bytes(memory(MemoryOp::layer_norm, {2, 197, 768}, Pass::bwd_data)),
+            2u * 394 * 4);
+  EXPECT_EQ(memory_extra_bytes(memory(MemoryOp::gelu_erf, {2, 3}, Pass::bwd_data)), 0u);
+}
+
+TEST(CudaMemoryOps, LaunchShapes) {
+  const KernelLaunch vit = row_launch(8 * 197, 768);
+  EXPECT_EQ(vit.blocks, 8u * 197);
+  EXPECT_EQ(vit.threads, 256u);
+  EXPECT_EQ(row_launch(3, 40).threads, 64u);  // a multiple of the warp
+  EXPECT_EQ(row_launch(3, 1).threads, 32u);
+  const KernelLaunch small = elementwise_launch(1000, 132);
+  EXPECT_EQ(small.blocks, 4u);
+  EXPECT_EQ(small.threads, 256u);
+  EXPECT_EQ(elementwise_launch(std::int64_t{1} << 30, 132).blocks, 132u * 8);
+  EXPECT_EQ(elementwise_launch(0, 132).blocks, 0u);
+}
+
+}  // namespace
+}  // namespace lb::cuda::logic

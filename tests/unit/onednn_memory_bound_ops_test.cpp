@@ -1,0 +1,115 @@
+// The oneDNN CPU backend's memory-bound primitives (batch and layer norm, relu, gelu_erf, add,
+// max and average pooling, softmax), forward and backward, against the double-precision
+// reference, cold and warm, heuristic and autotuned; 16-bit precisions run or refused.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "harness/check/validate.hpp"
+#include "harness/measure/inputs.hpp"
+#include "kernels/onednn/onednn_backend.hpp"
+
+namespace lb {
+namespace {
+
+Problem memory_problem(MemoryOp op, std::vector<std::int64_t> dims, Pass pass,
+                       Precision precision = Precision::fp32) {
+  MemoryShape s;
+  s.op = op;
+  s.dims = std::move(dims);
+  Problem p;
+  p.op = MemoryProblem{s, pass};
+  p.precision = precision;
+  return p;
+}
+
+Problem pooling(MemoryOp op, std::int64_t window, std::int64_t stride, std::int64_t pad, Pass pass,
+                Precision precision = Precision::fp32) {
+  auto p = memory_problem(op, {2, 3, 9, 9}, pass, precision);
+  auto m = p.memory();
+  m.shape.window = window, m.shape.stride = stride, m.shape.pad = pad;
+  p.op = m;
+  return p;
+}
+
+// Every kind and pass, on small shapes with odd sizes; one output larger than the validator's
+// full limit (checked on a sample).
+std::vector<Problem> problems(Precision precision = Precision::fp32) {
+  std::vector<Problem> all;
+  for (Pass pass : {Pass::fwd, Pass::bwd_data}) {
+    all.push_back(memory_problem(MemoryOp::batch_norm, {2, 8, 5, 6}, pass, precision));
+    all.push_back(memory_problem(MemoryOp::layer_norm, {2, 7, 40}, pass, precision));
+    all.push_back(memory_problem(MemoryOp::relu, {3, 50}, pass, precision));
+    all.push_back(memory_problem(MemoryOp::gelu_erf, {3, 50}, pass, precision));
+    all.push_back(memory_problem(MemoryOp::add, {2, 6, 10}, pass, precision));
+    all.push_back(memory_problem(MemoryOp::softmax, {2, 3, 17, 17}, pass, precision));
+    all.push_back(pooling(MemoryOp::max_pool, 3, 2, 1, pass, precision));
+    // Padding left out of the mean; then a global one, as ResNet's avgpool.
+    all.push_back(pooling(MemoryOp::avg_pool, 3, 2, 1, pass, precision));
+    all.push_back(pooling(MemoryOp::avg_pool, 9, 1, 0, pass, precision));
+  }
+  auto broadcast = memory_problem(MemoryOp::add, {4, 5, 6}, Pass::fwd, precision);
+  std::get<MemoryProblem>(broadcast.op).shape.broadcast = true;
+  all.push_back(broadcast);
+  all.push_back(memory_problem(MemoryOp::gelu_erf, {2, 10000}, Pass::bwd_data, precision));
+  return all;
+}
+
+class OnednnMemoryOpsTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<Backend> backend = onednn::make_backend(0);
+
+  Validation run(const Problem& p, CacheMode cache, AlgoChoice algo,
+                 std::map<std::string, std::string>* notes = nullptr) {
+    const auto inputs = make_inputs(p, 5);
+    CaseOptions options;
+    options.cache = cache, options.algo = algo;
+    auto c = backend->prepare(p, inputs, options);
+    for (int i = 0; i < 3; ++i) EXPECT_GT(c->run_timed(), 0.0) << describe(p);
+    EXPECT_FALSE(c->implementation().empty());
+    if (notes)
+      for (const auto& [k, v] : c->notes()) (*notes)[k] = v;
+    return validate(p, inputs, c->output(), p.precision);
+  }
+};
+
+TEST_F(OnednnMemoryOpsTest, EveryKindAndPassMatchesTheReferenceColdAndWarm) {
+  for (const auto& p : problems())
+    for (CacheMode cache : {CacheMode::cold, CacheMode::warm}) {
+      ASSERT_FALSE(backend->unsupported_reason(p).has_value()) << describe(p);
+      const auto v = run(p, cache, AlgoChoice::heuristic);
+      EXPECT_TRUE(v.passed) << describe(p) << " " << name(p.memory().pass) << " rel_l2 "
+                            << v.rel_l2;
+      EXPECT_LT(v.rel_l2, 1e-5) << describe(p) << " " << name(p.memory().pass);
+    }
+}
+
+TEST_F(OnednnMemoryOpsTest, AutotunedBackwardsWithAPrologueAreCorrect) {
+  // These read what an untimed forward derived (statistics, argmax, softmax's output).
+  for (const auto& p : {memory_problem(MemoryOp::batch_norm, {2, 8, 5, 6}, Pass::bwd_data),
+                        memory_problem(MemoryOp::softmax, {2, 3, 17, 17}, Pass::bwd_data),
+                        pooling(MemoryOp::max_pool, 3, 2, 1, Pass::bwd_data)}) {
+    std::map<std::string, std::string> notes;
+    const auto v = run(p, CacheMode::cold, AlgoChoice::autotune, &notes);
+    EXPECT_TRUE(v.passed) << describe(p) << " rel_l2 " << v.rel_l2;
+    EXPECT_EQ(notes["choice"], "autotune");
+    EXPECT_EQ(notes["algorithm"], std::string(name(p.memory().shape.op)));
+    EXPECT_GE(std::stoi(notes["buffer_sets"]), 2) << "cold mode rotates buffer sets";
+  }
+}
+
+TEST_F(OnednnMemoryOpsTest, SixteenBitPrecisionsAreRunOrRefusedWithOneDnnsReason) {
+  for (Precision precision : {Precision::bf16, Precision::fp16})
+    for (const auto& p : problems(precision)) {
+      if (const auto reason = backend->unsupported_reason(p)) {
+        EXPECT_NE(reason->find("oneDNN"), std::string::npos) << *reason;
+        EXPECT_THROW(backend->prepare(p, make_inputs(p, 8), CaseOptions{}), Unsupported);
+      } else {
+        const auto v = run(p, CacheMode::warm, AlgoChoice::heuristic);
+        EXPECT_TRUE(v.passed) << describe(p) << " " << name(precision) << " rel_l2 " << v.rel_l2;
+      }
+    }
+}
+
+}  // namespace
+}  // namespace lb

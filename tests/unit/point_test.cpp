@@ -1,0 +1,224 @@
+#include "harness/results/results_file.hpp"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+
+namespace lb {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Test data: a made-up point, not a measurement.
+Point sample_point(const std::string& op, Status status = Status::ok) {
+  Point p;
+  p.model = "tiny", p.op = op, p.kind = OpKind::conv, p.layers = {op + ".a", op + ".b"},
+  p.count = 2;
+  p.batch = 4, p.precision = Precision::fp32, p.pass = Pass::fwd, p.device = "cpu";
+  p.shape = {{"n", 4}}, p.shape_text = "N4";
+  p.gflop = 1.5, p.bytes = 1000, p.intensity = 1.5e6, p.memory_bytes = 1000;
+  p.backend = "onednn", p.implementation = "jit:avx2", p.notes = {{"k", "v"}};
+  p.status = status;
+  if (status == Status::ok) {
+    p.cache = "cold";
+    SampleStats t;
+    t.samples = 7, t.median_s = 2e-3, t.min_s = 1e-3, t.max_s = 3e-3, t.mean_s = 2e-3;
+    t.stddev_s = 1e-4, t.noise = 0.01, t.stopped_by = "noise";
+    p.timing = t;
+    p.tflops = 0.75, p.gbps = 0.5;
+    p.validation = Validation{1e-6, 1e-5, 1e-4, 4096, 100000, true};
+  } else {
+    p.reason = "because";
+  }
+  return p;
+}
+
+class ResultsFileTest : public ::testing::Test {
+ protected:
+  fs::path dir =
+      fs::temp_directory_path() /
+      ("lb_results_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  fs::path file = dir / "r.json";
+  void SetUp() override { fs::remove_all(dir); }
+  void TearDown() override { fs::remove_all(dir); }
+};
+
+TEST(Results, PointRoundTripsThroughJson) {
+  for (Status s : {Status::ok, Status::unsupported}) {
+    const Point p = sample_point("c1", s);
+    const Point q = point_from_json(to_json(p));
+    EXPECT_EQ(to_json(q), to_json(p));
+  }
+  EXPECT_TRUE(to_json(sample_point("c1", Status::oom))["timing"].is_null());
+}
+
+TEST(Results, KeyNamesTheBackendOnlyWhenItIsNotTheDevicesOriginalOne) {
+  for (const char* original : {"", "onednn", "cuda", "cudnn", "cublaslt"})
+    EXPECT_EQ(keyed_device("gpu:1", original), "gpu:1") << original;
+  EXPECT_EQ(keyed_device("cpu", "openblas"), "cpu@openblas");
+  Point p = sample_point("c1");
+  p.device = "cpu";
+  p.backend = "onednn";
+  const std::string original_key = p.key();
+  EXPECT_EQ(original_key.substr(original_key.size() - 4), "/cpu");  // as older files have it
+  p.backend = "openblas";
+  EXPECT_EQ(p.key(), original_key + "@openblas");
+  EXPECT_EQ(point_from_json(to_json(p)).key(), p.key());
+}
+
+TEST(Results, KindPrecisionAndPassAreWrittenByTheirNames) {
+  Point p = sample_point("c1");
+  p.kind = OpKind::layer_norm, p.precision = Precision::bf16, p.pass = Pass::bwd_data;
+  const auto j = to_json(p);
+  EXPECT_EQ(j.at("kind"), "layer_norm");
+  EXPECT_EQ(j.at("precision"), "bf16");
+  EXPECT_EQ(j.at("pass"), "bwd_data");
+  const Point back = point_from_json(j);
+  EXPECT_EQ(back.kind, OpKind::layer_norm);
+  EXPECT_EQ(back.precision, Precision::bf16);
+  EXPECT_EQ(back.pass, Pass::bwd_data);
+}
+
+TEST(Results, MissingFieldIsNamed) {
+  auto j = to_json(sample_point("c1"));
+  j.erase("batch");
+  try {
+    point_from_json(j);
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("'batch'"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(ResultsFileTest, KilledRunLeavesLoadableIncompleteFileWithEveryJournaledPoint) {
+  {
+    ResultsWriter w(file, {{"host", "h"}}, {{"suite", "quick"}}, false);
+    w.append(sample_point("a"));
+    w.append(sample_point("b"));  // within a second: only journaled, file not yet rewritten
+    // Destroyed without finish(): as if killed.
+  }
+  // A kill in the middle of a journal line leaves half a line: it must be ignored.
+  std::ofstream(journal_path(file), std::ios::app) << "{\"point\": {\"model\": \"tin";
+  const LoadedResults r = load_results(file);
+  EXPECT_EQ(r.document["status"], "incomplete");
+  ASSERT_EQ(r.points.size(), 2u);
+  EXPECT_EQ(r.points[1].op, "b");
+  EXPECT_GE(r.recovered_from_journal, 1);
+}
+
+TEST_F(ResultsFileTest, FinishWritesCompleteFileAndRemovesJournal) {
+  ResultsWriter w(file, {{"host", "h"}}, {{"suite", "quick"}}, false);
+  w.append(sample_point("a"));
+  w.finish("complete", nlohmann::json::array({{{"model", "tiny"}}}), nlohmann::json::array());
+  EXPECT_FALSE(fs::exists(journal_path(file)));
+  const LoadedResults r = load_results(file);
+  EXPECT_EQ(r.document["status"], "complete");
+  EXPECT_EQ(r.document["models"][0]["model"], "tiny");
+  EXPECT_FALSE(r.document["context"]["end_time"].is_null());
+}
+
+TEST_F(ResultsFileTest, RefusesToOverwriteUnlessForced) {
+  { ResultsWriter w(file, {}, {}, false); }
+  EXPECT_THROW(ResultsWriter(file, {}, {}, false), ResultsError);
+  EXPECT_NO_THROW(ResultsWriter(file, {}, {}, true));
+}
+
+TEST_F(ResultsFileTest, ResumeKeepsPointsAndAppends) {
+  {
+    ResultsWriter w(file, {{"host", "h"}}, {{"suite", "quick"}}, false);
+    w.append(sample_point("a"));
+  }
+  {
+    ResultsWriter w(file, load_results(file));
+    EXPECT_EQ(w.points().size(), 1u);
+    w.append(sample_point("b"));
+    w.finish("complete", nlohmann::json::array(), nlohmann::json::array());
+  }
+  const LoadedResults r = load_results(file);
+  ASSERT_EQ(r.points.size(), 2u);
+  EXPECT_EQ(r.document["settings"]["suite"], "quick");
+}
+
+TEST_F(ResultsFileTest, BadFilesAreNamed) {
+  fs::create_directories(dir);
+  const auto expect_error = [&](const std::string& content, const std::string& needle) {
+    std::ofstream(file, std::ios::trunc) << content;
+    try {
+      load_results(file);
+      FAIL() << content;
+    } catch (const ResultsError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(file.string()), std::string::npos) << what;
+      EXPECT_NE(what.find(needle), std::string::npos) << what;
+    }
+  };
+  expect_error("{\"schema\": \"layerbench-results/1\", \"poi", "not valid JSON");
+  expect_error("{\"points\": []}", "no \"schema\"");
+  expect_error("{\"schema\": \"layerbench-results/9\"}", "unknown schema");
+  EXPECT_THROW(load_results(dir / "missing.json"), ResultsError);
+}
+
+TEST_F(ResultsFileTest, DamagedPointsAreRefusedNamingTheirIndexAndField) {
+  const auto expect_refused = [&](const std::function<void(nlohmann::json&)>& damage,
+                                  const std::string& needle) {
+    nlohmann::json doc = {{"schema", results_schema},
+                          {"status", "incomplete"},
+                          {"context", nlohmann::json::object()},
+                          {"settings", nlohmann::json::object()},
+                          {"points", {to_json(sample_point("a")), to_json(sample_point("b"))}}};
+    damage(doc);
+    fs::create_directories(dir);
+    std::ofstream(file, std::ios::trunc) << doc.dump();
+    try {
+      load_results(file);
+      FAIL() << needle;
+    } catch (const ResultsError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expect_refused([](auto& d) { d["points"][1] = d["points"][0]; }, "points[1]: point tiny/a");
+  expect_refused([](auto& d) { d["points"][1]["timing"]["median_ms"] = -1.0; },
+                 "points[1]: point tiny/b/b4/fp32/fwd/cpu: timing.median_ms -1");
+  expect_refused([](auto& d) { d["points"][0]["timing"]["median_ms"] = nullptr; },
+                 "points[0]: timing.median_ms is null, not a number");
+  expect_refused([](auto& d) { d["points"][0]["batch"] = 0; }, "batch 0 is not a batch size");
+  expect_refused([](auto& d) { d["points"][0]["kind"] = "dropout"; },
+                 "points[0]: kind: unknown value 'dropout'");
+  expect_refused([](auto& d) { d["points"][1]["precision"] = "fp64"; },
+                 "points[1]: precision: unknown value 'fp64'");
+  expect_refused([](auto& d) { d["points"][0]["pass"] = "backward"; },
+                 "points[0]: pass: unknown value 'backward'");
+  expect_refused([](auto& d) { d["points"][0]["validation"] = nullptr; }, "ok without timing");
+  expect_refused([](auto& d) { d.erase("settings"); }, "\"settings\" is missing");
+}
+
+TEST_F(ResultsFileTest, SecondWriterOfOneFileIsRefusedWithTheFirstOnesPid) {
+  auto first = std::make_unique<ResultsWriter>(file, nlohmann::json{{"host", "h"}},
+                                               nlohmann::json::object(), false);
+  try {
+    ResultsWriter second(file, {}, {}, /*force=*/true);
+    FAIL() << "a second writer of one file was allowed";
+  } catch (const ResultsError& e) {
+    EXPECT_NE(std::string(e.what()).find("pid " + std::to_string(::getpid())), std::string::npos)
+        << e.what();
+  }
+  first.reset();  // the lock ends with its writer
+  EXPECT_NO_THROW(ResultsWriter(file, {}, {}, true));
+}
+
+TEST_F(ResultsFileTest, OnlyARegularFileIsReplaced) {
+  EXPECT_THROW(ResultsWriter("/dev/null", {}, {}, /*force=*/true), ResultsError);
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+  fs::create_directories(dir / "folder");
+  EXPECT_THROW(ResultsWriter(dir / "folder", {}, {}, true), ResultsError);
+  EXPECT_THROW(load_results(dir), ResultsError);
+}
+
+}  // namespace
+}  // namespace lb
