@@ -1,5 +1,5 @@
-# oneDNN 3 (the backend uses its API; 2.x is not supported, README "oneDNN 3"): the system's when
-# it is 3.x, else the PyPI build that scripts/setup.sh unpacks into .onednn/. No flags needed;
+# oneDNN 3 (the backend uses its API; 2.x is not supported, docs/building-onednn.md): the system's
+# when it is 3.x, else the PyPI build that scripts/setup.sh unpacks into .onednn/. No flags needed;
 # CMAKE_PREFIX_PATH or dnnl_DIR still choose another. Sets LAYERBENCH_ONEDNN_LIBRARY_DIR to the
 # library's folder when it is outside the linker's default folders (empty otherwise), for the
 # binaries' run path.

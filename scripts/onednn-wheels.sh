@@ -1,5 +1,5 @@
 # oneDNN 3 from PyPI, for systems whose own oneDNN is older (Debian 12 ships 2.6.3): the wheels
-# of oneDNN 3.2.0 built for the CPU alone on GNU OpenMP (README, "oneDNN 3"). Sourced by
+# of oneDNN 3.2.0 built for the CPU alone on GNU OpenMP (docs/building-onednn.md). Sourced by
 # setup.sh, gpu-prepare.sh, gpu-check.sh and windows-compile-check.sh; CMakeLists.txt looks in
 # ONEDNN_PREFIX by itself.
 ONEDNN_PREFIX="$ROOT/.onednn"

@@ -5,7 +5,8 @@
 # --tests adds what only the tests need (below): kept out of a plain set-up, which needs no
 # compiler but g++, and because the Slurm and munge packages enable system daemons.
 # --torch adds PyTorch and torchvision (scripts/requirements-torch.txt) to .venv, for
-# scripts/torch_models.py and torch_layers.py: optional, as their wheels are large (README).
+# scripts/torch_models.py and torch_layers.py: optional, as their wheels are large
+# (docs/checking-against-pytorch.md).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 source "$ROOT/scripts/onednn-wheels.sh"
 

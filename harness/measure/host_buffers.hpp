@@ -1,7 +1,7 @@
 #pragma once
 // Host memory for CPU backends' cases: one aligned allocation holding every buffer set, and how
-// many sets make each run cache-cold (README, "Caches"). Shared by every CPU backend so their
-// cold modes are the same rotation.
+// many sets make each run cache-cold (docs/measuring.md, "Caches"). Shared by every CPU backend
+// so their cold modes are the same rotation.
 #include <cstddef>
 #include <cstdint>
 

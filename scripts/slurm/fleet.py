@@ -388,7 +388,7 @@ def fleet_main(args) -> int:
     binary = Path(args.binary).resolve()
     if not binary.is_file():
         raise FleetError(f"--binary: {binary} not found (build layerbench first: scripts/test.sh, "
-                         "or README's manual build)")
+                         "or the manual build of docs/building.md)")
     out = Path(args.out).resolve()
     results_dir = out / "results"
     device = run_device(run_flags)
