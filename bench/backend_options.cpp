@@ -40,11 +40,11 @@ void check_in_range(const std::string& flag, double value, double lo, bool lo_op
   throw InputError(why.str());
 }
 
-void check_backend_option(const BackendOption& option, const nlohmann::json& value) {
+void check_backend_option(const BackendOption& option, const nlohmann::json& value,
+                          const std::string& label) {
   if (option.choices.empty()) {
-    if (!value.is_number())
-      throw InputError(option.flag + " " + value.dump() + ": not " + option.unit);
-    check_in_range(option.flag, value.get<double>(), option.min, false, option.max, option.unit);
+    if (!value.is_number()) throw InputError(label + " " + value.dump() + ": not " + option.unit);
+    check_in_range(label, value.get<double>(), option.min, false, option.max, option.unit);
     return;
   }
   std::string listed;
@@ -52,7 +52,7 @@ void check_backend_option(const BackendOption& option, const nlohmann::json& val
     if (value == choice) return;
     listed += (listed.empty() ? "" : ", ") + choice;
   }
-  throw InputError(option.flag + " " + value.dump() + ": not one of " + listed);
+  throw InputError(label + " " + value.dump() + ": not one of " + listed);
 }
 
 BackendOptionValues options_of(const BackendDescriptor& backend, const BackendOptionValues& all) {

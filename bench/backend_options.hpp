@@ -17,9 +17,13 @@ std::vector<const BackendOption*> backend_options();
 // Each declared option at its default, by settings key.
 BackendOptionValues default_backend_options();
 
-// Throws InputError naming the flag and the value unless `value` is one `option` takes: one of
-// its choices, or a finite number in its range.
-void check_backend_option(const BackendOption& option, const nlohmann::json& value);
+// Throws InputError naming `label` (the flag, or a resumed file's settings field) and the value
+// unless `value` is one `option` takes: one of its choices, or a finite number in its range.
+void check_backend_option(const BackendOption& option, const nlohmann::json& value,
+                          const std::string& label);
+inline void check_backend_option(const BackendOption& option, const nlohmann::json& value) {
+  check_backend_option(option, value, option.flag);
+}
 
 // `value` in [lo, hi] (lo excluded when lo_open), else InputError: "FLAG VALUE: not UNIT in
 // [LO, HI]", with the bounds written in full (16777216, not 1.67772e+07).

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/commands.hpp"
+#include "bench/model_flags.hpp"
 #include "harness/input_error.hpp"
 #include "harness/model/workload.hpp"
 #include "harness/shape_json.hpp"
@@ -175,15 +176,10 @@ void add_list(CLI::App& app, Action& action) {
   auto options = std::make_shared<ListOptions>();
   auto* sub = app.add_subcommand(
       "list", "List the models' operations with FLOPs, bytes, intensity and memory");
-  sub->add_option("--model", options->models, "Models to list (default: all)");
-  sub->add_option("--batch", options->batch, "Batch size (default 1)");
-  sub->add_option("--precision", options->precision,
+  add_model_flags(*sub, options->models, options->workloads, options->precision, options->pass_set,
                   "fp32, tf32, fp16, bf16 or fp8 (default fp32)");
-  sub->add_option("--pass", options->pass_set,
-                  "fwd (forward) or train (forward, backward-data, backward-weights); default fwd");
+  sub->add_option("--batch", options->batch, "Batch size (default 1)");
   sub->add_flag("--json", options->json, "Machine-readable output, fields as in results points");
-  sub->add_option("--workload", options->workloads,
-                  "Extra model files (same schema as bench/models/*.json)");
   sub->callback([&action, options] {
     action = [options] { return report_input_errors("list", [&] { return run_list(*options); }); };
   });

@@ -38,10 +38,12 @@ nlohmann::json cpu_bandwidth(int threads) {
   }
 }
 
-nlohmann::json cpu_device(const RunContext& machine, const Backend& backend, int threads) {
+nlohmann::json cpu_device(const RunContext& machine, const Backend& backend, int threads,
+                          DeviceLimits& limits) {
   CpuPeakOptions options;
   options.threads = threads;
   const CpuPeak peak = measure_cpu_peak(options);
+  limits.peak_tflops[Precision::fp32] = peak.gflops / 1e3;
   return {{"id", backend.device()},
           {"kind", "cpu"},
           {"name", machine.snapshot.cpu.model},
@@ -52,7 +54,9 @@ nlohmann::json cpu_device(const RunContext& machine, const Backend& backend, int
           {"memory_bandwidth_gbps", cpu_bandwidth(threads)}};
 }
 
-nlohmann::json gpu_device(const RunContext& machine, const Backend& backend) {
+nlohmann::json gpu_device(const RunContext& machine, const Backend& backend, DeviceLimits& limits) {
+  for (const auto& [fact, value] : backend.context())
+    if (fact == "memory_bytes") limits.memory_bytes = std::stoull(value);
   nlohmann::json d = {{"id", backend.device()},
                       {"kind", "gpu"},
                       {"name", ""},
@@ -65,8 +69,10 @@ nlohmann::json gpu_device(const RunContext& machine, const Backend& backend) {
     if (gpu.index != index) continue;
     d["name"] = gpu.name;
     if (auto peaks = lookup_gpu_peaks(gpu.name, gpu.cc_major, gpu.cc_minor, gpu.sm_count)) {
-      for (const auto& [precision, tflops] : peaks->tflops)
+      for (const auto& [precision, tflops] : peaks->tflops) {
         d["peaks"][std::string(name(precision))] = {{"tflops", tflops}, {"source", peaks->source}};
+        limits.peak_tflops[precision] = tflops;
+      }
       d["memory_bandwidth_gbps"] = {{"value", peaks->memory_gbps}, {"source", peaks->source}};
     }
   }
@@ -87,10 +93,11 @@ RunContext probe_run_context() {
   return c;
 }
 
-nlohmann::json context_json(const RunContext& machine,
-                            const std::map<std::string, std::unique_ptr<Backend>>& backends,
-                            std::uint64_t seed, bool warm, int threads) {
+MachineRecord machine_record(const RunContext& machine,
+                             const std::map<std::string, std::unique_ptr<Backend>>& backends,
+                             std::uint64_t seed, bool warm, int threads) {
   const auto& s = machine.snapshot;
+  MachineRecord record;
   nlohmann::json libraries = nlohmann::json::object();
   for (const BackendDescriptor* backend : backend_descriptors())
     for (const auto& [library, version] : backend->libraries(s)) libraries[library] = version;
@@ -104,24 +111,50 @@ nlohmann::json context_json(const RunContext& machine,
       devices[it->second]["other_backends"][backend->name()] = facts_json(*backend);
       continue;
     }
+    DeviceLimits& limits = record.limits[backend->device()];
     devices.push_back(parse_device_id(backend->device()).value().kind == DeviceKind::cpu
-                          ? cpu_device(machine, *backend, threads)
-                          : gpu_device(machine, *backend));
+                          ? cpu_device(machine, *backend, threads, limits)
+                          : gpu_device(machine, *backend, limits));
   }
-  return {{"layerbench_version", build::version},
-          {"git_revision", build::git_revision},
-          {"build_type", build::build_type},
-          {"compiler", build::compiler},
-          {"host", platform::hostname()},
-          {"os", s.os},
-          {"command_line", command_line()},
-          {"seed", seed},
-          {"cache", warm ? "warm" : "cold"},
-          {"libraries", libraries},
-          {"devices", devices},
-          {"doctor",
-           {{"gpu_usable", machine.diagnosis.gpu_usable}, {"verdict", machine.diagnosis.verdict}}},
-          {"scheduler", slurm_placement()}};
+  record.context = {
+      {"layerbench_version", build::version},
+      {"git_revision", build::git_revision},
+      {"build_type", build::build_type},
+      {"compiler", build::compiler},
+      {"host", platform::hostname()},
+      {"os", s.os},
+      {"command_line", command_line()},
+      {"seed", seed},
+      {"cache", warm ? "warm" : "cold"},
+      {"libraries", libraries},
+      {"devices", devices},
+      {"doctor",
+       {{"gpu_usable", machine.diagnosis.gpu_usable}, {"verdict", machine.diagnosis.verdict}}},
+      {"scheduler", slurm_placement()}};
+  return record;
+}
+
+std::map<std::string, DeviceLimits> recorded_limits(const nlohmann::json& context) {
+  std::map<std::string, DeviceLimits> limits;
+  for (const auto& d : context.value("devices", nlohmann::json::array())) {
+    DeviceLimits& l = limits[d.at("id").get<std::string>()];
+    if (d.value("kind", "") == "gpu") {
+      const nlohmann::json facts = d.value("facts", nlohmann::json::object());
+      if (facts.contains("memory_bytes"))
+        l.memory_bytes = std::stoull(facts.at("memory_bytes").get<std::string>());
+    }
+    const nlohmann::json peaks = d.value("peaks", nlohmann::json::object());
+    for (const auto& [precision, peak] : peaks.items())
+      if (auto p = parse_precision(precision)) l.peak_tflops[*p] = peak.at("tflops").get<double>();
+  }
+  return limits;
+}
+
+void cap_gpu_memory(std::map<std::string, DeviceLimits>& limits, double memory_limit_gb) {
+  if (memory_limit_gb <= 0) return;
+  for (auto& [id, l] : limits)
+    if (const auto device = parse_device_id(id); device && device->kind == DeviceKind::gpu)
+      l.memory_bytes = static_cast<std::uint64_t>(memory_limit_gb * (1ull << 30));
 }
 
 std::string default_output_path() {

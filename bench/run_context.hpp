@@ -11,6 +11,7 @@
 #include "harness/backend.hpp"
 #include "harness/doctor/diagnose.hpp"
 #include "harness/doctor/snapshot.hpp"
+#include "harness/results/aggregate.hpp"
 
 namespace lb::cli {
 
@@ -21,11 +22,22 @@ struct RunContext {
 
 RunContext probe_run_context();
 
-// The results file's "context" (reports/results-schema.md). Measures the CPU's FMA peak when
-// the CPU is among the devices, so CPU points have a measured ceiling.
-nlohmann::json context_json(const RunContext& machine,
-                            const std::map<std::string, std::unique_ptr<Backend>>& backends,
-                            std::uint64_t seed, bool warm, int threads);
+// The results file's "context" (reports/results-schema.md), and the same devices' peaks and
+// memory for the model sums. Measures the CPU's FMA peak when the CPU is among the devices, so
+// CPU points have a measured ceiling.
+struct MachineRecord {
+  nlohmann::json context;
+  std::map<std::string, DeviceLimits> limits;  // by device id
+};
+MachineRecord machine_record(const RunContext& machine,
+                             const std::map<std::string, std::unique_ptr<Backend>>& backends,
+                             std::uint64_t seed, bool warm, int threads);
+
+// The limits a results file's context recorded (a resumed run sums with the peaks it measured).
+std::map<std::string, DeviceLimits> recorded_limits(const nlohmann::json& context);
+
+// --memory-limit: every GPU behaves as if it had this many GiB (0: its own).
+void cap_gpu_memory(std::map<std::string, DeviceLimits>& limits, double memory_limit_gb);
 
 // results/<host>-<UTC time>.json
 std::string default_output_path();

@@ -12,11 +12,6 @@
 
 namespace lb {
 
-std::string point_name(const PlannedPoint& pp) {
-  return point_key(pp.model->name, pp.op->id, pp.batch, name(pp.precision), name(pp.pass),
-                   keyed_device(pp.device, pp.backend));
-}
-
 Point describe_point(const PlannedPoint& pp, const Problem& problem) {
   Point p;
   p.model = pp.model->name;
@@ -127,7 +122,7 @@ void RunLoop::run(const std::vector<PlannedPoint>& points, std::vector<std::stri
 
   for (const auto& pp : points) {
     benchmark::RegisterBenchmark(
-        point_name(pp).c_str(),
+        point_key(pp).c_str(),
         [this, &pp](benchmark::State& state) {
           if (stop && stop()) {
             state.SkipWithError("interrupted");

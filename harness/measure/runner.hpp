@@ -50,8 +50,4 @@ struct RunLoop {
   void run(const std::vector<PlannedPoint>& points, std::vector<std::string> benchmark_args);
 };
 
-// The point's benchmark name, also its identity in results (Point::key):
-// model/op/bB/precision/pass/device[@backend].
-std::string point_name(const PlannedPoint& planned);
-
 }  // namespace lb

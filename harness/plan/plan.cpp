@@ -4,6 +4,9 @@
 #include <charconv>
 #include <set>
 
+#include "harness/comma_list.hpp"
+#include "harness/results/point.hpp"
+
 namespace lb {
 
 namespace {
@@ -49,24 +52,6 @@ std::string join(const Range& items, ToText to_text) {
   std::string out;
   for (const auto& item : items) out += (out.empty() ? "" : ", ") + std::string(to_text(item));
   return out;
-}
-
-// Comma-separated items, each trimmed of spaces; an empty item is an error.
-std::vector<std::string_view> split_list(std::string_view text, std::string_view flag) {
-  std::vector<std::string_view> items;
-  size_t start = 0;
-  while (true) {
-    const size_t end = std::min(text.find(',', start), text.size());
-    std::string_view item = text.substr(start, end - start);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-    if (item.empty())
-      throw std::invalid_argument(std::string(flag) + ": empty item in '" + std::string(text) +
-                                  "'");
-    items.push_back(item);
-    if (end == text.size()) return items;
-    start = end + 1;
-  }
 }
 
 template <class T>
@@ -175,54 +160,30 @@ Plan expand_plan(const RunRequest& request, const std::vector<Model>& available_
   return plan;
 }
 
-std::vector<int> parse_batch_list(std::string_view text) {
+std::vector<int> parse_batch_list(std::string_view text, std::string_view label) {
   std::vector<int> batches;
-  for (std::string_view item : split_list(text, "--batch")) {
+  for (std::string_view item : split_comma_list(text, label)) {
     int value = 0;
     const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), value);
     if (error != std::errc() || end != item.data() + item.size() || value < 1)
-      throw std::invalid_argument("--batch: '" + std::string(item) + "' is not a positive integer");
+      throw std::invalid_argument(std::string(label) + ": '" + std::string(item) +
+                                  "' is not a positive integer");
     append_unique(batches, value);
   }
   return batches;
 }
 
-std::vector<Precision> parse_precision_list(std::string_view text) {
+std::vector<Precision> parse_precision_list(std::string_view text, std::string_view label) {
   std::vector<Precision> precisions;
-  for (std::string_view item : split_list(text, "--precision")) {
+  for (std::string_view item : split_comma_list(text, label)) {
     const auto p = parse_precision(item);
     if (!p)
       throw std::invalid_argument(
-          "--precision: unknown precision '" + std::string(item) +
+          std::string(label) + ": unknown precision '" + std::string(item) +
           "'; known: " + join(all_precisions, [](Precision q) { return name(q); }));
     append_unique(precisions, *p);
   }
   return precisions;
-}
-
-void OomSweep::record(Key key, int batch) {
-  auto [it, inserted] = first_oom_.emplace(std::move(key), batch);
-  if (!inserted) it->second = std::min(it->second, batch);
-}
-
-void OomSweep::record_oom(const PlannedPoint& p) {
-  record({p.model->name, keyed_device(p.device, p.backend), p.precision, p.pass}, p.batch);
-}
-
-void OomSweep::record_oom(const Point& p) {
-  record({p.model, keyed_device(p.device, p.backend), p.precision, p.pass}, p.batch);
-}
-
-std::optional<int> OomSweep::smaller_oom_batch(const PlannedPoint& p) const {
-  const auto it =
-      first_oom_.find({p.model->name, keyed_device(p.device, p.backend), p.precision, p.pass});
-  if (it == first_oom_.end() || it->second >= p.batch) return std::nullopt;
-  return it->second;
-}
-
-std::string oom_skip_reason(int first_oom_batch) {
-  return "out of memory at batch " + std::to_string(first_oom_batch) +
-         " already; larger batches are not run";
 }
 
 }  // namespace lb

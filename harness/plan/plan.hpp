@@ -12,7 +12,6 @@
 
 #include "harness/model/workload.hpp"
 #include "harness/precision.hpp"
-#include "harness/results/point.hpp"
 
 namespace lb {
 
@@ -50,7 +49,8 @@ struct PlannedPoint {
 struct Plan {
   std::vector<PlannedPoint> points;
   // `full`: GPU batches go up to a limit no GPU reaches; the runner stops each sweep at its
-  // first out-of-memory batch (see OomSweep) and records the larger batches as oom.
+  // first out-of-memory batch (see harness/measure/oom_sweep.hpp) and records the larger batches as
+  // oom.
   bool sweep_until_oom = false;
 };
 
@@ -70,29 +70,10 @@ Plan expand_plan(const RunRequest& request, const std::vector<Model>& available_
                  const std::vector<DeviceTarget>& devices);
 
 // Flag parsers: "1,8,32" -> {1, 8, 32}; "fp32,fp16". Throw std::invalid_argument naming the
-// flag and the bad value ("--batch: '0' is not a positive integer"). Duplicates are dropped.
-std::vector<int> parse_batch_list(std::string_view text);
-std::vector<Precision> parse_precision_list(std::string_view text);
-
-// The runner's memory of out-of-memory batches during a sweep: the first batch that ran out
-// of memory per model/device/precision/pass. A larger batch of the same needs at least as much
-// memory, so it is not run but recorded as oom with oom_skip_reason().
-class OomSweep {
- public:
-  void record_oom(const PlannedPoint& point);
-  void record_oom(const Point& point);  // e.g. from a resumed results file
-  // The smallest batch that ran out of memory for this point's model/device (and backend)/
-  // precision/pass,
-  // when it is smaller than the point's batch (the point need not run); else nullopt.
-  std::optional<int> smaller_oom_batch(const PlannedPoint& point) const;
-
- private:
-  using Key = std::tuple<std::string, std::string, Precision, Pass>;
-  void record(Key key, int batch);
-  std::map<Key, int> first_oom_;
-};
-
-// "out of memory at batch 256 already; larger batches are not run".
-std::string oom_skip_reason(int first_oom_batch);
+// flag (or the settings field, `label`) and the bad value ("--batch: '0' is not a positive
+// integer"). Duplicates are dropped.
+std::vector<int> parse_batch_list(std::string_view text, std::string_view label = "--batch");
+std::vector<Precision> parse_precision_list(std::string_view text,
+                                            std::string_view label = "--precision");
 
 }  // namespace lb

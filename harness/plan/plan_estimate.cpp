@@ -1,5 +1,7 @@
 #include "harness/plan/plan_estimate.hpp"
 
+#include "harness/results/point.hpp"
+
 namespace lb {
 
 namespace {

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "harness/plan/plan.hpp"
+
 namespace lb {
 
 std::string_view name(Status s) {
@@ -107,6 +109,11 @@ std::string point_key(const std::string& model, const std::string& op, int batch
                       const std::string& device) {
   return model + "/" + op + "/b" + std::to_string(batch) + "/" + std::string(precision) + "/" +
          std::string(pass) + "/" + device;
+}
+
+std::string point_key(const PlannedPoint& pp) {
+  return point_key(pp.model->name, pp.op->id, pp.batch, name(pp.precision), name(pp.pass),
+                   keyed_device(pp.device, pp.backend));
 }
 
 std::string Point::key() const {

@@ -75,6 +75,10 @@ std::string keyed_device(const std::string& device, std::string_view backend);
 std::string point_key(const std::string& model, const std::string& op, int batch,
                       std::string_view precision, std::string_view pass, const std::string& device);
 
+// A planned point's key, the same as its Point's: its benchmark name in the run.
+struct PlannedPoint;  // harness/plan/plan.hpp
+std::string point_key(const PlannedPoint& planned);
+
 nlohmann::json to_json(const Point& p);
 Point point_from_json(const nlohmann::json& j);  // throws std::runtime_error naming the field
 

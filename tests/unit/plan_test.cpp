@@ -1,5 +1,6 @@
 #include "harness/plan/plan.hpp"
-#include "harness/measure/runner.hpp"
+#include "harness/measure/oom_sweep.hpp"
+#include "harness/results/point.hpp"
 
 #include <gtest/gtest.h>
 
@@ -65,12 +66,12 @@ TEST(Plan, EachBackendOfADeviceIsATargetOfItsOwn) {
   std::set<std::string> names;
   for (const auto& p : both.points) {
     EXPECT_EQ(p.device, "cpu");
-    names.insert(point_name(p));
+    names.insert(point_key(p));
   }
   EXPECT_EQ(names.size(), both.points.size()) << "two backends' points share a name";
   EXPECT_EQ(collect<std::string>(both, [](auto& p) { return p.backend; }),
             (std::set<std::string>{"onednn", "openblas"}));
-  EXPECT_EQ(point_name(one.points.front()).find('@'), std::string::npos);
+  EXPECT_EQ(point_key(one.points.front()).find('@'), std::string::npos);
 }
 
 TEST(Plan, QuickSuiteOnGpuHasEveryPrecision) {

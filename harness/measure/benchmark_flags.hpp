@@ -1,0 +1,21 @@
+#pragma once
+// The --benchmark_* flags `run` passes on to Google Benchmark (harness/measure/runner.hpp),
+// checked before anything is measured: Google Benchmark itself only warns about a value it
+// cannot read and ignores a flag it does not know, which would end in a "complete" file
+// measured with other settings than the ones asked for.
+#include <string>
+#include <vector>
+
+#include "harness/plan/plan.hpp"
+
+namespace lb {
+
+// Throws InputError naming the argument unless it is a flag of Google Benchmark 1.7 with a value
+// of its type (a number for --benchmark_min_time and the like).
+void check_benchmark_flag(const std::string& argument);
+
+// --benchmark_filter takes a regular expression (a leading '-' negates it) and runs what matches.
+// One that does not compile, or matches none of the plan's points, is an InputError.
+void check_benchmark_filter(const std::vector<std::string>& benchmark_args, const Plan& plan);
+
+}  // namespace lb

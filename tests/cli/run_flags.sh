@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# `layerbench run`'s flags read once at the boundary: each bad value is exit 2 with one line
+# naming the flag (or, for a resumed file, the file and its settings field), and a relative
+# --workload is recorded so that --resume works from any folder.
+set -euo pipefail
+bin="$(realpath "$1")"
+tiny="$LAYERBENCH_SOURCE_DIR/tests/data/workloads/tiny.json"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+plan=(--device cpu --backend onednn --workload "$tiny" --model tiny --dry-run)
+
+source "$(dirname "${BASH_SOURCE[0]}")/lib/helpers.bash"
+
+# refused NAME FLAG-TEXT ARGS...: exit 2, one line on stderr, naming FLAG-TEXT.
+refused() {
+  local what="$1" named="$2"; shift 2
+  expect_rc 2 "$what" "$bin" run "$@"
+  [ "$(wc -l < "$work/err")" -eq 1 ] || { cat "$work/err" >&2; fail "$what: not one line"; }
+  grep -qF -- "$named" "$work/err" || { cat "$work/err" >&2; fail "$what: $named not named"; }
+}
+refused "unreadable min_time" "--benchmark_min_time" "${plan[@]}" --benchmark_min_time=abc
+refused "unknown benchmark flag" "--benchmark_frob" "${plan[@]}" --benchmark_frob=1
+refused "negative seed" "--seed" "${plan[@]}" --seed -1
+refused "seed past 2^64-1" "--seed" "${plan[@]}" --seed 18446744073709551616
+refused "empty output" "--output" "${plan[@]}" -o ''
+refused "empty batch" "--batch" "${plan[@]}" --batch ''
+refused "empty precision" "--precision" "${plan[@]}" --precision ''
+refused "folder as workload" "is a folder" --device cpu --workload "$work" --model tiny --dry-run
+expect_rc 0 "largest seed" "$bin" run "${plan[@]}" --seed 18446744073709551615
+
+# A relative --workload is stored absolute: --resume from another folder finds it.
+cp "$tiny" "$work/tiny.json"
+mkdir "$work/elsewhere"
+(cd "$work" && "$bin" run --device cpu --backend onednn --workload tiny.json --model tiny \
+   --batch 1 --precision fp32 --pass fwd --max-time-per-point 0.01 --quiet -o run.json) \
+  || fail "run with a relative --workload"
+[ "$(json "$work/run.json" "d['settings']['workloads'][0]")" = "$(realpath "$work/tiny.json")" ] \
+  || fail "relative --workload not stored absolute"
+python3 - "$work/run.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["status"] = "incomplete"
+d["points"] = d["points"][:1]
+json.dump(d, open(sys.argv[1], "w"))
+d["settings"]["batches"] = "abc"
+json.dump(d, open(sys.argv[1].replace("run.json", "bad_batches.json"), "w"))
+PY
+(cd "$work/elsewhere" && "$bin" run --resume ../run.json --quiet) \
+  || fail "--resume from another folder"
+[ "$(json "$work/run.json" "d['status']")" = complete ] || fail "resumed run not complete"
+
+# A resumed file's bad setting names the file and its field, not a flag the user never gave.
+refused "resumed file with bad batches" "bad_batches.json: settings.batches" \
+  --resume "$work/bad_batches.json" --quiet
+echo "run_flags.sh: all checks passed"

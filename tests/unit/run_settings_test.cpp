@@ -1,0 +1,122 @@
+// The run command's pure pieces: the comma-list splitter, the settings table (written, adopted on
+// --resume, compared with flags given again), their typed parse naming a flag or a file's
+// field, and the check of the flags passed on to Google Benchmark.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "bench/run_settings.hpp"
+#include "harness/comma_list.hpp"
+#include "harness/input_error.hpp"
+#include "harness/measure/benchmark_flags.hpp"
+
+namespace lb::cli {
+namespace {
+
+template <class F>
+std::string error_of(F f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+bool never_given(const std::string&) { return false; }
+
+TEST(CommaList, SplitsTrimsAndRefusesEmptyItemsNamingTheLabel) {
+  EXPECT_EQ(split_comma_list(" a , b,c", "--x"), (std::vector<std::string_view>{"a", "b", "c"}));
+  EXPECT_EQ(error_of([] { split_comma_list("a,,b", "--x"); }), "--x: empty item in 'a,,b'");
+  EXPECT_EQ(error_of([] { split_comma_list("a,", "settings.y"); }),
+            "settings.y: empty item in 'a,'");
+  EXPECT_EQ(error_of([] { split_comma_list("", "--x"); }), "--x: empty item in ''");
+}
+
+TEST(RunSettings, ParsedOnceIntoTypedValues) {
+  RunOptions o = default_run_options();
+  o.batches = "8,1,8";
+  o.precisions = "fp32,bf16";
+  o.pass = "train";
+  o.device = "cpu";
+  o.algo = "heuristic";
+  o.warm = true;
+  o.memory_limit_gb = 2;
+  o.seed = 7;
+  const RunSetup setup = parse_settings(o, SettingsSource::flags);
+  EXPECT_EQ(setup.request.batches, (std::vector<int>{8, 1}));
+  EXPECT_EQ(setup.request.precisions, (std::vector<Precision>{Precision::fp32, Precision::bf16}));
+  EXPECT_EQ(setup.request.pass, PassSet::train);
+  EXPECT_TRUE(setup.devices.cpu);
+  EXPECT_TRUE(setup.devices.gpus.empty());
+  EXPECT_FALSE(setup.devices.all_gpus);
+  EXPECT_EQ(setup.runner.case_options.algo, AlgoChoice::heuristic);
+  EXPECT_EQ(setup.runner.case_options.cache, CacheMode::warm);
+  EXPECT_EQ(setup.runner.case_options.memory_limit_bytes, 2ull << 30);
+  EXPECT_EQ(setup.runner.seed, 7u);
+}
+
+TEST(RunSettings, ABadValueNamesTheFlagOrTheFilesField) {
+  RunOptions o = default_run_options();
+  o.batches = "1,abc";
+  EXPECT_EQ(error_of([&] { parse_settings(o, SettingsSource::flags); }),
+            "--batch: 'abc' is not a positive integer");
+  EXPECT_EQ(error_of([&] { parse_settings(o, SettingsSource::resumed_file); }),
+            "settings.batches (--batch): 'abc' is not a positive integer");
+  o = default_run_options();
+  o.pass = "backward";
+  EXPECT_EQ(error_of([&] { parse_settings(o, SettingsSource::resumed_file); }),
+            "settings.pass (--pass): 'backward' is not fwd or train");
+  o = default_run_options();
+  o.noise_target = 2;
+  EXPECT_NE(error_of([&] { parse_settings(o, SettingsSource::flags); }).find("--noise-target 2"),
+            std::string::npos);
+  o = default_run_options();
+  o.device = "tpu";
+  EXPECT_EQ(error_of([&] { parse_settings(o, SettingsSource::resumed_file); }),
+            "settings.device (--device): 'tpu' is not cpu, gpu, gpu:N, all or auto");
+}
+
+TEST(RunSettings, AResumedFilesSettingsAreTheRunsAndFlagsGivenAgainMustAgree) {
+  RunOptions recorded = default_run_options();
+  recorded.batches = "2";
+  recorded.seed = 9;
+  const nlohmann::json file = settings_json(recorded);
+  EXPECT_EQ(file.at("batches"), "2");
+  EXPECT_EQ(file.at("seed"), 9);
+  EXPECT_EQ(file.at("cache"), "cold");
+
+  const RunOptions adopted = adopt_settings(file, default_run_options(), never_given);
+  EXPECT_EQ(settings_json(adopted), file);
+
+  RunOptions asked = default_run_options();
+  asked.batches = "8";
+  EXPECT_EQ(error_of([&] {
+              adopt_settings(file, asked, [](const std::string& f) { return f == "--batch"; });
+            }),
+            "--batch \"8\" differs from the run being resumed (\"2\")");
+  nlohmann::json missing = file;
+  missing.erase("seed");
+  EXPECT_EQ(error_of([&] { adopt_settings(missing, asked, never_given); }),
+            "settings.seed is missing");
+  nlohmann::json mistyped = file;
+  mistyped["threads"] = "many";
+  EXPECT_EQ(error_of([&] { adopt_settings(mistyped, asked, never_given); }),
+            "settings.threads is \"many\", not a value a run writes");
+}
+
+TEST(BenchmarkFlags, KnownFlagsWithValuesOfTheirType) {
+  EXPECT_EQ(error_of([] { check_benchmark_flag("--benchmark_min_time=0.5"); }), "<no error>");
+  EXPECT_EQ(error_of([] { check_benchmark_flag("--benchmark_repetitions=3"); }), "<no error>");
+  EXPECT_EQ(error_of([] { check_benchmark_flag("--benchmark_out=x.json"); }), "<no error>");
+  EXPECT_EQ(error_of([] { check_benchmark_flag("--benchmark_min_time=abc"); }),
+            "--benchmark_min_time: 'abc' is not a number");
+  EXPECT_EQ(error_of([] { check_benchmark_flag("--benchmark_repetitions=1.5"); }),
+            "--benchmark_repetitions: '1.5' is not an integer");
+  EXPECT_EQ(error_of([] { check_benchmark_flag("--benchmark_frob=1"); }),
+            "--benchmark_frob=1: not a flag of Google Benchmark, which `run` passes on");
+}
+
+}  // namespace
+}  // namespace lb::cli
