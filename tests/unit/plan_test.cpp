@@ -1,5 +1,6 @@
 #include "harness/plan/plan.hpp"
 #include "harness/measure/runner.hpp"
+#include "harness/model/model_file.hpp"
 
 #include <gtest/gtest.h>
 
