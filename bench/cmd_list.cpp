@@ -13,7 +13,8 @@
 #include "bench/commands.hpp"
 #include "bench/model_flags.hpp"
 #include "harness/input_error.hpp"
-#include "harness/model/workload.hpp"
+#include "harness/model/accounting.hpp"
+#include "harness/model/model_file.hpp"
 #include "harness/shape_json.hpp"
 
 namespace lb::cli {

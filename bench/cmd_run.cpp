@@ -18,6 +18,7 @@
 #include "harness/measure/benchmark_flags.hpp"
 #include "harness/measure/interrupt.hpp"
 #include "harness/measure/session.hpp"
+#include "harness/model/model_file.hpp"
 #include "harness/plan/plan_estimate.hpp"
 #include "harness/platform.hpp"
 #include "harness/results/summary.hpp"

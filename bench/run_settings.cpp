@@ -4,7 +4,8 @@
 
 #include "bench/backend_options.hpp"
 #include "harness/input_error.hpp"
-#include "harness/model/workload.hpp"
+#include "harness/model/accounting.hpp"
+#include "harness/model/model_file.hpp"
 #include "harness/platform.hpp"
 
 namespace lb::cli {

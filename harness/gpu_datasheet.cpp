@@ -2,18 +2,17 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
-#include <functional>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
 #include "harness/data_paths.hpp"
+#include "harness/json_fields.hpp"
+#include "harness/json_limits.hpp"
 
 namespace lb {
 
 namespace {
-
-using nlohmann::json;
 
 std::string normalized(const std::string& name) {
   const auto first = name.find_first_not_of(" \t");
@@ -24,35 +23,18 @@ std::string normalized(const std::string& name) {
   return out;
 }
 
-DevicePeaks read_row(const json& row, const std::string& where,
-                     const std::function<void(const std::string&, const std::string&)>& fail) {
-  const auto field = [&](const char* key) -> const json& {
-    if (!row.contains(key)) fail(where + "." + key, "missing (required)");
-    return row.at(key);
-  };
-  const auto text = [&](const char* key) {
-    const json& v = field(key);
-    if (!v.is_string() || v.get<std::string>().empty())
-      fail(where + "." + key, "must be a non-empty string");
-    return v.get<std::string>();
-  };
-  const auto positive_number = [&](const json& v, const std::string& path) {
-    if (!v.is_number() || v.get<double>() <= 0) fail(path, "must be a positive number");
-    return v.get<double>();
-  };
-
-  if (!row.is_object()) fail(where, "must be an object");
+DevicePeaks read_row(const JsonField& row) {
+  row.require_object();
   DevicePeaks p;
-  p.device = text("device");
-  const json& names = field("names");
-  if (!names.is_array() || names.empty())
-    fail(where + ".names", "must be a non-empty array of strings");
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (!names[i].is_string() || normalized(names[i].get<std::string>()).empty())
-      fail(where + ".names[" + std::to_string(i) + "]", "must be a non-empty string");
-    p.names.push_back(names[i].get<std::string>());
+  p.device = row["device"].text();
+  const JsonField names = row["names"];
+  for (std::size_t i = 0, n = names.array("a non-empty array of strings", 1); i < n; ++i) {
+    const JsonField name = names[i];
+    if (normalized(name.text()).empty()) name.expected("a non-empty string");
+    p.names.push_back(name.text());
   }
-  const std::string cc = text("compute_capability");
+  const JsonField cc_field = row["compute_capability"];
+  const std::string cc = cc_field.text();
   const auto dot = cc.find('.');
   try {
     size_t used_major = 0, used_minor = 0;
@@ -61,45 +43,34 @@ DevicePeaks read_row(const json& row, const std::string& where,
     if (dot == std::string::npos || used_major != dot || used_minor != cc.size() - dot - 1)
       throw std::invalid_argument(cc);
   } catch (const std::exception&) {
-    fail(where + ".compute_capability", "must read MAJOR.MINOR, e.g. \"9.0\"");
+    cc_field.expected("MAJOR.MINOR, e.g. \"9.0\"");
   }
-  const json& sms = field("sms");
-  if (!sms.is_number_integer() || sms.get<std::int64_t>() < 1)
-    fail(where + ".sms", "must be a positive integer");
-  p.sms = sms.get<int>();
-  p.memory_gbps = positive_number(field("memory_gbps"), where + ".memory_gbps");
-  const json& tflops = field("tflops");
-  if (!tflops.is_object())
-    fail(where + ".tflops", "must be an object of precision: TFLOP/s or null");
-  for (const auto& [key, value] : tflops.items()) {
-    const auto precision = parse_precision(key);
-    if (!precision) fail(where + ".tflops." + key, "unknown precision");
-    if (!value.is_null()) p.tflops[*precision] = positive_number(value, where + ".tflops." + key);
+  p.sms = row["sms"].integer<int>(1);
+  p.memory_gbps = row["memory_gbps"].positive_number();
+  const JsonField tflops = row["tflops"];
+  tflops.require_object("an object of precision: TFLOP/s or null");
+  for (const auto& item : tflops.json().items()) {
+    const JsonField value = tflops[item.key()];
+    const auto precision = parse_precision(item.key());
+    if (!precision) value.fail("unknown precision");
+    if (!value.json().is_null()) p.tflops[*precision] = value.positive_number();
   }
-  p.source = "datasheet: " + text("source");
+  p.source = "datasheet: " + row["source"].text();
   return p;
 }
+
+// The datasheet is one small table: the file, gpus, a row, its names or tflops.
+constexpr JsonLimits datasheet_limits{1 << 20, 4};
 
 }  // namespace
 
 std::vector<DevicePeaks> load_gpu_peaks(const std::filesystem::path& file) {
   const std::string name = file.string();
-  const auto fail = [&](const std::string& path, const std::string& message) {
-    throw PeaksFileError(name + ": " + (path.empty() ? "" : path + ": ") + message);
-  };
-  std::ifstream in(file, std::ios::binary);
-  if (!in) fail("", "cannot be opened for reading");
-  json doc;
-  try {
-    doc = json::parse(in);
-  } catch (const json::parse_error& e) {
-    fail("", std::string("invalid JSON: ") + e.what());
-  }
-  if (!doc.is_object() || !doc.contains("gpus") || !doc["gpus"].is_array())
-    fail("gpus", "missing (required): an array of GPU rows");
+  const nlohmann::json doc = read_bounded_json(file, datasheet_limits);
+  const JsonField rows = JsonField(doc, name)["gpus"];
   std::vector<DevicePeaks> table;
-  for (size_t i = 0; i < doc["gpus"].size(); ++i)
-    table.push_back(read_row(doc["gpus"][i], "gpus[" + std::to_string(i) + "]", fail));
+  for (std::size_t i = 0, n = rows.array("an array of GPU rows"); i < n; ++i)
+    table.push_back(read_row(rows[i]));
   return table;
 }
 

@@ -4,10 +4,10 @@
 #include <filesystem>
 #include <map>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "harness/input_error.hpp"
 #include "harness/precision.hpp"
 
 namespace lb {
@@ -22,12 +22,8 @@ struct DevicePeaks {
   std::string source;                  // "datasheet: H200 datasheet"
 };
 
-// Thrown for a malformed peaks file; what() names the file and field, e.g.
-// ".../gpu_peaks.json: gpus[2].sms: must be a positive integer".
-struct PeaksFileError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
+// Reads the datasheet table; a malformed file throws InputError naming the file and field,
+// e.g. ".../gpu_peaks.json: gpus[2].sms: must be a positive integer, is 0".
 std::vector<DevicePeaks> load_gpu_peaks(const std::filesystem::path& file);
 
 // The row for a GPU: its name must be one of the row's names (case and surrounding spaces

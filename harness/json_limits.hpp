@@ -5,11 +5,12 @@
 // memory in proportion to its size limit, never to its nesting.
 #include <cstddef>
 #include <filesystem>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
+
+#include "harness/input_error.hpp"
 
 namespace lb {
 
@@ -20,8 +21,8 @@ struct JsonLimits {
 
 // what(): "<name>: line 5: not valid JSON: <nlohmann's reason>", "<name>: ops[3]: duplicate key
 // \"c\"", "<name>: line 2: ops[0].c: number 1e999 is out of range (beyond a double's)", ...
-struct JsonFileError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+struct JsonFileError : InputError {
+  using InputError::InputError;
 };
 
 // Parses `text`, whose errors name `name`. Throws JsonFileError.

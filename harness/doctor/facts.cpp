@@ -1,78 +1,62 @@
 #include "harness/doctor/facts.hpp"
 
-#include <fstream>
-#include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <utility>
+
+#include <nlohmann/json.hpp>
 
 #include "harness/data_paths.hpp"
 #include "harness/doctor/versions.hpp"
 #include "harness/doctor/windows_dlls.hpp"
+#include "harness/json_fields.hpp"
+#include "harness/json_limits.hpp"
 
 namespace lb::doctor {
 namespace {
 
-using nlohmann::json;
+// The facts files are small tables: an object of arrays of rows, at most four containers deep
+// (tensorflow_windows_dlls.json: the file, builds, a build, its dlls).
+constexpr JsonLimits facts_file_limits{1 << 20, 4};
 
-// A facts file being read: every error names the file and the field.
+// A facts file being read: the path (which its fields' errors name) and the document.
 struct FactsFile {
   std::string name;
-  json root;
+  nlohmann::json root;
 
-  [[noreturn]] void fail(const std::string& field, const std::string& what) const {
-    throw std::runtime_error("facts file " + name + ": field '" + field + "' " + what);
-  }
-  const json& member(const json& object, const std::string& key, const std::string& field) const {
-    if (!object.is_object() || !object.contains(key)) fail(field, "is missing");
-    return object.at(key);
-  }
-  std::string string(const json& object, const std::string& key, const std::string& field) const {
-    const json& v = member(object, key, field);
-    if (!v.is_string()) fail(field, "must be a string");
-    return v.get<std::string>();
-  }
-  // A string, or empty for null.
-  std::string optional_string(const json& object, const std::string& key,
-                              const std::string& field) const {
-    if (object.contains(key) && object.at(key).is_null()) return "";
-    return string(object, key, field);
-  }
-  const json& array(const json& object, const std::string& key, const std::string& field) const {
-    const json& v = member(object, key, field);
-    if (!v.is_array() || v.empty()) fail(field, "must be a non-empty array");
-    return v;
-  }
-  std::vector<int> version(const json& object, const std::string& key, const std::string& field,
-                           std::size_t parts) const {
-    const std::string s = string(object, key, field);
-    try {
-      auto v = dotted(s);
-      if (v.size() == parts) return v;
-    } catch (const std::invalid_argument&) {
-    }
-    fail(field, "must be a version with " + std::to_string(parts) + " parts, not \"" + s + "\"");
-  }
+  JsonField top() const { return {root, name}; }
 };
+
+// A "MAJOR.MINOR..." version string of `parts` numbers.
+std::vector<int> version(const JsonField& field, std::size_t parts) {
+  const std::string s = field.string();
+  try {
+    auto v = dotted(s);
+    if (v.size() == parts) return v;
+  } catch (const std::invalid_argument&) {
+  }
+  field.expected("a version with " + std::to_string(parts) + " parts");
+}
+
+// A string, or empty for null.
+std::string optional_string(const JsonField& field) {
+  return field.json().is_null() ? "" : field.string();
+}
 
 FactsFile read(const std::filesystem::path& dir, const std::string& name, Facts& facts) {
   const auto path = dir / name;
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("facts file " + path.string() + " cannot be opened");
-  FactsFile file{path.string(), {}};
-  try {
-    file.root = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw std::runtime_error("facts file " + file.name + " is not valid JSON: " + e.what());
-  }
-  facts.sources.push_back(name + ": " + file.string(file.root, "source", "source"));
+  FactsFile file{path.string(), read_bounded_json(path, facts_file_limits)};
+  file.top().require_object();
+  facts.sources.push_back(name + ": " + file.top()["source"].string());
   return file;
 }
 
 void load_drivers(const FactsFile& f, Facts& facts) {
-  const json& rows = f.array(f.root, "minimum_driver", "minimum_driver");
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const std::string at = "minimum_driver[" + std::to_string(i) + "].";
+  const JsonField rows = f.top()["minimum_driver"];
+  for (std::size_t i = 0, n = rows.array("a non-empty array", 1); i < n; ++i) {
+    const JsonField row = rows[i];
     DriverMinimum d;
-    const std::string cuda = f.string(rows[i], "cuda", at + "cuda");
+    const JsonField cuda_field = row["cuda"];
+    const std::string cuda = cuda_field.string();
     const auto dot = cuda.find('.');
     try {
       d.cuda_major = dotted(cuda.substr(0, dot)).at(0);
@@ -82,17 +66,17 @@ void load_drivers(const FactsFile& f, Facts& facts) {
       else
         d.cuda_minor = dotted(minor).at(0);
     } catch (const std::invalid_argument&) {
-      f.fail(at + "cuda", "must be MAJOR.x or MAJOR.MINOR, not \"" + cuda + "\"");
+      cuda_field.expected("MAJOR.x or MAJOR.MINOR");
     }
-    d.linux_driver = f.optional_string(rows[i], "linux", at + "linux");
-    d.windows_driver = f.optional_string(rows[i], "windows", at + "windows");
-    for (const auto& [driver, field] :
-         {std::pair{d.linux_driver, "linux"}, {d.windows_driver, "windows"}}) {
-      if (driver.empty()) continue;
+    for (const auto& [key, driver] :
+         {std::pair{"linux", &d.linux_driver}, std::pair{"windows", &d.windows_driver}}) {
+      const JsonField field = row[key];
+      *driver = optional_string(field);
+      if (driver->empty()) continue;
       try {
-        dotted(driver);
+        dotted(*driver);
       } catch (const std::invalid_argument&) {
-        f.fail(at + field, "must be a driver version such as 525.60.13, not \"" + driver + "\"");
+        field.expected("a driver version such as 525.60.13");
       }
     }
     facts.drivers.push_back(d);
@@ -100,39 +84,39 @@ void load_drivers(const FactsFile& f, Facts& facts) {
 }
 
 void load_tensor_cores(const FactsFile& f, Facts& facts) {
-  const json& rows = f.array(f.root, "precisions", "precisions");
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const std::string at = "precisions[" + std::to_string(i) + "].";
+  const JsonField rows = f.top()["precisions"];
+  for (std::size_t i = 0, n = rows.array("a non-empty array", 1); i < n; ++i) {
+    const JsonField row = rows[i];
     TensorCorePrecision p;
-    p.name = f.string(rows[i], "name", at + "name");
-    const auto cc = f.version(rows[i], "min_compute_capability", at + "min_compute_capability", 2);
+    p.name = row["name"].string();
+    const auto cc = version(row["min_compute_capability"], 2);
     p.min_cc_major = cc[0];
     p.min_cc_minor = cc[1];
-    if (rows[i].contains("note")) p.note = f.string(rows[i], "note", at + "note");
+    if (const auto note = row.optional("note")) p.note = note->string();
     facts.tensor_cores.push_back(p);
   }
 }
 
 // A row's inclusive "first".."last" range of TensorFlow major.minor versions, each checked.
-void read_version_range(const FactsFile& f, const json& row, const std::string& at,
-                        std::string& first, std::string& last) {
-  f.version(row, "first", at + "first", 2);
-  f.version(row, "last", at + "last", 2);
-  first = f.string(row, "first", "");
-  last = f.string(row, "last", "");
+void read_version_range(const JsonField& row, std::string& first, std::string& last) {
+  version(row["first"], 2);
+  version(row["last"], 2);
+  first = row["first"].string();
+  last = row["last"].string();
 }
 
 void load_tensorflow(const FactsFile& f, Facts& facts) {
-  f.version(f.root, "windows_native_gpu_last", "windows_native_gpu_last", 2);
-  facts.tensorflow_windows_native_last = f.string(f.root, "windows_native_gpu_last", "");
-  const json& rows = f.array(f.root, "builds", "builds");
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const std::string at = "builds[" + std::to_string(i) + "].";
+  const JsonField top = f.top();
+  version(top["windows_native_gpu_last"], 2);
+  facts.tensorflow_windows_native_last = top["windows_native_gpu_last"].string();
+  const JsonField rows = top["builds"];
+  for (std::size_t i = 0, n = rows.array("a non-empty array", 1); i < n; ++i) {
+    const JsonField row = rows[i];
     TensorflowBuild b;
-    read_version_range(f, rows[i], at, b.first, b.last);
-    const auto cuda = f.version(rows[i], "cuda", at + "cuda", 2);
+    read_version_range(row, b.first, b.last);
+    const auto cuda = version(row["cuda"], 2);
     b.cuda_version = cuda[0] * 1000 + cuda[1] * 10;
-    const auto cudnn = f.version(rows[i], "cudnn", at + "cudnn", 2);
+    const auto cudnn = version(row["cudnn"], 2);
     b.cudnn_major = cudnn[0];
     b.cudnn_minor = cudnn[1];
     facts.tensorflow.push_back(b);
@@ -140,18 +124,17 @@ void load_tensorflow(const FactsFile& f, Facts& facts) {
 }
 
 void load_tensorflow_windows_dlls(const FactsFile& f, Facts& facts) {
-  const json& rows = f.array(f.root, "builds", "builds");
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const std::string at = "builds[" + std::to_string(i) + "].";
+  const JsonField rows = f.top()["builds"];
+  for (std::size_t i = 0, n = rows.array("a non-empty array", 1); i < n; ++i) {
+    const JsonField row = rows[i];
     TensorflowWindowsDlls b;
-    read_version_range(f, rows[i], at, b.first, b.last);
-    const json& dlls = f.array(rows[i], "dlls", at + "dlls");
-    for (std::size_t j = 0; j < dlls.size(); ++j) {
-      const std::string field = at + "dlls[" + std::to_string(j) + "]";
-      if (!dlls[j].is_string() || !dll_family(dlls[j].get<std::string>()))
-        f.fail(field,
-               "must be the file name of an NVIDIA DLL the doctor checks, e.g. cudnn64_8.dll");
-      b.dlls.push_back(dlls[j].get<std::string>());
+    read_version_range(row, b.first, b.last);
+    const JsonField dlls = row["dlls"];
+    for (std::size_t j = 0, m = dlls.array("a non-empty array", 1); j < m; ++j) {
+      const JsonField dll = dlls[j];
+      if (!dll.json().is_string() || !dll_family(dll.json().get<std::string>()))
+        dll.expected("the file name of an NVIDIA DLL the doctor checks, e.g. cudnn64_8.dll");
+      b.dlls.push_back(dll.json().get<std::string>());
     }
     facts.tensorflow_windows_dlls.push_back(b);
   }

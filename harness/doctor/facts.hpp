@@ -43,7 +43,8 @@ struct Facts {
 
 // Reads cuda_drivers.json, tensor_cores.json, tensorflow_builds.json and
 // tensorflow_windows_dlls.json from `facts_dir`.
-// Throws std::runtime_error naming the file and the field that is missing or malformed.
+// Throws InputError naming the file and the field that is missing or malformed
+// ("<dir>/cuda_drivers.json: minimum_driver[0].linux: must be a string, is 525").
 Facts load_facts(const std::filesystem::path& facts_dir);
 // The facts shipped with layerbench (data_dir()/facts).
 Facts load_facts();

@@ -7,7 +7,7 @@
 
 #include "harness/check/validate.hpp"
 #include "harness/measure/inputs.hpp"
-#include "harness/model/workload.hpp"
+#include "harness/model/accounting.hpp"
 #include "harness/shape_json.hpp"
 
 namespace lb {

@@ -10,7 +10,7 @@
 #include <tuple>
 #include <vector>
 
-#include "harness/model/workload.hpp"
+#include "harness/model/accounting.hpp"
 #include "harness/precision.hpp"
 
 namespace lb {

@@ -24,7 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/model/workload.hpp"
+#include "harness/model/accounting.hpp"
 #include "harness/results/point.hpp"
 
 namespace lb {
@@ -48,7 +48,7 @@ struct Accumulation {
   int effective_batch() const { return batch * steps; }
 };
 
-// Time per kind group (kind_groups in harness/model/workload.hpp): milliseconds and fractions of
+// Time per kind group (kind_groups in harness/model/ops.hpp): milliseconds and fractions of
 // the total; every group present.
 struct KindTimes {
   std::map<std::string, double> ms, share;

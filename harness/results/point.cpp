@@ -1,8 +1,7 @@
 #include "harness/results/point.hpp"
 
-#include <cmath>
-#include <stdexcept>
-#include <utility>
+#include <cstddef>
+#include <cstdint>
 
 #include "harness/plan/plan.hpp"
 
@@ -23,12 +22,6 @@ std::string_view name(Status s) {
 }
 
 namespace {
-Status parse_status(const std::string& s) {
-  for (Status v : {Status::ok, Status::unsupported, Status::oom, Status::failed})
-    if (name(v) == s) return v;
-  throw std::runtime_error("status: unknown value '" + s + "'");
-}
-
 nlohmann::json timing_json(const SampleStats& t, const std::string& cache) {
   return {{"cache", cache},
           {"samples", t.samples},
@@ -41,58 +34,51 @@ nlohmann::json timing_json(const SampleStats& t, const std::string& cache) {
           {"stopped_by", t.stopped_by}};
 }
 
-// nlohmann converts a JSON number to an integer type with a plain cast, undefined for a value
-// outside the type (1e300 as an int; found by tests/fuzz/results_file_fuzz): integers are read
-// only from JSON integers within the type's range.
-template <class T>
-T whole_number(const nlohmann::json& v, const char* key) {
-  const bool fits = v.is_number_unsigned()
-                        ? std::in_range<T>(v.get<std::uint64_t>())
-                        : v.is_number_integer() && std::in_range<T>(v.get<std::int64_t>());
-  if (!fits)
-    throw std::runtime_error(std::string(key) + " is " + v.dump() + ", not an integer in range");
-  return v.get<T>();
-}
-
-// A timing figure; the writer writes a NaN or infinity as null, which no measurement gives.
-double timing_number(const nlohmann::json& j, const char* key) {
-  if (!j.contains(key) || !j.at(key).is_number())
-    throw std::runtime_error(std::string("timing.") + key + " is " +
-                             (j.contains(key) ? j.at(key).dump() : "missing") + ", not a number");
-  return j.at(key).get<double>();
-}
-
-SampleStats timing_from_json(const nlohmann::json& j) {
-  SampleStats t;
-  t.samples = whole_number<std::int64_t>(j.at("samples"), "timing.samples");
-  t.median_s = timing_number(j, "median_ms") / 1e3;
-  t.min_s = timing_number(j, "min_ms") / 1e3;
-  t.max_s = timing_number(j, "max_ms") / 1e3;
-  t.mean_s = timing_number(j, "mean_ms") / 1e3;
-  t.stddev_s = timing_number(j, "stddev_ms") / 1e3;
-  t.noise = timing_number(j, "noise");
-  t.stopped_by = j.at("stopped_by").get<std::string>();
-  return t;
-}
-// A point resumed or reported must be one the runner could have written: counts of at least
-// one, and an ok point timed (positive, finite times) and validated.
-void check_measured(const Point& p) {
-  const auto bad = [&](const std::string& field, const std::string& why) {
-    throw std::runtime_error("point " + p.key() + ": " + field + " " + why);
-  };
-  if (p.batch < 1) bad("batch", std::to_string(p.batch) + " is not a batch size (>= 1)");
-  if (p.count < 1) bad("count", std::to_string(p.count) + " is not a count (>= 1)");
-  if (p.timing) {
-    const SampleStats& t = *p.timing;
-    if (t.samples < 1) bad("timing.samples", std::to_string(t.samples) + " is below 1");
-    for (const auto& [field, seconds] :
-         {std::pair{"timing.median_ms", t.median_s}, std::pair{"timing.min_ms", t.min_s},
-          std::pair{"timing.max_ms", t.max_s}})
-      if (!std::isfinite(seconds) || seconds <= 0)
-        bad(field, std::to_string(seconds * 1e3) + " is not a measured time (finite, > 0)");
+// A name of one of `values` (an enum the results file spells by name).
+template <class Enum, std::size_t n>
+Enum named(const JsonField& field, const Enum (&values)[n]) {
+  const std::string text = field.string();
+  std::string known;
+  for (Enum v : values) {
+    if (name(v) == text) return v;
+    known += (known.empty() ? "" : ", ") + std::string(name(v));
   }
-  if (p.status == Status::ok && (!p.timing || !p.validation))
-    bad("status", "is ok without timing and validation");
+  field.expected("one of " + known);
+}
+
+constexpr Status all_statuses[] = {Status::ok, Status::unsupported, Status::oom, Status::failed};
+
+// A resumed or reported point must be one the runner could have written: an ok point timed
+// (positive, finite times) and validated.
+SampleStats timing_from_json(const JsonField& t) {
+  SampleStats s;
+  s.samples = t["samples"].integer<std::int64_t>(1);
+  s.median_s = t["median_ms"].positive_number() / 1e3;
+  s.min_s = t["min_ms"].positive_number() / 1e3;
+  s.max_s = t["max_ms"].positive_number() / 1e3;
+  s.mean_s = t["mean_ms"].number() / 1e3;
+  s.stddev_s = t["stddev_ms"].number() / 1e3;
+  s.noise = t["noise"].number();
+  s.stopped_by = t["stopped_by"].string();
+  return s;
+}
+
+Validation validation_from_json(const JsonField& v) {
+  Validation val;
+  val.rel_l2 = v["rel_l2"].number();
+  val.max_abs = v["max_abs"].number();
+  val.tolerance = v["tolerance"].number();
+  val.checked_elements = v["checked_elements"].integer<std::int64_t>();
+  val.total_elements = v["total_elements"].integer<std::int64_t>();
+  if (const auto n = v.optional("non_finite_elements"))  // absent in older files
+    val.non_finite_elements = n->integer<std::int64_t>();
+  val.passed = v["passed"].boolean();
+  return val;
+}
+
+std::string optional_string(const JsonField& object, std::string_view key) {
+  const auto field = object.optional(key);
+  return field ? field->string() : "";
 }
 
 }  // namespace
@@ -165,72 +151,52 @@ nlohmann::json to_json(const Point& p) {
   return j;
 }
 
-Point point_from_json(const nlohmann::json& j) {
-  const auto field = [&](const char* key) -> const nlohmann::json& {
-    if (!j.contains(key))
-      throw std::runtime_error(std::string("point: missing field '") + key + "'");
-    return j.at(key);
-  };
-  // A name the plan's enum knows, else the same error as an unknown status.
-  const auto parsed = [&](const char* key, auto parse) {
-    const auto text = field(key).get<std::string>();
-    const auto value = parse(text);
-    if (!value) throw std::runtime_error(std::string(key) + ": unknown value '" + text + "'");
-    return *value;
-  };
-  try {
-    Point p;
-    p.model = field("model").get<std::string>();
-    p.op = field("op").get<std::string>();
-    p.kind = parsed("kind", parse_op_kind);
-    p.layers = field("layers").get<std::vector<std::string>>();
-    p.count = whole_number<int>(field("count"), "count");
-    p.batch = whole_number<int>(field("batch"), "batch");
-    p.precision = parsed("precision", parse_precision);
-    p.precision_meaning = j.value("precision_meaning", "");
-    p.pass = parsed("pass", parse_pass);
-    p.device = field("device").get<std::string>();
-    p.shape = field("shape");
-    p.shape_text = j.value("shape_text", "");
-    p.gflop = field("gflop").get<double>();
-    p.bytes = field("bytes").get<double>();
-    p.intensity = field("intensity").get<double>();
-    p.memory_bytes = whole_number<std::uint64_t>(field("memory_bytes"), "memory_bytes");
-    p.workspace_bytes =
-        j.contains("workspace_bytes")
-            ? whole_number<std::uint64_t>(j.at("workspace_bytes"), "workspace_bytes")
-            : 0;
-    p.backend = j.value("backend", "");
-    p.implementation = j.value("implementation", "");
-    p.notes = j.value("notes", std::map<std::string, std::string>{});
-    if (const auto& t = field("timing"); !t.is_null()) {
-      p.timing = timing_from_json(t);
-      p.cache = t.at("cache").get<std::string>();
-      p.tflops = field("tflops").get<double>();
-      p.gbps = field("gbps").get<double>();
-    }
-    if (const auto& v = field("validation"); !v.is_null()) {
-      Validation val;
-      val.rel_l2 = v.at("rel_l2").get<double>();
-      val.max_abs = v.at("max_abs").get<double>();
-      val.tolerance = v.at("tolerance").get<double>();
-      val.checked_elements =
-          whole_number<std::int64_t>(v.at("checked_elements"), "checked_elements");
-      val.total_elements = whole_number<std::int64_t>(v.at("total_elements"), "total_elements");
-      val.non_finite_elements =  // absent in older files
-          v.contains("non_finite_elements")
-              ? whole_number<std::int64_t>(v.at("non_finite_elements"), "non_finite_elements")
-              : 0;
-      val.passed = v.at("passed").get<bool>();
-      p.validation = val;
-    }
-    p.status = parse_status(field("status").get<std::string>());
-    p.reason = j.value("reason", "");
-    check_measured(p);
-    return p;
-  } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(std::string("point: ") + e.what());
+Point point_from_json(const JsonField& j) {
+  j.require_object();
+  Point p;
+  p.model = j["model"].string();
+  p.op = j["op"].string();
+  p.kind = named(j["kind"], all_op_kinds);
+  const JsonField layers = j["layers"];
+  for (std::size_t i = 0, n = layers.array("an array of strings"); i < n; ++i)
+    p.layers.push_back(layers[i].string());
+  p.count = j["count"].integer<int>(1);
+  p.batch = j["batch"].integer<int>(1);
+  p.precision = named(j["precision"], all_precisions);
+  p.precision_meaning = optional_string(j, "precision_meaning");
+  p.pass = named(j["pass"], all_passes);
+  p.device = j["device"].string();
+  p.shape = j["shape"].json();
+  p.shape_text = optional_string(j, "shape_text");
+  p.gflop = j["gflop"].number();
+  p.bytes = j["bytes"].number();
+  p.intensity = j["intensity"].number();
+  p.memory_bytes = j["memory_bytes"].integer<std::uint64_t>();
+  if (const auto w = j.optional("workspace_bytes")) p.workspace_bytes = w->integer<std::uint64_t>();
+  p.backend = optional_string(j, "backend");
+  p.implementation = optional_string(j, "implementation");
+  if (const auto notes = j.optional("notes")) {
+    notes->require_object("an object of strings");
+    for (const auto& item : notes->json().items())
+      p.notes[item.key()] = (*notes)[item.key()].string();
   }
+  if (const JsonField t = j["timing"]; !t.json().is_null()) {
+    t.require_object();
+    p.timing = timing_from_json(t);
+    p.cache = t["cache"].string();
+    p.tflops = j["tflops"].number();
+    p.gbps = j["gbps"].number();
+  }
+  if (const JsonField v = j["validation"]; !v.json().is_null()) {
+    v.require_object();
+    p.validation = validation_from_json(v);
+  }
+  const JsonField status = j["status"];
+  p.status = named(status, all_statuses);
+  p.reason = optional_string(j, "reason");
+  if (p.status == Status::ok && (!p.timing || !p.validation))
+    status.fail("\"ok\" without timing and validation");
+  return p;
 }
 
 }  // namespace lb

@@ -9,7 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/model/workload.hpp"
+#include "harness/json_fields.hpp"
+#include "harness/model/ops.hpp"
 #include "harness/precision.hpp"
 #include "harness/stats.hpp"
 
@@ -80,6 +81,8 @@ struct PlannedPoint;  // harness/plan/plan.hpp
 std::string point_key(const PlannedPoint& planned);
 
 nlohmann::json to_json(const Point& p);
-Point point_from_json(const nlohmann::json& j);  // throws std::runtime_error naming the field
+// Reads a point written by to_json, or by an older layerbench, checking every field; throws
+// FieldError naming the point's file and the field ("<file>: points[3].batch: missing").
+Point point_from_json(const JsonField& point);
 
 }  // namespace lb

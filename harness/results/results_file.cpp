@@ -77,11 +77,12 @@ LoadedResults load_results(const fs::path& file) {
       r.document.contains("points") ? r.document["points"] : nlohmann::json::array();
   if (!points.is_array()) throw ResultsError(file.string() + ": \"points\" is not an array");
   std::set<std::string> seen;
+  const std::string name = file.string(), journal_name = journal.string();
   for (std::size_t i = 0; i < points.size(); ++i) {
     try {
-      r.points.push_back(point_from_json(points[i]));
-    } catch (const std::runtime_error& e) {
-      throw ResultsError(file.string() + ": points[" + std::to_string(i) + "]: " + e.what());
+      r.points.push_back(point_from_json({points[i], name, "points[" + std::to_string(i) + "]"}));
+    } catch (const FieldError& e) {
+      throw ResultsError(e.what());
     }
     if (!seen.insert(r.points.back().key()).second)
       throw ResultsError(file.string() + ": points[" + std::to_string(i) + "]: point " +
@@ -89,16 +90,21 @@ LoadedResults load_results(const fs::path& file) {
   }
   try {
     if (fs::exists(journal)) {
-      for (const auto& pj : journal_points(journal)) {
-        Point p = point_from_json(pj);
+      const auto journaled = journal_points(journal);
+      for (std::size_t i = 0; i < journaled.size(); ++i) {
+        // The journal's i-th point, counted as the lines that hold one.
+        Point p =
+            point_from_json({journaled[i], journal_name, "points[" + std::to_string(i) + "]"});
         if (seen.insert(p.key()).second) {
           r.points.push_back(std::move(p));
           ++r.recovered_from_journal;
         }
       }
     }
-  } catch (const std::runtime_error& e) {
-    throw ResultsError(journal.string() + ": " + e.what());
+  } catch (const FieldError& e) {
+    throw ResultsError(e.what());
+  } catch (const std::runtime_error& e) {  // the journal's folder unreadable
+    throw ResultsError(journal_name + ": " + e.what());
   }
   nlohmann::json merged = nlohmann::json::array();
   for (const auto& p : r.points) merged.push_back(to_json(p));

@@ -1,7 +1,7 @@
 #include "kernels/cuda/cuda_backend.hpp"
 
 #include "harness/doctor/versions.hpp"
-#include "harness/model/workload.hpp"
+#include "harness/model/accounting.hpp"
 #include "kernels/cuda/cublaslt_gemm.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/cudnn_conv.hpp"

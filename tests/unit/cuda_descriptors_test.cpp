@@ -12,7 +12,8 @@
 #include <vector>
 
 #include "harness/backend.hpp"
-#include "harness/model/workload.hpp"
+#include "harness/model/accounting.hpp"
+#include "harness/model/model_file.hpp"
 #include "harness/precision.hpp"
 #include "harness/problem.hpp"
 

@@ -10,7 +10,8 @@
 #include "harness/backend.hpp"
 #include "harness/check/validate.hpp"
 #include "harness/measure/inputs.hpp"
-#include "harness/model/workload.hpp"
+#include "harness/model/accounting.hpp"
+#include "harness/model/model_file.hpp"
 #include "kernels/cuda/logic/cuda_options.hpp"
 #include "kernels/cuda/logic/legacy_conv.hpp"
 

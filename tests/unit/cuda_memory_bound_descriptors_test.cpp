@@ -6,7 +6,8 @@
 
 #include <string>
 
-#include "harness/model/workload.hpp"
+#include "harness/model/accounting.hpp"
+#include "harness/model/model_file.hpp"
 #include "kernels/cuda/logic/memory_bound_ops.hpp"
 
 #if LAYERBENCH_HAVE_CUDA

@@ -49,10 +49,13 @@ class ResultsFileTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir); }
 };
 
+// A point as the results file's points[0] holds it.
+Point read_point(const nlohmann::json& j) { return point_from_json({j, "r.json", "points[0]"}); }
+
 TEST(Results, PointRoundTripsThroughJson) {
   for (Status s : {Status::ok, Status::unsupported}) {
     const Point p = sample_point("c1", s);
-    const Point q = point_from_json(to_json(p));
+    const Point q = read_point(to_json(p));
     EXPECT_EQ(to_json(q), to_json(p));
   }
   EXPECT_TRUE(to_json(sample_point("c1", Status::oom))["timing"].is_null());
@@ -69,7 +72,7 @@ TEST(Results, KeyNamesTheBackendOnlyWhenItIsNotTheDevicesOriginalOne) {
   EXPECT_EQ(original_key.substr(original_key.size() - 4), "/cpu");  // as older files have it
   p.backend = "openblas";
   EXPECT_EQ(p.key(), original_key + "@openblas");
-  EXPECT_EQ(point_from_json(to_json(p)).key(), p.key());
+  EXPECT_EQ(read_point(to_json(p)).key(), p.key());
 }
 
 TEST(Results, KindPrecisionAndPassAreWrittenByTheirNames) {
@@ -79,7 +82,7 @@ TEST(Results, KindPrecisionAndPassAreWrittenByTheirNames) {
   EXPECT_EQ(j.at("kind"), "layer_norm");
   EXPECT_EQ(j.at("precision"), "bf16");
   EXPECT_EQ(j.at("pass"), "bwd_data");
-  const Point back = point_from_json(j);
+  const Point back = read_point(j);
   EXPECT_EQ(back.kind, OpKind::layer_norm);
   EXPECT_EQ(back.precision, Precision::bf16);
   EXPECT_EQ(back.pass, Pass::bwd_data);
@@ -89,10 +92,10 @@ TEST(Results, MissingFieldIsNamed) {
   auto j = to_json(sample_point("c1"));
   j.erase("batch");
   try {
-    point_from_json(j);
+    read_point(j);
     FAIL();
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("'batch'"), std::string::npos) << e.what();
+  } catch (const FieldError& e) {
+    EXPECT_STREQ(e.what(), "r.json: points[0].batch: missing");
   }
 }
 
@@ -184,17 +187,23 @@ TEST_F(ResultsFileTest, DamagedPointsAreRefusedNamingTheirIndexAndField) {
   };
   expect_refused([](auto& d) { d["points"][1] = d["points"][0]; }, "points[1]: point tiny/a");
   expect_refused([](auto& d) { d["points"][1]["timing"]["median_ms"] = -1.0; },
-                 "points[1]: point tiny/b/b4/fp32/fwd/cpu: timing.median_ms -1");
+                 "r.json: points[1].timing.median_ms: must be a positive number, is -1.0");
   expect_refused([](auto& d) { d["points"][0]["timing"]["median_ms"] = nullptr; },
-                 "points[0]: timing.median_ms is null, not a number");
-  expect_refused([](auto& d) { d["points"][0]["batch"] = 0; }, "batch 0 is not a batch size");
-  expect_refused([](auto& d) { d["points"][0]["kind"] = "dropout"; },
-                 "points[0]: kind: unknown value 'dropout'");
-  expect_refused([](auto& d) { d["points"][1]["precision"] = "fp64"; },
-                 "points[1]: precision: unknown value 'fp64'");
-  expect_refused([](auto& d) { d["points"][0]["pass"] = "backward"; },
-                 "points[0]: pass: unknown value 'backward'");
-  expect_refused([](auto& d) { d["points"][0]["validation"] = nullptr; }, "ok without timing");
+                 "r.json: points[0].timing.median_ms: must be a positive number, is null");
+  expect_refused([](auto& d) { d["points"][0]["batch"] = 0; },
+                 "r.json: points[0].batch: must be a positive integer, is 0");
+  expect_refused(
+      [](auto& d) { d["points"][0]["kind"] = "dropout"; },
+      "r.json: points[0].kind: must be one of conv, linear, bmm, batch_norm, layer_norm, "
+      "eltwise, binary, pool, softmax, is \"dropout\"");
+  expect_refused(
+      [](auto& d) { d["points"][1]["precision"] = "fp64"; },
+      "r.json: points[1].precision: must be one of fp32, tf32, fp16, bf16, fp8, is \"fp64\"");
+  expect_refused(
+      [](auto& d) { d["points"][0]["pass"] = "backward"; },
+      "r.json: points[0].pass: must be one of fwd, bwd_data, bwd_weights, is \"backward\"");
+  expect_refused([](auto& d) { d["points"][0]["validation"] = nullptr; },
+                 "r.json: points[0].status: \"ok\" without timing and validation");
   expect_refused([](auto& d) { d.erase("settings"); }, "\"settings\" is missing");
 }
 

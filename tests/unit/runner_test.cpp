@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "harness/measure/runner.hpp"
-#include "harness/model/workload.hpp"
+#include "harness/model/ops.hpp"
 
 namespace lb {
 namespace {

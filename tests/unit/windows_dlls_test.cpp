@@ -177,7 +177,10 @@ TEST(WindowsDlls, FactsRefuseANameTheDoctorDoesNotCheck) {
     load_facts(dir);
     ADD_FAILURE() << "cufft64_10.dll, a DLL the doctor does not check, was accepted";
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("tensorflow_windows_dlls.json: field 'builds[0].dlls[1]'"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "tensorflow_windows_dlls.json: builds[0].dlls[1]: must be the file name of an "
+                  "NVIDIA DLL the doctor checks, e.g. cudnn64_8.dll, is "
+                  "\"cufft64_10.dll\""),
               std::string::npos)
         << e.what();
   }

@@ -1,6 +1,7 @@
 // The workload catalogue: the shipped models' totals and shapes, batch scaling, training
 // passes, per-op accounting, and the loader's rejection of every kind of bad file.
-#include "harness/model/workload.hpp"
+#include "harness/model/accounting.hpp"
+#include "harness/model/model_file.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -375,21 +376,22 @@ TEST_P(BadWorkload, IsRejectedWithFileOpAndField) {
 INSTANTIATE_TEST_SUITE_P(
     Fixtures, BadWorkload,
     ::testing::Values(
-        BadFile{"zero_stride.json", "ops[1].stride_h: must be a positive integer"},
-        BadFile{"negative_pad.json", "ops[1].pad_w: must be a non-negative integer"},
-        BadFile{"fractional_channels.json", "ops[1].c: must be a positive integer"},
-        BadFile{"string_number.json", "ops[2].tokens: must be a positive integer"},
-        BadFile{"huge_value.json", "ops[2].out_features: must be at most 2147483647"},
+        BadFile{"zero_stride.json", "ops[1].stride_h: must be a positive integer, is 0"},
+        BadFile{"negative_pad.json", "ops[1].pad_w: must be a non-negative integer, is -1"},
+        BadFile{"fractional_channels.json", "ops[1].c: must be a positive integer, is 4.5"},
+        BadFile{"string_number.json", "ops[2].tokens: must be a positive integer, is \"16\""},
+        BadFile{"huge_value.json",
+                "ops[2].out_features: must be at most 2147483647, is 3000000000"},
         BadFile{"window_too_large.json",
                 "ops[1]: output height is not positive: the window (r 3, dilation 1, spanning 3) "
                 "is larger than the padded input (h 2 + 2 x pad_h 0)"},
         BadFile{"unknown_kind.json",
-                "ops[2].kind: unknown kind \"dropout\" (expected conv, linear, bmm, batch_norm, "
-                "layer_norm, eltwise, binary, pool or softmax)"},
+                "ops[2].kind: must be one of conv, linear, bmm, batch_norm, layer_norm, eltwise, "
+                "binary, pool, softmax, is \"dropout\""},
         BadFile{"unknown_top_field.json", "author: unknown field"},
         BadFile{"unknown_op_field.json", "ops[1].stride: unknown field"},
-        BadFile{"missing_op_field.json", "ops[3].k: missing (required)"},
-        BadFile{"missing_top_field.json", "source: missing (required)"},
+        BadFile{"missing_op_field.json", "ops[3].k: missing"},
+        BadFile{"missing_top_field.json", "source: missing"},
         BadFile{"duplicate_key.json", "ops[1]: duplicate key \"stride_h\""},
         BadFile{"duplicate_op_id.json", "ops[2].id: duplicate id \"body\" (also ops[1])"},
         BadFile{"duplicate_layer.json",
@@ -399,15 +401,17 @@ INSTANTIATE_TEST_SUITE_P(
                 "ops[1]: tensor x (1 x 64 x 8192 x 8192) holds 4294967296 elements at batch 1, "
                 "more than 32-bit indexing allows (2147483647)"},
         BadFile{"wrong_schema.json",
-                "schema: unsupported schema \"layerbench-model/2\" (expected "
-                "\"layerbench-model/1\")"},
-        BadFile{"bad_model_name.json", "name: must use only letters, digits, '_', '-' and '.'"},
-        BadFile{"empty_ops.json", "ops: must be a non-empty array of operations"},
-        BadFile{"flag_not_bool.json", "ops[0].input_layer: must be true or false"},
+                "schema: must be \"layerbench-model/1\", is \"layerbench-model/2\""},
+        BadFile{"bad_model_name.json",
+                "name: must be a name of letters, digits, '_', '-' and '.', is \"my model\""},
+        BadFile{"empty_ops.json", "ops: must be a non-empty array of operations, is []"},
+        BadFile{"flag_not_bool.json", "ops[0].input_layer: must be true or false, is 1"},
         BadFile{"input_layer_mismatch.json",
                 "ops[0].h: the input layer must read the model's input: expected input.height "
                 "(8), got 16"},
-        BadFile{"not_an_object.json", "must hold a JSON object (a model)"},
+        BadFile{
+            "not_an_object.json",
+            "must be a JSON object (a model), is [\"this file holds an array, not a model\"..."},
         BadFile{"malformed.json",
                 "line 5: not valid JSON: syntax error while parsing object - unexpected string "
                 "literal; expected '}'"}),
@@ -475,15 +479,15 @@ std::string memory_model(const std::string& op_fields) {
 
 TEST(Loader, MemoryBoundOpsNameTheirBadField) {
   expect_model_rejected(memory_model(R"("kind": "batch_norm", "dims": [4, 8])"),
-                        "ops[0].dims: must be [channels, height, width]");
+                        "ops[0].dims: must be [channels, height, width], is [4,8]");
   expect_model_rejected(memory_model(R"("kind": "softmax", "dims": [])"),
-                        "ops[0].dims: must be an array of 1 to 3 positive integers");
+                        "ops[0].dims: must be an array of 1 to 3 positive integers, is []");
   expect_model_rejected(memory_model(R"("kind": "layer_norm", "dims": [4, 0])"),
-                        "ops[0].dims[1]: must be a positive integer");
+                        "ops[0].dims[1]: must be a positive integer, is 0");
   expect_model_rejected(memory_model(R"("kind": "eltwise", "algorithm": "tanh", "dims": [4])"),
-                        "ops[0].algorithm: unknown value \"tanh\" (expected relu, gelu_erf)");
+                        "ops[0].algorithm: must be one of relu, gelu_erf, is \"tanh\"");
   expect_model_rejected(memory_model(R"("kind": "binary", "dims": [4])"),
-                        "ops[0].algorithm: missing (required)");
+                        "ops[0].algorithm: missing");
   expect_model_rejected(memory_model(R"("kind": "eltwise", "algorithm": "relu", "dims": [4],
                                         "window": 3)"),
                         "ops[0].window: unknown field");
@@ -599,13 +603,14 @@ TEST(Limits, NumberBeyondADoubleNamesItsLineAndField) {
 TEST(Limits, DimensionsBeyond32BitsNameTheField) {
   const std::string rest =
       R"(, "h": 8, "w": 8, "k": 8, "r": 1, "s": 1, "stride_h": 1, "stride_w": 1)";
-  for (const char* c : {"2147483648", "4611686018427387904", "9223372036854775807"})
-    expect_model_rejected(conv_model(std::string(R"("c": )") + c + rest),
-                          "ops[0].c: must be at most 2147483647");
+  for (const std::string c : {"2147483648", "4611686018427387904", "9223372036854775807"})
+    expect_model_rejected(conv_model(R"("c": )" + c + rest),
+                          "ops[0].c: must be at most 2147483647, is " + c);
   // Beyond uint64 nlohmann reads a double, below int64 it stays an integer: both refused.
-  for (const char* c : {"18446744073709551616", "-9223372036854775808"})
-    expect_model_rejected(conv_model(std::string(R"("c": )") + c + rest),
-                          "ops[0].c: must be a positive integer");
+  expect_model_rejected(conv_model(R"("c": 18446744073709551616)" + rest),
+                        "ops[0].c: must be a positive integer, is 1.8446744073709552e+19");
+  expect_model_rejected(conv_model(R"("c": -9223372036854775808)" + rest),
+                        "ops[0].c: must be a positive integer, is -9223372036854775808");
 }
 
 // `count` linear ops named op0, op1, ...
