@@ -2,7 +2,7 @@
 reading them strictly, and the kind groups both they and layerbench's points are split into.
 
 The schema is documented in reports/results-schema.md ("Framework timing files"). A file that
-cannot be used raises results_file.BadResultsFile naming the file and the field.
+cannot be used raises BadResultsFile naming the file and the field.
 """
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from layerbench_report import results_file
+from layerbench_report.checked_json import BadResultsFile, Fields, unique
 
 SCHEMA = "layerbench-framework/1"
 SCHEMA_FAMILY = "layerbench-framework/"
@@ -136,9 +137,9 @@ def check(path, data) -> FrameworkFile:
     """Checks a parsed document; raises BadResultsFile naming the file and the field."""
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         found = json.dumps(data.get("schema")) if isinstance(data, dict) else "no object"
-        raise results_file.BadResultsFile(path, f"not a framework timing file: schema is {found}, "
-                                      f'expected "{SCHEMA}"')
-    top = results_file._Fields(path, data, "")
+        raise BadResultsFile(path, f"not a framework timing file: schema is {found}, "
+                                   f'expected "{SCHEMA}"')
+    top = Fields(path, data, "")
     top.text("framework")
     top.text("status", results_file.FILE_STATUSES)
     context = top.object("context", optional=False, nullable=False)
@@ -152,7 +153,7 @@ def check(path, data) -> FrameworkFile:
     runs = top.objects("runs")
     for r in runs:
         _check_run(r, devices)
-    results_file._unique(path, data["runs"], run_id, "runs")
+    unique(path, data["runs"], run_id, "runs")
     return FrameworkFile(Path(path), data)
 
 
@@ -165,12 +166,11 @@ def load(path) -> FrameworkFile:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise results_file.BadResultsFile(path, "no such file") from None
+        raise BadResultsFile(path, "no such file") from None
     except (OSError, UnicodeDecodeError) as e:
-        raise results_file.BadResultsFile(path, f"cannot be read: {e}") from None
+        raise BadResultsFile(path, f"cannot be read: {e}") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
-        raise results_file.BadResultsFile(path, f"not valid JSON: {e.msg} at line {e.lineno}") \
-            from None
+        raise BadResultsFile(path, f"not valid JSON: {e.msg} at line {e.lineno}") from None
     return check(path, data)
