@@ -59,7 +59,7 @@ def render(data, model, charts) -> str:
         bandwidth = device.bandwidth()
         parts.append(f"<h4>{esc(device.label)}</h4>")
         parts.append(bandwidth_chart(charts, model, device, points, bandwidth))
-        rows = [[p["op"], p["kind"], results_file.pass_name(p["pass"]), P(p["precision"]),
+        rows = [[p["op"], p.get("kind"), results_file.pass_name(p["pass"]), P(p["precision"]),
                  p["batch"],
                  f"{p['bytes'] / 1e6:.3g}", fmt_ms(results_file.median_ms(p)),
                  f"{p['gbps']:.3g}" if p.get("gbps") else None,
