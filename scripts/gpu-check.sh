@@ -59,6 +59,9 @@ command -v ninja >/dev/null || die "ninja not found"
 [ -d "$DEPS/root/usr" ] && [ -d "$DEPS/wheels" ] ||
   die "deps/root or deps/wheels missing: run scripts/gpu-prepare.sh where packages can be downloaded, and copy deps/ along"
 PYTHON="$(command -v python3 || true)"
+# The system's Python has no .venv with the report package installed: the scripts import it from
+# this tree.
+export PYTHONPATH="$ROOT/reports${PYTHONPATH:+:$PYTHONPATH}"
 
 # Symbolic links a copy may have dropped (deps/SYMLINKS lists them).
 if [ -f "$DEPS/SYMLINKS" ]; then

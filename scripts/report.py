@@ -12,11 +12,8 @@ the reason.
 The report itself is the package reports/layerbench_report/.
 """
 import sys
-from pathlib import Path
 
-SCRIPTS = Path(__file__).resolve().parent
-sys.path[:0] = [str(SCRIPTS), str(SCRIPTS.parent / "reports")]
-from layerbench_report.cli import main  # noqa: E402
+from layerbench_report.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

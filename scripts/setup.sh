@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what layerbench needs and is missing: Debian packages (as root; otherwise prints the
-# apt-get line), the Python packages of scripts/requirements.txt into .venv, and oneDNN 3 from
-# PyPI into .onednn where the system has no oneDNN 3 (Debian 12's is 2.6.3). Idempotent.
+# apt-get line), the Python packages of scripts/requirements.txt and the report package (reports/)
+# into .venv, and oneDNN 3 from PyPI into .onednn where the system has no oneDNN 3 (Debian 12's
+# is 2.6.3). Idempotent.
 # --tests adds what only the tests need (below): kept out of a plain set-up, which needs no
 # compiler but g++, and because the Slurm and munge packages enable system daemons.
 # --torch adds PyTorch and torchvision (scripts/requirements-torch.txt) to .venv, for
@@ -53,6 +54,15 @@ if [ ! -x "$PY" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   python3 -m venv "$VENV"
   "$PY" -m pip install -q --disable-pip-version-check -r "$ROOT/scripts/requirements.txt"
   echo "$want" > "$stamp"
+fi
+# The report package (reports/pyproject.toml), editable: scripts/*.py import it from this tree.
+# Keyed on its pyproject.toml, like the requirements above.
+package_stamp="$VENV/.reports-package.sha256"
+package_want="$(sha256sum "$ROOT/reports/pyproject.toml" | cut -d' ' -f1)"
+if [ "$(cat "$package_stamp" 2>/dev/null)" != "$package_want" ]; then
+  step "installing the report package (reports/) into $VENV, editable"
+  "$PY" -m pip install -q --disable-pip-version-check -e "$ROOT/reports"
+  echo "$package_want" > "$package_stamp"
 fi
 # oneDNN 3: the system's where it has one, else the PyPI build (scripts/onednn-wheels.sh).
 if [ "$(system_onednn_major)" -lt 3 ] && ! onednn_prefix_ready "$ONEDNN_PREFIX"; then

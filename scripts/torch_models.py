@@ -39,8 +39,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import framework_results as fr  # noqa: E402
+from layerbench_report import framework_file
 
 MODELS = ("resnet50", "vit_b_16", "vit_l_16")
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
@@ -268,7 +267,7 @@ def timer(torch, fn, before, on_gpu):
 def profile_groups(torch, fn, before, on_gpu):
     """One run under torch.profiler: {wall_ms, group_ms, outside_ms, time_base}: each operator's
     self time (its kernels' device time on a GPU) added to its group
-    (framework_results.operator_group), and the run's wall time outside them all (on the CPU:
+    (framework_file.operator_group), and the run's wall time outside them all (on the CPU:
     Python, module calls and the autograd engine; on a GPU also the device's idle gaps). The
     profiler slows the run: wall_ms says by how much, next to the timed median."""
     from torch.profiler import ProfilerActivity, profile
@@ -286,7 +285,7 @@ def profile_groups(torch, fn, before, on_gpu):
         if not e.key.startswith("aten::"):
             continue
         own = getattr(e, "self_device_time_total", 0) if on_gpu else e.self_cpu_time_total
-        group = fr.operator_group(e.key)
+        group = framework_file.operator_group(e.key)
         groups[group] = groups.get(group, 0.0) + own / 1e3
     return {"wall_ms": wall_ms, "group_ms": groups, "time_base": "device" if on_gpu else "cpu",
             "outside_ms": max(wall_ms - sum(groups.values()), 0.0)}
@@ -344,7 +343,7 @@ def main(argv=None):
     if args.device == "gpu" and not devices:
         print("torch_models.py: --device gpu: PyTorch sees no CUDA device", file=sys.stderr)
         return 2
-    doc = {"schema": fr.SCHEMA, "framework": "pytorch", "status": "incomplete",
+    doc = {"schema": framework_file.SCHEMA, "framework": "pytorch", "status": "incomplete",
            "context": {"command_line": " ".join(sys.argv), "host": socket.gethostname(),
                        "os": f"{platform.system()} {platform.release()}",
                        "start_time": datetime.now(timezone.utc).isoformat(timespec="seconds"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 import base64
 import io
 
-import layerbench_results as lr
+from layerbench_report import results_file
 import matplotlib
 
 # No display: figures only become PNGs. Chosen before the first figure; compare.py, which shares
@@ -80,7 +80,7 @@ def not_ok_slots(data, model, device, passes, skip=None):
     each gets its own row in the strip at the bottom of a device's panel."""
     have = {p for pa in passes for (p, _), r in data.records_of(model, device, pa, False).items()
             if p != skip and r["status"] != "ok"}
-    return {prec: i for i, prec in enumerate(sorted(have, key=lr.precision_order))}
+    return {prec: i for i, prec in enumerate(sorted(have, key=results_file.precision_order))}
 
 
 def reserve_bottom(ax, fraction):
@@ -97,7 +97,7 @@ def reserve_bottom(ax, fraction):
 
 def status_legend_handles(statuses):
     return [Line2D([], [], marker=NOT_OK_MARK[s], color="#333", linestyle="none", markersize=8,
-                   label=f"{lr.STATUS_NAMES[s]} (not measured, not zero)" if s != "failed"
+                   label=f"{results_file.STATUS_NAMES[s]} (not measured, not zero)" if s != "failed"
                    else "failed (see table)") for s in ("oom", "unsupported", "failed")
             if s in statuses]
 
@@ -184,10 +184,10 @@ def layer_rows(ax, ops, series, value_of, log=True, unit=""):
 def legend_order(handle):
     """Legend entries by precision first (FP32 ... FP8), then the rest in their order."""
     label = handle.get_label()
-    for i, prec in enumerate(lr.PRECISIONS):
+    for i, prec in enumerate(results_file.PRECISIONS):
         if label.startswith(P(prec)):
             return i
-    return len(lr.PRECISIONS)
+    return len(results_file.PRECISIONS)
 
 
 def legend_below(fig, handles):

@@ -5,8 +5,8 @@ import argparse
 import sys
 from pathlib import Path
 
-import framework_results as fr
-import layerbench_results as lr
+from layerbench_report import framework_file
+from layerbench_report import results_file
 
 from layerbench_report.data import Data, load_not_measured
 from layerbench_report.headline import headline
@@ -31,7 +31,7 @@ def main(argv=None) -> int:
                     "end-to-end times the model estimates are checked against; repeatable")
     args = ap.parse_args(argv)
     framework_paths = args.framework + [p for p in args.results
-                                        if fr.looks_like_framework_file(p)]
+                                        if framework_file.looks_like_framework_file(p)]
     args.results = [p for p in args.results if p not in framework_paths]
 
     skipped = []
@@ -42,11 +42,11 @@ def main(argv=None) -> int:
 
     try:
         not_measured = load_not_measured(args.not_measured) if args.not_measured else []
-        frameworks = [fr.load(p) for p in framework_paths]
+        frameworks = [framework_file.load(p) for p in framework_paths]
         # A fleet whose every target failed still gets a page that says why.
-        files = lr.load_all(args.results, args.skip_bad, warn) \
+        files = results_file.load_all(args.results, args.skip_bad, warn) \
             if args.results or not not_measured else []
-    except lr.BadResultsFile as e:
+    except results_file.BadResultsFile as e:
         print(f"report.py: {e}", file=sys.stderr)
         return 2
     baseline_index = 0

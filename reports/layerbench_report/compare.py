@@ -16,10 +16,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-import layerbench_results as lr
+from layerbench_report import results_file
 
 
-def setup_differences(base: lr.ResultsFile, new: lr.ResultsFile) -> list:
+def setup_differences(base: results_file.ResultsFile, new: results_file.ResultsFile) -> list:
     lines = []
     for dev_id in sorted(set(base.devices) | set(new.devices)):
         a, b = base.devices.get(dev_id), new.devices.get(dev_id)
@@ -43,14 +43,14 @@ NOT_TIMED = "NOT TIMED"
 def verdict(pb: dict, pn: dict, threshold_pct):
     """(verdict: FASTER / SLOWER / SAME / NOT TIMED, remark, NEW/BASE time ratio or None,
     tolerance used or None)."""
-    tb, tn = lr.median_ms(pb), lr.median_ms(pn)
+    tb, tn = results_file.median_ms(pb), results_file.median_ms(pn)
     if tb is None or tn is None:
         missing = [f"{which} {p['status']}" for which, p in (("BASE", pb), ("NEW", pn))
-                   if lr.median_ms(p) is None]
+                   if results_file.median_ms(p) is None]
         return NOT_TIMED, ", ".join(missing), None, None
     ratio = tn / tb
-    tolerance = threshold_pct / 100 if threshold_pct is not None else max(lr.noise(pb),
-                                                                          lr.noise(pn))
+    tolerance = threshold_pct / 100 if threshold_pct is not None else max(results_file.noise(pb),
+                                                                          results_file.noise(pn))
     if abs(ratio - 1) <= tolerance:
         word = "SAME"
     else:
@@ -73,14 +73,16 @@ def format_table(headers, rows, right) -> str:
 
 def describe(key) -> str:
     model, op, batch, precision, pass_, device = key
-    return f"{model} {op} batch {batch} {lr.precision_name(precision)} {pass_} on {device}"
+    return (f"{model} {op} batch {batch} {results_file.precision_name(precision)} {pass_} "
+            f"on {device}")
 
 
 def sort_key(key, op_order):
     """Model, device ("cpu" sorts before "gpu:N"), pass, precision, batch, then op in file order."""
     model, op, batch, precision, pass_, device = key
-    return (model, device, lr.POINT_PASSES.index(pass_) if pass_ in lr.POINT_PASSES else 9,
-            lr.precision_order(precision), batch, op_order.get((model, op), 0))
+    passes = results_file.POINT_PASSES
+    return (model, device, passes.index(pass_) if pass_ in passes else 9,
+            results_file.precision_order(precision), batch, op_order.get((model, op), 0))
 
 
 def percentage(text: str) -> float:
@@ -110,8 +112,8 @@ def main(argv=None) -> int:
                          "in NEW or has no time in NEW")
     args = ap.parse_args(argv)
     try:
-        base, new = lr.load(args.base), lr.load(args.new)
-    except lr.BadResultsFile as e:
+        base, new = results_file.load(args.base), results_file.load(args.new)
+    except results_file.BadResultsFile as e:
         print(f"compare.py: {e}", file=sys.stderr)
         return 2
 
@@ -130,8 +132,8 @@ def main(argv=None) -> int:
         print("\nSame devices and library versions.")
 
     # Points match on their identity: model, op, batch, precision, pass and device id.
-    a = {lr.point_id(p): p for p in base.points}
-    b = {lr.point_id(p): p for p in new.points}
+    a = {results_file.point_id(p): p for p in base.points}
+    b = {results_file.point_id(p): p for p in new.points}
     op_order = {}
     for p in base.points + new.points:
         op_order.setdefault((p["model"], p["op"]), len(op_order))
@@ -142,7 +144,7 @@ def main(argv=None) -> int:
         counts[word] = counts.get(word, 0) + 1
         model, op, batch, precision, pass_, device = key
         change = None if ratio is None else (ratio - 1) * 100
-        rows.append([model, op, pass_, lr.precision_name(precision), batch, device,
+        rows.append([model, op, pass_, results_file.precision_name(precision), batch, device,
                      _ms(a[key]), _ms(b[key]), "-" if ratio is None else f"{ratio:.3f}",
                      "-" if change is None else f"{change:+.1f}%",
                      "-" if tolerance is None else f"{tolerance * 100:.1f}%",
@@ -163,7 +165,8 @@ def main(argv=None) -> int:
             for key in only:
                 p = mine[key]
                 print(f"  {describe(key)}: {p['status']}" +
-                      (f", {lr.median_ms(p):.4g} ms" if lr.median_ms(p) else ""))
+                      (f", {results_file.median_ms(p):.4g} ms" if results_file.median_ms(p)
+                       else ""))
     summary = ", ".join(f"{counts[w]} {w}" for w in ("FASTER", "SLOWER", "SAME", NOT_TIMED)
                         if w in counts)
     print(f"\n{len(both)} points in both files: {summary or 'none'}; "
@@ -172,7 +175,8 @@ def main(argv=None) -> int:
         return 0
     # A gate never passes on a point it could not compare: BASE timed it, NEW has no time for it.
     untimed = [key for key in sorted(a, key=lambda k: sort_key(k, op_order))
-               if lr.median_ms(a[key]) is not None and lr.median_ms(b.get(key, {})) is None]
+               if results_file.median_ms(a[key]) is not None
+               and results_file.median_ms(b.get(key, {})) is None]
     if regressions:
         print(f"\nREGRESSION: {len(regressions)} point(s) slower by more than "
               f"{args.fail_above:g}%:")
@@ -188,6 +192,6 @@ def main(argv=None) -> int:
 
 
 def _ms(p) -> str:
-    t = lr.median_ms(p)
+    t = results_file.median_ms(p)
     return p["status"] if t is None else f"{t:.4g}"
 

@@ -5,14 +5,14 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-import layerbench_results as lr
+from layerbench_report import results_file
 
 from layerbench_report.style import CPU_COLOURS, GPU_COLOURS
 
 
 @dataclass(eq=False)
 class Device:
-    file: lr.ResultsFile
+    file: results_file.ResultsFile
     id: str
     kind: str
     name: str
@@ -34,7 +34,7 @@ class Device:
 class Data:
     def __init__(self, files, baseline_index=0, frameworks=()):
         self.files = files
-        self.frameworks = list(frameworks)  # framework_results.FrameworkFile, matched by device
+        self.frameworks = list(frameworks)  # framework_file.FrameworkFile, matched by device
         self.devices = []
         by_kind = {"cpu": 0, "gpu": 0}
         for f in files:
@@ -54,10 +54,10 @@ class Data:
         # of each device's original backend (oneDNN, CUDA). The library-vs-library section reads
         # `all_points`.
         self.all_points = [(self.device(f, p["device"]), p) for f in files for p in f.points]
-        self.points = [(d, p) for d, p in self.all_points if lr.is_original_backend(p)]
+        self.points = [(d, p) for d, p in self.all_points if results_file.is_original_backend(p)]
         self.records = [(self.device(f, r["device"]), r) for f in files for r in f.models
                         if isinstance(r, dict) and r.get("device") in f.devices and
-                        lr.is_original_backend(r)]
+                        results_file.is_original_backend(r)]
         self.boundaries = [(self.device(f, b["device"]), b) for f in files for b in f.boundaries
                            if isinstance(b, dict) and b.get("device") in f.devices]
         self.baseline = files[baseline_index] if files else None
@@ -104,7 +104,7 @@ class Data:
 
     def record_passes(self, model):
         have = {r["pass"] for _, r in self.records if r["model"] == model}
-        return [p for p in lr.MODEL_PASSES if p in have]
+        return [p for p in results_file.MODEL_PASSES if p in have]
 
     def ops(self, model):
         """[(op, count)] in the order the file lists them."""
@@ -134,21 +134,21 @@ NOT_MEASURED_SCHEMA = "layerbench-not-measured/1"
 
 def load_not_measured(path):
     """The records of a fleet's not-measured file: [{target, job_id, node, partition, reason}].
-    Raises lr.BadResultsFile naming the file and the problem."""
+    Raises results_file.BadResultsFile naming the file and the problem."""
     try:
         doc = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as e:
-        raise lr.BadResultsFile(path, f"cannot be read: {e.strerror}") from None
+        raise results_file.BadResultsFile(path, f"cannot be read: {e.strerror}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise lr.BadResultsFile(path, f"not a not-measured file: {e}") from None
+        raise results_file.BadResultsFile(path, f"not a not-measured file: {e}") from None
     if not isinstance(doc, dict) or doc.get("schema") != NOT_MEASURED_SCHEMA:
-        raise lr.BadResultsFile(
+        raise results_file.BadResultsFile(
             path, f'not a not-measured file: schema is not "{NOT_MEASURED_SCHEMA}"')
     records = doc.get("targets")
     if not isinstance(records, list) or not all(
             isinstance(r, dict) and isinstance(r.get("target"), str) and
             isinstance(r.get("reason"), str) for r in records):
-        raise lr.BadResultsFile(
+        raise results_file.BadResultsFile(
             path, "targets: expected an array of objects with target and reason")
     return records
 
@@ -163,4 +163,4 @@ def device_batch(data, model, device, pass_="fwd"):
 
 def precisions_of(data, model, device):
     have = {p["precision"] for p in data.points_of(model, device)}
-    return [p for p in lr.PRECISIONS if p in have]
+    return [p for p in results_file.PRECISIONS if p in have]

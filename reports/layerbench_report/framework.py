@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import framework_results as fr
-import layerbench_results as lr
+from layerbench_report import framework_file
+from layerbench_report import results_file
 
 # The points a model record sums (reports/results-schema.md, models[].pass).
-RECORD_POINT_PASSES = {"fwd": ("fwd",), "train": lr.POINT_PASSES}
+RECORD_POINT_PASSES = {"fwd": ("fwd",), "train": results_file.POINT_PASSES}
 OUTSIDE = "outside operators"
 
 
@@ -23,7 +23,7 @@ class Estimate:
     batch: int
     split: dict  # kind group -> ms: count x median summed over the record's points
     run: dict | None = None  # the framework's run of the same configuration, measured ok
-    framework: fr.FrameworkFile | None = None
+    framework: framework_file.FrameworkFile | None = None
 
     @property
     def total_ms(self) -> float:
@@ -48,8 +48,8 @@ def split_of(data, model, device, pass_, precision, batch) -> dict:
     split = {}
     for p in data.points_of(model, device, precision, batch=batch):
         if p["pass"] in RECORD_POINT_PASSES[pass_] and p["status"] == "ok":
-            group = fr.kind_group(p.get("kind") or "other")
-            split[group] = split.get(group, 0.0) + p.get("count", 1) * lr.median_ms(p)
+            group = framework_file.kind_group(p.get("kind") or "other")
+            split[group] = split.get(group, 0.0) + p.get("count", 1) * results_file.median_ms(p)
     return split
 
 
@@ -80,7 +80,7 @@ def estimates(data, model) -> list:
     for d in data.devices_for(model):
         for pass_ in data.record_passes(model):
             for (prec, batch) in sorted(data.records_of(model, d, pass_),
-                                        key=lambda k: (lr.precision_order(k[0]), k[1])):
+                                        key=lambda k: (results_file.precision_order(k[0]), k[1])):
                 e = Estimate(d, model, pass_, prec, batch,
                              split_of(data, model, d, pass_, prec, batch))
                 e.run, e.framework = matching_run(data.frameworks, e)
@@ -89,7 +89,7 @@ def estimates(data, model) -> list:
 
 
 def groups_in(split) -> list:
-    return sorted(split, key=fr.group_order)
+    return sorted(split, key=framework_file.group_order)
 
 
 def attribution(e: Estimate) -> list:
@@ -116,7 +116,8 @@ def remainder_causes(e: Estimate, top=3) -> str:
         over = sorted(((mine - (theirs or 0), g) for g, mine, theirs in rows
                        if mine is not None and mine > (theirs or 0)), reverse=True)
         return "the estimate exceeds the measured time: " + ("; ".join(
-            f"{fr.group_name(g)} slower in layerbench +{d:.3g} ms" for d, g in over[:top])
+            f"{framework_file.group_name(g)} slower in layerbench +{d:.3g} ms"
+            for d, g in over[:top])
             or "no group is slower in layerbench's points than in the profile")
     causes = []
     for group, mine, theirs in rows:
@@ -125,10 +126,11 @@ def remainder_causes(e: Estimate, top=3) -> str:
         if group == OUTSIDE:
             causes.append((theirs, f"outside operators (Python, dispatch) {theirs:.3g} ms"))
         elif mine is None:
-            causes.append((theirs, f"{fr.group_name(group)} not in the estimate {theirs:.3g} ms"))
+            causes.append((theirs, f"{framework_file.group_name(group)} not in the estimate "
+                                   f"{theirs:.3g} ms"))
         elif theirs > mine:
-            causes.append((theirs - mine, f"{fr.group_name(group)} slower in the framework "
-                                          f"+{theirs - mine:.3g} ms"))
+            causes.append((theirs - mine, f"{framework_file.group_name(group)} slower in the "
+                                          f"framework +{theirs - mine:.3g} ms"))
     causes.sort(key=lambda c: -c[0])
     return "; ".join(text for _, text in causes[:top]) or "none: every group is at or below " \
         "layerbench's estimate"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import layerbench_results as lr
+from layerbench_report import results_file
 
 from layerbench_report.markup import P, fmt_ms, fmt_rate, fmt_ratio
 
@@ -17,7 +17,7 @@ class Headline:
 def availability(data, model, device, pass_):
     """{precision: why it has no ok model record} for the precisions without one."""
     missing = {}
-    for prec in lr.PRECISIONS:
+    for prec in results_file.PRECISIONS:
         recs = [r for d, r in data.records if d is device and r["model"] == model and
                 r["pass"] == pass_ and r["precision"] == prec]
         if any(r["status"] == "ok" for r in recs):
@@ -27,7 +27,7 @@ def availability(data, model, device, pass_):
             status, reason = bad[0]["status"], bad[0].get("reason", "")
             # A model record's reason starts with its status ("oom: conv1 fwd (conv1): ...").
             reason = reason.removeprefix(f"{status}: ")
-            missing[prec] = lr.STATUS_NAMES[status] + (f" ({reason})" if reason else "")
+            missing[prec] = results_file.STATUS_NAMES[status] + (f" ({reason})" if reason else "")
         else:
             missing[prec] = "not measured"
     return missing
@@ -57,7 +57,7 @@ def headline(data, model) -> Headline:
                          "writes them only at the end), so there is no headline; the per-layer "
                          "charts below use the points."], [])
     pass_ = passes[0]
-    what = f"{title} {lr.pass_name(pass_)}"
+    what = f"{title} {results_file.pass_name(pass_)}"
     devices = data.devices_for(model)
     gpus = [d for d in devices if d.kind == "gpu" and data.records_of(model, d, pass_)]
     cpus = [d for d in devices if d.kind == "cpu" and data.records_of(model, d, pass_)]

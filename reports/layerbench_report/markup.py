@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import html
 
-import layerbench_results as lr
+from layerbench_report import results_file
 
 
 def esc(x) -> str:
@@ -29,11 +29,11 @@ def fmt_ms(x) -> str:
 
 
 def P(p) -> str:  # noqa: N802 - reads like the unit it prints
-    return lr.precision_name(p)
+    return results_file.precision_name(p)
 
 
 def status_pill(status, reason="") -> Raw:
-    text = lr.STATUS_NAMES.get(status, status)
+    text = results_file.STATUS_NAMES.get(status, status)
     title = f' title="{esc(reason)}"' if reason else ""
     return Raw(f'<span class="st st-{esc(status)}"{title}>{esc(text)}</span>')
 

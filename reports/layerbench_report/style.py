@@ -12,7 +12,7 @@ PASS_LINESTYLES = {"fwd": "-", "train": "--"}
 NOT_OK_MARK = {"oom": "X", "unsupported": "s", "failed": "P"}
 ACCUMULATION_MARK = "*"
 DPI = 100
-# One colour per kind group of a model's time (framework_results.GROUPS), and for the time outside
+# One colour per kind group of a model's time (framework_file.GROUPS), and for the time outside
 # any operator and the unexplained remainder.
 GROUP_COLOURS = {"convolution": "#1f77b4", "gemm": "#ff7f0e", "attention": "#bcbd22",
                  "normalisation": "#2ca02c", "elementwise": "#9467bd", "pooling": "#8c564b",

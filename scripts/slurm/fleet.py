@@ -27,11 +27,13 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-SCRIPTS = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(SCRIPTS))
-import layerbench_results as lr  # noqa: E402
+from layerbench_report import results_file
 
-ROOT = SCRIPTS.parent
+ROOT = Path(__file__).resolve().parents[2]
+# The job scripts run fleet.py with a Python that may lack the report package (the system's, or
+# one whose environment sbatch did not pass on): they take it from this tree.
+PYTHONPATH_LINE = (f'export PYTHONPATH={shlex.quote(str(ROOT / "reports"))}'
+                   '${PYTHONPATH:+:$PYTHONPATH}')
 NOT_MEASURED_SCHEMA = "layerbench-not-measured/1"
 
 # Options the fleet sets itself in every target's job; a target giving them would fight it.
@@ -212,6 +214,7 @@ def job_script(target: Target, *, out: Path, binary: Path, python: str, suite: s
         f"#SBATCH --time={minutes}",
         f"#SBATCH --output={out / 'logs'}/{target.slug}-%j.out",
         "set -u",
+        PYTHONPATH_LINE,
         f"export LAYERBENCH_FLEET_TARGET={q(target.text)}",
         f"stem={stem_expression(results, target.slug)}",
         "# The doctor's verdict first: a node whose GPU is unusable still leaves its reason.",
@@ -244,6 +247,7 @@ def report_script(jobs, *, out: Path, python: str, device: str, report_options) 
         "#SBATCH --ntasks=1",
         f"#SBATCH --output={out / 'logs'}/report-%j.out",
         "set -u",
+        PYTHONPATH_LINE,
         f"exec {q(python)} {q(Path(__file__).resolve())} job-report --out {q(out)} "
         f"--device {q(device)} {job_args}".rstrip(),
     ]
@@ -263,8 +267,8 @@ def load_results_dir(results_dir: Path, warn):
     for path in sorted(results_dir.glob("*.json")):
         if is_results_name(path):
             try:
-                results.append(lr.load(path))
-            except lr.BadResultsFile as e:
+                results.append(results_file.load(path))
+            except results_file.BadResultsFile as e:
                 warn(str(e))
         else:
             try:
@@ -282,7 +286,7 @@ def scheduler_of(doc: dict) -> dict:
     return s if isinstance(s, dict) else {}
 
 
-def target_of(results: lr.ResultsFile):
+def target_of(results: results_file.ResultsFile):
     return scheduler_of(results.context).get("target")
 
 
@@ -461,7 +465,7 @@ def job_report_main(args) -> int:
     for r in records:
         print(f"not measured: {r['target']}: {r['reason']}")
     files = sorted(str(p) for p in (out / "results").glob("*.json") if is_results_name(p))
-    cmd = [sys.executable, str(SCRIPTS / "report.py"), *files, "--not-measured",
+    cmd = [sys.executable, str(ROOT / "scripts" / "report.py"), *files, "--not-measured",
            str(not_measured_file), "--skip-bad", "-o", str(report_dir)]
     return subprocess.run(cmd).returncode
 

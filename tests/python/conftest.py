@@ -3,7 +3,9 @@
 The results files under fixtures/ are TEST DATA written by fixtures/make_fixtures.py: invented
 numbers for invented devices ("Test GPU A (fixture)"), not measurements.
 """
+import importlib.util
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -13,18 +15,30 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = ROOT / "scripts"
+REPORTS = ROOT / "reports"  # the report package's root, also pytest.ini's pythonpath
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 GPU_A = FIXTURES / "fixture_gpu_a.json"
 GPU_B = FIXTURES / "fixture_gpu_b.json"
 CPU_ONLY = FIXTURES / "fixture_cpu_only.json"
 
-sys.path[:0] = [str(SCRIPTS), str(ROOT / "reports")]
-
 
 def run_script(name, *args, timeout=300):
-    """Runs scripts/<name> with this interpreter; returns the CompletedProcess (text)."""
+    """Runs scripts/<name> with this interpreter and this tree's report package; returns the
+    CompletedProcess (text)."""
+    path = os.pathsep.join(filter(None, [str(REPORTS), os.environ.get("PYTHONPATH")]))
     return subprocess.run([sys.executable, str(SCRIPTS / name), *map(str, args)],
-                          capture_output=True, text=True, timeout=timeout)
+                          capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, "PYTHONPATH": path})
+
+
+def import_file(path):
+    """Imports a script or helper that is not part of a package (an entry point under scripts/,
+    a fixture writer) as a module, to test its functions."""
+    spec = importlib.util.spec_from_file_location(Path(path).stem, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their class's module up there
+    spec.loader.exec_module(module)
+    return module
 
 
 def read_fixture(path):

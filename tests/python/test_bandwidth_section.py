@@ -5,7 +5,7 @@ import re
 
 from conftest import FIXTURES
 
-import layerbench_results as lr
+from layerbench_report import results_file
 from layerbench_report import cli
 from layerbench_report.data import Data
 from layerbench_report.sections import bandwidth
@@ -32,7 +32,7 @@ def test_each_memory_bound_point_against_the_measured_bandwidth(tmp_path):
     expected = [p for p in raw["points"] if p["model"] == "resnet50" and p["status"] == "ok"
                 and p["kind"] not in ("conv", "linear", "bmm")]
     assert expected  # batch norms, ReLUs, adds and pools
-    data = Data([lr.load(WITH_BANDWIDTH)])
+    data = Data([results_file.load(WITH_BANDWIDTH)])
     (device, points), = bandwidth.memory_bound_points(data, "resnet50").items()
     assert [p["op"] for p in points] == [p["op"] for p in expected]
     section = section_of(tmp_path, WITH_BANDWIDTH)

@@ -7,17 +7,16 @@ import json
 import os
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, SCRIPTS, run_script
+from conftest import ROOT, SCRIPTS, import_file, run_script
 
-sys.path.insert(0, str(SCRIPTS / "slurm"))
-import fleet  # noqa: E402
-import layerbench_results as lr  # noqa: E402
+from layerbench_report import results_file
+
+fleet = import_file(SCRIPTS / "slurm" / "fleet.py")
 
 TINY = ROOT / "tests" / "data" / "workloads" / "tiny.json"
 TINY_RUN = ["--device", "cpu", "--workload", str(TINY), "--model", "tiny", "--batch", "1",
@@ -245,7 +244,7 @@ def test_results_carry_the_jobs_provenance(fleet_dir):
 def test_resume_picks_the_unfinished_file_of_the_target_on_this_host(fleet_dir):
     results, _ = loaded(fleet_dir)
     gamma = fleet_dir / "gamma-node7-13.json"
-    assert lr.load(gamma).status == "incomplete"
+    assert results_file.load(gamma).status == "incomplete"
     host = socket.gethostname()
     assert fleet.pick_resume_file(results, "partition=gamma", host) == gamma
     assert fleet.pick_resume_file(results, "partition=gamma", "another-host") is None

@@ -6,7 +6,7 @@ import re
 
 from conftest import FIXTURES, read_fixture, run_script
 
-import layerbench_results as lr
+from layerbench_report import results_file
 from layerbench_report import cli
 from layerbench_report.data import Data
 from layerbench_report.sections import MODEL_SECTIONS
@@ -40,7 +40,7 @@ def test_each_gemm_shape_shows_both_libraries_and_their_ratio(tmp_path):
     for (op, prec, batch) in {(op, prec, b) for op, _, prec, b in shapes}:
         onednn, openblas = by[(op, prec, batch, "onednn")], by[(op, prec, batch, "openblas")]
         if onednn["status"] == openblas["status"] == "ok":
-            ratio = lr.median_ms(openblas) / lr.median_ms(onednn)
+            ratio = results_file.median_ms(openblas) / results_file.median_ms(onednn)
             assert re.search(rf"<td>{op}</td><td>fwd</td><td>FP32</td><td>{batch}</td>.*?"
                              rf"{re.escape(fmt(ratio))}</td></tr>", html), (op, batch, ratio)
     # OpenBLAS's FP16 points are unsupported, and say so in the table.
@@ -59,7 +59,7 @@ def test_a_file_of_one_backend_per_device_says_how_to_get_two(tmp_path):
 
 
 def test_other_sections_read_the_original_backend_and_the_csv_every_point(tmp_path):
-    data = Data([lr.load(TWO_BACKENDS)])
+    data = Data([results_file.load(TWO_BACKENDS)])
     assert {p["backend"] for _, p in data.points} == {"onednn"}
     assert {p["backend"] for _, p in data.all_points} == {"onednn", "openblas"}
     assert all("backend" not in r for _, r in data.records)
@@ -86,5 +86,5 @@ def test_an_old_format_file_compares_with_a_two_backend_one():
     assert f"{len(old)} points in both files" in proc.stdout
     assert f"0 only in BASE, {n_openblas} only in NEW" in proc.stdout
     assert "on cpu@openblas" in proc.stdout
-    assert {lr.point_id(p) for p in old} == {lr.point_id(p) for p in new
+    assert {results_file.point_id(p) for p in old} == {results_file.point_id(p) for p in new
                                              if p["backend"] == "onednn"}

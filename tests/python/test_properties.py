@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, event, given, settings, strategies as st
 from conftest import FIXTURES, run_script
 
 from layerbench_report import compare
-import layerbench_results as lr
+from layerbench_report import results_file
 from layerbench_report import cli
 
 REAL = FIXTURES / "real"
@@ -33,8 +33,8 @@ VALUES = [None, float("nan"), float("inf"), float("-inf"), 0, -1, 0.0, -0.0, 1e-
           10 ** 30, -(10 ** 30), 2 ** 31, 10 ** 400, True, False, "", "two\nlines", [], [None],
           {}, {"x": 1}, TOO_LARGE]
 # Valid values of the fields with a fixed set, to make files that are well-formed but unusual.
-DOMAINS = [*lr.MODEL_STATUSES, *lr.FILE_STATUSES, *lr.PRECISIONS, *lr.POINT_PASSES, "train",
-           "cpu", "gpu", "gpu:0", 1, 2, 64]
+DOMAINS = [*results_file.MODEL_STATUSES, *results_file.FILE_STATUSES, *results_file.PRECISIONS,
+           *results_file.POINT_PASSES, "train", "cpu", "gpu", "gpu:0", 1, 2, 64]
 # The fields the scripts read; a mutation picks among them half of the time.
 READ = {"schema", "status", "context", "points", "models", "boundaries", "devices", "id", "kind",
         "name", "peaks", "tflops", "memory_bandwidth_gbps", "value", "libraries", "doctor",
@@ -117,8 +117,8 @@ def accepted(case) -> bool:
     """Whether the reader accepts a broken_file() case (with its real file's journal)."""
     with tempfile.TemporaryDirectory() as folder:
         try:
-            lr.load(write_broken(folder, "case", *case))
-        except lr.BadResultsFile:
+            results_file.load(write_broken(folder, "case", *case))
+        except results_file.BadResultsFile:
             return False
     return True
 
@@ -147,18 +147,18 @@ def assert_one_line(err, script, paths):
 
 def assert_usable(results):
     """What the reader promises the scripts about a file it accepts."""
-    ids = [lr.point_id(p) for p in results.points]
+    ids = [results_file.point_id(p) for p in results.points]
     assert len(set(ids)) == len(ids)
     for p in results.points:
         assert isinstance(p["batch"], int) and not isinstance(p["batch"], bool)
         assert p["batch"] >= 1 and p["device"] in results.devices
-        assert p["precision"] in lr.PRECISIONS and p["pass"] in lr.POINT_PASSES
-        median = lr.median_ms(p)
+        assert p["precision"] in results_file.PRECISIONS and p["pass"] in results_file.POINT_PASSES
+        median = results_file.median_ms(p)
         assert (median is not None) if p["status"] == "ok" else True
         assert median is None or (math.isfinite(median) and median > 0)
-        assert math.isfinite(lr.noise(p)) and lr.noise(p) >= 0
+        assert math.isfinite(results_file.noise(p)) and results_file.noise(p) >= 0
     for r in results.models:
-        assert r["status"] in lr.MODEL_STATUSES and r["device"] in results.devices
+        assert r["status"] in results_file.MODEL_STATUSES and r["device"] in results.devices
         if r["status"] == "ok":
             assert math.isfinite(r["images_per_s"]) and r["images_per_s"] > 0
 
@@ -171,8 +171,8 @@ def test_the_reader_accepts_a_usable_file_or_names_the_problem(case, data):
         path = write_broken(folder, "case", name, text,
                             lambda n: data.draw(st.integers(0, n), label="journal cut"))
         try:
-            results = lr.load(path)
-        except lr.BadResultsFile as e:
+            results = results_file.load(path)
+        except results_file.BadResultsFile as e:
             event("refused")
             assert "\n" not in str(e)
             assert str(e).startswith(f"{path}: ") or str(e).startswith(f"{path}.journal: ")
@@ -186,9 +186,9 @@ def compare_oracle(base, new, fail_above):
     than fail_above in NEW or has no time in NEW."""
     if fail_above is None:
         return 0
-    new_times = {lr.point_id(p): lr.median_ms(p) for p in new.points}
+    new_times = {results_file.point_id(p): results_file.median_ms(p) for p in new.points}
     for p in base.points:
-        tb, tn = lr.median_ms(p), new_times.get(lr.point_id(p))
+        tb, tn = results_file.median_ms(p), new_times.get(results_file.point_id(p))
         if tb is not None and (tn is None or (tn / tb - 1) * 100 > fail_above):
             return 1
     return 0
@@ -210,8 +210,8 @@ def test_compare_exits_0_1_or_2_with_one_line_and_its_gate_holds(base_case, data
             code = compare.main(args)
         event(f"compare.py exit {code}")
         try:
-            expected = compare_oracle(lr.load(base), lr.load(new), fail_above)
-        except lr.BadResultsFile:
+            expected = compare_oracle(results_file.load(base), results_file.load(new), fail_above)
+        except results_file.BadResultsFile:
             expected = 2
     assert code == expected, out.text()
     if code == 2:
@@ -234,8 +234,8 @@ def test_report_renders_or_names_the_bad_file(cases, skip_bad):
         loaded = []
         for p in paths:
             try:
-                loaded.append(lr.load(p))
-            except lr.BadResultsFile:
+                loaded.append(results_file.load(p))
+            except results_file.BadResultsFile:
                 pass
         err = out.err.getvalue()
         if code == 2:

@@ -4,19 +4,18 @@ hand-made fixtures held to the structure of those real files."""
 import csv
 import json
 import re
-import sys
 
 import pytest
 
-from conftest import CPU_ONLY, FIXTURES, GPU_A, GPU_B, read_fixture, run_script, write_json
+from conftest import (CPU_ONLY, FIXTURES, GPU_A, GPU_B, import_file, read_fixture, run_script,
+                      write_json)
 
 from layerbench_report import compare
-import layerbench_results as lr
+from layerbench_report import results_file
 from layerbench_report import cli
 from layerbench_report.page import NOTHING_MEASURED
 
-sys.path.insert(0, str(FIXTURES))
-import make_fixtures  # noqa: E402
+make_fixtures = import_file(FIXTURES / "make_fixtures.py")
 
 REAL = FIXTURES / "real"
 REAL_FILES = sorted(REAL.glob("*.json"))
@@ -53,7 +52,7 @@ def render(paths, out, capsys):
 def test_report_renders_every_real_file(path, tmp_path, capsys):
     code, err, page, summary, rows = render([path], tmp_path, capsys)
     assert code == 0, err
-    results = lr.load(path)
+    results = results_file.load(path)
     assert len(rows) == len(results.points)
     if results.status != "complete":
         assert f"{path.name} is {results.status.upper()}" in page
@@ -105,8 +104,9 @@ def compare_main(capsys, *args):
 
 
 def timed(path):
-    return {lr.point_id(p): lr.median_ms(p) for p in lr.load(path).points
-            if lr.median_ms(p) is not None}
+    return {results_file.point_id(p): results_file.median_ms(p)
+            for p in results_file.load(path).points
+            if results_file.median_ms(p) is not None}
 
 
 def test_compare_two_real_runs(capsys):

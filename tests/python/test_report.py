@@ -6,7 +6,7 @@ import re
 
 from conftest import CPU_ONLY, GPU_A, GPU_B, read_fixture, run_script, write_json
 
-import layerbench_results as lr
+from layerbench_report import results_file
 from layerbench_report.data import Data, Device
 from layerbench_report.style import CPU_COLOURS, GPU_COLOURS, PRECISION_COLOURS
 from layerbench_report.markup import fmt_rate, fmt_ratio
@@ -146,10 +146,10 @@ def test_csv_has_one_row_per_point(fixture_report):
 
 
 def test_colours_are_one_fixed_mapping():
-    assert set(PRECISION_COLOURS) == set(lr.PRECISIONS)
+    assert set(PRECISION_COLOURS) == set(results_file.PRECISIONS)
     device_colours = set(CPU_COLOURS) | set(GPU_COLOURS)
     assert not device_colours & set(PRECISION_COLOURS.values())
-    data = Data([lr.load(GPU_A), lr.load(GPU_B)])
+    data = Data([results_file.load(GPU_A), results_file.load(GPU_B)])
     # The same device keeps its colour whichever chart it is drawn in: one Device object each.
     colours = [d.colour for d in data.devices]
     assert len(set(colours)) == len(colours)

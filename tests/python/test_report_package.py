@@ -1,5 +1,6 @@
 """The report package's structure: sections are a list that orders and numbers them, so adding
-one is a module and a line; no module grows past about 300 lines."""
+one is a module and a line; no module grows past about 300 lines; the package is imported as a
+package (installed by scripts/setup.sh, or PYTHONPATH), never found by editing the path."""
 import re
 
 from conftest import CPU_ONLY, GPU_A, ROOT
@@ -51,3 +52,15 @@ def test_no_module_of_the_package_passes_the_line_bound():
     assert len(sizes) > 10  # the package is found, not an empty folder
     too_long = {name: n for name, n in sizes.items() if n > MODULE_LINES_MAX}
     assert not too_long, f"split these modules: {too_long}"
+
+
+def test_no_python_file_edits_the_import_path():
+    # A script that extends the path imports whichever copy the path finds first; the package is
+    # installed (scripts/setup.sh) or named by PYTHONPATH instead, the same way for every caller.
+    edits = re.compile(r"sys\.path\s*(\[|\.(insert|append|extend)|[+]?=)")
+    sources = [p for folder in ("scripts", "reports", "tests")
+               for p in (ROOT / folder).rglob("*.py")]
+    assert len(sources) > 30  # the tree is found
+    offenders = [p.relative_to(ROOT).as_posix() for p in sources
+                 if edits.search(p.read_text(encoding="utf-8"))]
+    assert not offenders, f"these edit sys.path: {offenders}"

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import GPU_A, read_fixture, run_script
+from conftest import GPU_A, SCRIPTS, import_file, read_fixture, run_script
 
 
 def gpu_ok_points():
@@ -104,7 +104,7 @@ def fake_torch(monkeypatch):
 
 
 def test_measure_drives_every_ok_gpu_point(fake_torch, tmp_path):
-    import torch_layers
+    torch_layers = import_file(SCRIPTS / "torch_layers.py")
     out = tmp_path / "torch.json"
     assert torch_layers.main(["measure", str(GPU_A), "-o", str(out),
                               "--max-time-per-point", "0.001"]) == 0
@@ -131,7 +131,7 @@ def test_measure_drives_every_ok_gpu_point(fake_torch, tmp_path):
 
 
 def test_precision_flags(fake_torch):
-    import torch_layers
+    torch_layers = import_file(SCRIPTS / "torch_layers.py")
     torch_layers.set_precision(fake_torch, "tf32")
     assert fake_torch.backends.cuda.matmul.fp32_precision == "tf32"
     assert fake_torch.backends.cudnn.conv.fp32_precision == "tf32"
@@ -145,7 +145,7 @@ def test_precision_flags(fake_torch):
 def test_launch_hold_matches_layerbench_rule():
     """PyTorch is timed with the same stream hold as layerbench: same constants, same rule."""
     import re
-    import torch_layers
+    torch_layers = import_file(SCRIPTS / "torch_layers.py")
     from conftest import ROOT
     header = (ROOT / "kernels/cuda/logic/launch_hold.hpp").read_text()
     for name in ("margin", "min_hold_ns", "max_hold_ns", "give_up_after"):
@@ -162,7 +162,7 @@ def test_launch_hold_matches_layerbench_rule():
 
 
 def test_measure_holds_the_stream_before_each_start(fake_torch, tmp_path):
-    import torch_layers
+    torch_layers = import_file(SCRIPTS / "torch_layers.py")
     out = tmp_path / "torch.json"
     assert torch_layers.main(["measure", str(GPU_A), "-o", str(out),
                               "--max-time-per-point", "0.001"]) == 0

@@ -13,13 +13,14 @@ import sys
 
 import pytest
 
-from conftest import FIXTURES, run_script, write_json
+from conftest import FIXTURES, SCRIPTS, import_file, run_script, write_json
 
-import framework_results as fr
-import layerbench_results as lr
-import torch_models as tm
+from layerbench_report import framework_file
+from layerbench_report import results_file
 from layerbench_report import cli
 from layerbench_report.framework import attribution, remainder_causes
+
+torch_models = import_file(SCRIPTS / "torch_models.py")
 
 REAL = FIXTURES / "real" / "models"  # beside make_real.sh's files, which it rewrites
 TORCH_FILE = REAL / "torch_models_cpu.json"
@@ -37,20 +38,20 @@ class Rule:
 # ------------------------------------------------------------------------ timing and arguments
 
 def test_noise_is_the_scaled_mad_over_the_median():
-    assert tm.relative_noise([1.0, 1.0, 1.0]) == 0
+    assert torch_models.relative_noise([1.0, 1.0, 1.0]) == 0
     # median 2, deviations 1, 0, 1 -> MAD 1 -> 1.4826 / 2
-    assert tm.relative_noise([1.0, 2.0, 3.0]) == pytest.approx(1.4826 / 2)
+    assert torch_models.relative_noise([1.0, 2.0, 3.0]) == pytest.approx(1.4826 / 2)
 
 
 def test_the_stopping_rule_is_layerbenchs():
     steady = [0.01] * 5
-    assert tm.should_stop(steady[:4], 1.0, Rule) is None          # fewer than min_runs
-    assert tm.should_stop(steady, 0.1, Rule) is None              # before min_time
-    assert tm.should_stop(steady, 0.6, Rule) == "noise"
+    assert torch_models.should_stop(steady[:4], 1.0, Rule) is None          # fewer than min_runs
+    assert torch_models.should_stop(steady, 0.1, Rule) is None              # before min_time
+    assert torch_models.should_stop(steady, 0.6, Rule) == "noise"
     noisy = [0.01, 0.02, 0.03, 0.04, 0.05]
-    assert tm.should_stop(noisy, 1.0, Rule) is None
-    assert tm.should_stop(noisy, 2.0, Rule) == "time_cap"
-    assert tm.should_stop([0.01, 0.05] * 50, 0.0, Rule) == "max_samples"
+    assert torch_models.should_stop(noisy, 1.0, Rule) is None
+    assert torch_models.should_stop(noisy, 2.0, Rule) == "time_cap"
+    assert torch_models.should_stop([0.01, 0.05] * 50, 0.0, Rule) == "max_samples"
 
 
 def test_sample_warms_up_outside_the_timed_runs():
@@ -60,7 +61,7 @@ def test_sample_warms_up_outside_the_timed_runs():
     def run_once():
         calls.append(1)
         return 0.25 if len(calls) > Rule.warmup_runs else 9.0  # warm-ups are slow
-    t = tm.sample(run_once, Rule, clock=lambda: clock() / 10)
+    t = torch_models.sample(run_once, Rule, clock=lambda: clock() / 10)
     assert t["warmup_runs"] == Rule.warmup_runs
     assert t["median_ms"] == t["min_ms"] == t["max_ms"] == 250  # no warm-up time in them
     assert t["runs"] == len(calls) - Rule.warmup_runs >= Rule.min_runs
@@ -86,7 +87,7 @@ def test_bad_flags_exit_2_naming_the_flag(tmp_path, flags, message):
 
 def test_without_torch_it_exits_2_and_says_how_to_install(tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "torch", None)  # import torch raises ImportError
-    assert tm.main(["-o", str(tmp_path / "t.json")]) == 2
+    assert torch_models.main(["-o", str(tmp_path / "t.json")]) == 2
     assert "scripts/setup.sh --torch" in capsys.readouterr().err
 
 
@@ -106,19 +107,20 @@ def test_without_torch_it_exits_2_and_says_how_to_install(tmp_path, monkeypatch,
     ("aten::something_new", "other"),
 ])
 def test_operator_groups(name, group):
-    assert fr.operator_group(name) == group
+    assert framework_file.operator_group(name) == group
 
 
 def test_point_kinds_map_to_the_same_groups_and_unknown_kinds_keep_their_name():
-    assert [fr.kind_group(k) for k in ("conv", "linear", "bmm", "layer_norm", "binary")] == \
+    kinds = ("conv", "linear", "bmm", "layer_norm", "binary")
+    assert [framework_file.kind_group(k) for k in kinds] == \
         ["convolution", "gemm", "gemm", "normalisation", "elementwise"]
-    assert fr.kind_group("dropout") == "dropout"
+    assert framework_file.kind_group("dropout") == "dropout"
 
 
 # ---------------------------------------------------------------------------- the real files
 
 def test_the_real_file_reads_and_says_what_ran():
-    f = fr.load(TORCH_FILE)
+    f = framework_file.load(TORCH_FILE)
     versions = f.context["versions"]
     assert f.framework == "pytorch" and f.data["status"] == "complete"
     assert versions["torch"] and versions["onednn"] and f.context["threads"] == 1
@@ -129,8 +131,8 @@ def test_the_real_file_reads_and_says_what_ran():
         assert r["images_per_s"] == pytest.approx(r["batch"] / t["median_ms"] * 1e3)
         assert sum(r["profile"]["group_ms"].values()) + r["profile"]["outside_ms"] == \
             pytest.approx(r["profile"]["wall_ms"], rel=1e-6)
-    assert fr.looks_like_framework_file(TORCH_FILE)
-    assert not fr.looks_like_framework_file(LAYERBENCH_FILE)
+    assert framework_file.looks_like_framework_file(TORCH_FILE)
+    assert not framework_file.looks_like_framework_file(LAYERBENCH_FILE)
 
 
 def explained_rows(index_html):
@@ -145,10 +147,10 @@ def explained_rows(index_html):
 
 
 def expected_share(model, batch, layerbench_file=LAYERBENCH_FILE):
-    results = lr.load(layerbench_file)
+    results = results_file.load(layerbench_file)
     estimate = sum(p["count"] * p["timing"]["median_ms"] for p in results.points
                    if p["model"] == model and p["batch"] == batch and p["pass"] == "fwd")
-    run = next(r for r in fr.load(TORCH_FILE).runs if r["model"] == model and
+    run = next(r for r in framework_file.load(TORCH_FILE).runs if r["model"] == model and
                r["batch"] == batch and r["pass"] == "fwd")
     return estimate / run["timing"]["median_ms"]
 
@@ -171,7 +173,7 @@ def test_report_shows_the_explained_share_of_each_configuration(tmp_path, how):
 def test_the_remainder_is_attributed_from_the_profile(tmp_path):
     from layerbench_report.data import Data
     from layerbench_report.framework import estimates
-    data = Data([lr.load(LAYERBENCH_FILE)], 0, [fr.load(TORCH_FILE)])
+    data = Data([results_file.load(LAYERBENCH_FILE)], 0, [framework_file.load(TORCH_FILE)])
     e = next(e for e in estimates(data, "resnet50") if e.batch == 1)
     rows = {g: (mine, theirs) for g, mine, theirs in attribution(e)}
     # layerbench's points are convolutions and GEMMs only; PyTorch also ran batch norm, ReLU,
@@ -191,7 +193,7 @@ def test_the_memory_bound_kinds_join_the_estimate_and_its_split(tmp_path):
     assert "are not in this estimate" not in html  # the conv/GEMM-only caveat
     from layerbench_report.data import Data
     from layerbench_report.framework import estimates
-    data = Data([lr.load(MEMOPS_FILE)], 0, [fr.load(TORCH_FILE)])
+    data = Data([results_file.load(MEMOPS_FILE)], 0, [framework_file.load(TORCH_FILE)])
     e = next(e for e in estimates(data, "resnet50") if e.batch == 8)
     rows = {g: (mine, theirs) for g, mine, theirs in attribution(e)}
     assert rows["normalisation"][0] > 0 and rows["pooling"][0] > 0
@@ -249,7 +251,7 @@ def test_torch_models_writes_a_file_the_report_reads(tmp_path):
                    "--warmup-runs", "1", "--warmup-min-time", "0.001", "--min-time", "0.001",
                    "--max-time", "0.001", "--min-runs", "1", timeout=600)
     assert r.returncode == 0, r.stderr
-    f = fr.load(out)
+    f = framework_file.load(out)
     assert f.data["status"] == "complete" and f.context["threads"] == 1
     by = {(r["pass"], r["precision"]): r for r in f.runs}
     assert by[("fwd", "tf32")]["status"] == "unsupported"  # a GPU precision, on the CPU
@@ -269,11 +271,11 @@ def test_a_training_step_computes_every_gradient_and_a_forward_none(precision):
                                 torch.nn.ReLU(), torch.nn.Flatten(), torch.nn.LazyLinear(2))
     x = torch.randn(2, 3, 8, 8)
     model(x)  # materialises the lazy layer
-    forward, before = tm.step_fn(torch, model, x, "fwd", precision, "cpu")
+    forward, before = torch_models.step_fn(torch, model, x, "fwd", precision, "cpu")
     forward()
     assert before is None and not model.training
     assert all(p.grad is None for p in model.parameters())
-    step, clear = tm.step_fn(torch, model, x, "train", precision, "cpu")
+    step, clear = torch_models.step_fn(torch, model, x, "train", precision, "cpu")
     step()
     assert model.training and all(p.grad is not None for p in model.parameters())
     clear()

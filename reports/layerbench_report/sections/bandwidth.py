@@ -2,7 +2,7 @@
 (FLOPs 0, not defined), so their roof is the device's bandwidth, not a point on the roofline."""
 from __future__ import annotations
 
-import layerbench_results as lr
+from layerbench_report import results_file
 import matplotlib.pyplot as plt
 
 from layerbench_report.markup import P, esc, fmt_ms, note, table
@@ -21,7 +21,7 @@ def memory_bound_points(data, model):
 
 
 def point_label(p) -> str:
-    return f"{p['op']} · {lr.pass_name(p['pass'])} · {P(p['precision'])} · b{p['batch']}"
+    return f"{p['op']} · {results_file.pass_name(p['pass'])} · {P(p['precision'])} · b{p['batch']}"
 
 
 def fraction_of(p, bandwidth):
@@ -59,8 +59,9 @@ def render(data, model, charts) -> str:
         bandwidth = device.bandwidth()
         parts.append(f"<h4>{esc(device.label)}</h4>")
         parts.append(bandwidth_chart(charts, model, device, points, bandwidth))
-        rows = [[p["op"], p["kind"], lr.pass_name(p["pass"]), P(p["precision"]), p["batch"],
-                 f"{p['bytes'] / 1e6:.3g}", fmt_ms(lr.median_ms(p)),
+        rows = [[p["op"], p.get("kind"), results_file.pass_name(p["pass"]), P(p["precision"]),
+                 p["batch"],
+                 f"{p['bytes'] / 1e6:.3g}", fmt_ms(results_file.median_ms(p)),
                  f"{p['gbps']:.3g}" if p.get("gbps") else None,
                  f"{fraction_of(p, bandwidth):.0%}" if fraction_of(p, bandwidth) else None]
                 for p in points]

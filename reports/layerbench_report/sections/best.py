@@ -1,7 +1,7 @@
 """Section: best throughput per device and precision."""
 from __future__ import annotations
 
-import layerbench_results as lr
+from layerbench_report import results_file
 
 from layerbench_report.headline import availability, best
 from layerbench_report.markup import P, fmt_rate, note, table
@@ -16,13 +16,13 @@ def best_table(data, model):
                 continue  # this device did not run this pass at all
             recs = data.records_of(model, d, pass_)
             missing = availability(data, model, d, pass_)
-            row = [d.label, lr.pass_name(pass_)]
-            for prec in lr.PRECISIONS:
+            row = [d.label, results_file.pass_name(pass_)]
+            for prec in results_file.PRECISIONS:
                 r = best(recs, prec)
                 row.append(f"{fmt_rate(r['images_per_s'])} (batch {r['batch']})" if r
                            else missing[prec].split(" (")[0])
             rows.append(row)
-    return ["device", "pass"] + [f"{P(p)} images/s" for p in lr.PRECISIONS], rows
+    return ["device", "pass"] + [f"{P(p)} images/s" for p in results_file.PRECISIONS], rows
 
 
 def render(data, model, charts) -> str:

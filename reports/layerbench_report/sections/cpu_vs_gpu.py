@@ -1,7 +1,7 @@
 """Section: CPU vs GPU."""
 from __future__ import annotations
 
-import layerbench_results as lr
+from layerbench_report import results_file
 
 from layerbench_report.charts import (
     batch_axis,
@@ -45,7 +45,7 @@ def render(data, model, charts) -> str:
         n = 2 if ref and others else 1
         fig, axes = plt.subplots(1, n, figsize=(13, layer_chart_height(ops)), squeeze=False)
         ax = axes[0][0]
-        handles = layer_rows(ax, ops, series, lr.median_ms)
+        handles = layer_rows(ax, ops, series, results_file.median_ms)
         ax.set_xlabel("median time per layer (ms, log scale) — lower is better")
         ax.set_title(f"Per-layer time, FP32 forward, batch {batch}")
         all_handles = list(handles)
@@ -57,7 +57,8 @@ def render(data, model, charts) -> str:
                 for op, _ in ops:
                     a, b = ref[2].get(op), pts.get(op)
                     if a and b and a["status"] == "ok" and b["status"] == "ok":
-                        ratios[op] = {"status": "ok", "ratio": lr.median_ms(a) / lr.median_ms(b)}
+                        ratios[op] = {"status": "ok", "ratio":
+                                      results_file.median_ms(a) / results_file.median_ms(b)}
                     elif b and b["status"] != "ok":
                         ratios[op] = b
                 ratio_series.append((label, colour, ratios))

@@ -3,8 +3,8 @@ end-to-end time of the same configuration, with the unexplained remainder shown 
 framework's profile says, attributed)."""
 from __future__ import annotations
 
-import framework_results as fr
-import layerbench_results as lr
+from layerbench_report import framework_file
+from layerbench_report import results_file
 import matplotlib.pyplot as plt
 from matplotlib.patches import Patch
 
@@ -46,8 +46,8 @@ def chart(charts, model, compared):
     ax.set_xlim(0, max(1.15, max(e.explained for e in compared) + 0.12))
     ax.set_xlabel("fraction of the framework's measured time (1 = its median)")
     ax.grid(axis="y", visible=False)
-    handles = [Patch(facecolor=colour(g), label=f"layerbench: {fr.group_name(g)}")
-               for g in sorted(present, key=fr.group_order)]
+    handles = [Patch(facecolor=colour(g), label=f"layerbench: {framework_file.group_name(g)}")
+               for g in sorted(present, key=framework_file.group_order)]
     handles.append(Patch(facecolor="white", edgecolor=UNEXPLAINED_COLOUR, hatch="xx",
                          label="unexplained remainder"))
     fig.tight_layout(rect=(0, 0.9 / fig.get_figheight(), 1, 1))
@@ -60,7 +60,8 @@ def chart(charts, model, compared):
 
 
 def attribution_table(e) -> str:
-    rows = [[fr.group_name(g) if g != OUTSIDE else f"{OUTSIDE} (Python, dispatch, autograd)",
+    rows = [[framework_file.group_name(g) if g != OUTSIDE
+             else f"{OUTSIDE} (Python, dispatch, autograd)",
              fmt_ms(mine), fmt_ms(theirs),
              fmt_ms(theirs - (mine or 0)) if theirs is not None else None]
             for g, mine, theirs in attribution(e)]
@@ -79,7 +80,7 @@ SHARE_HEADERS = ["device", "pass", "precision", "batch", "threads (layerbench / 
 
 
 def share_rows(compared) -> list:
-    return [[e.device.label, lr.pass_name(e.pass_), P(e.precision), e.batch, threads(e),
+    return [[e.device.label, results_file.pass_name(e.pass_), P(e.precision), e.batch, threads(e),
              fmt_ms(e.total_ms),
              f"{fmt_ms(e.measured_ms)} (±{e.run['timing'].get('noise') or 0:.1%}, "
              f"{e.run['timing']['runs']} runs)", f"{e.explained:.2f}",

@@ -1,7 +1,7 @@
 """Section: library vs library on the same device (e.g. oneDNN and OpenBLAS on one CPU)."""
 from __future__ import annotations
 
-import layerbench_results as lr
+from layerbench_report import results_file
 
 from layerbench_report.markup import P, Raw, esc, fmt_ms, fmt_ratio, note, status_pill, table
 
@@ -31,7 +31,8 @@ def libraries_of(shapes) -> list:
         for library, p in by_library.items():
             if library not in seen:
                 seen.append(library)
-    return sorted(seen, key=lambda library: not lr.is_original_backend({"backend": library}))
+    return sorted(seen,
+                  key=lambda library: not results_file.is_original_backend({"backend": library}))
 
 
 def cell(p):
@@ -41,7 +42,7 @@ def cell(p):
         return status_pill(p["status"], p.get("reason", ""))
     tflops = p.get("tflops")
     rate = f"{tflops:.3g} TFLOP/s" if tflops else "–"
-    return Raw(f"{esc(fmt_ms(lr.median_ms(p)))} ms<br>{esc(rate)}")
+    return Raw(f"{esc(fmt_ms(results_file.median_ms(p)))} ms<br>{esc(rate)}")
 
 
 def comparison_rows(shapes, libraries):
@@ -58,7 +59,8 @@ def comparison_rows(shapes, libraries):
         for library in libraries[1:]:
             other = by_library.get(library)
             both_ok = first and other and first["status"] == other["status"] == "ok"
-            row.append(fmt_ratio(lr.median_ms(other) / lr.median_ms(first)) if both_ok else "–")
+            row.append(fmt_ratio(results_file.median_ms(other) / results_file.median_ms(first))
+                       if both_ok else "–")
         rows.append(row)
     return rows
 

@@ -1,7 +1,7 @@
 """Section: batch scaling and memory."""
 from __future__ import annotations
 
-import layerbench_results as lr
+from layerbench_report import results_file
 from matplotlib.lines import Line2D
 
 from layerbench_report.charts import (
@@ -31,7 +31,7 @@ def render(data, model, charts) -> str:
         slots = not_ok_slots(data, model, d, passes)
         for pass_ in passes:
             recs = data.records_of(model, d, pass_, ok_only=False)
-            for prec in lr.PRECISIONS:
+            for prec in results_file.PRECISIONS:
                 ok = sorted((b, r["images_per_s"]) for (p, b), r in recs.items()
                             if p == prec and r["status"] == "ok" and r.get("images_per_s"))
                 colour = PRECISION_COLOURS[prec]
@@ -40,7 +40,7 @@ def render(data, model, charts) -> str:
                     batches.update(xs)
                     drawn = True
                     ax.plot(xs, ys, PASS_LINESTYLES[pass_], marker="o", color=colour,
-                            label=f"{P(prec)} ({lr.pass_name(pass_)})")
+                            label=f"{P(prec)} ({results_file.pass_name(pass_)})")
                 for (p, b), r in recs.items():
                     if p != prec or r["status"] == "ok":
                         continue
@@ -89,7 +89,7 @@ def render(data, model, charts) -> str:
     for d, b in data.boundaries:
         if b.get("model") == model:
             limit = b.get("memory_limit_bytes")
-            rows.append([d.label, P(b.get("precision")), lr.pass_name(b.get("pass")),
+            rows.append([d.label, P(b.get("precision")), results_file.pass_name(b.get("pass")),
                          b.get("largest_fitting_batch"), b.get("first_oom_batch"),
                          f"{limit / 2**30:.1f} GiB" if limit else None])
     if rows:
@@ -100,7 +100,8 @@ def render(data, model, charts) -> str:
     for d, r in data.records:
         acc = r.get("accumulation")
         if r["model"] == model and acc:
-            acc_rows.append([d.label, P(r["precision"]), lr.pass_name(r["pass"]), r["batch"],
+            acc_rows.append([d.label, P(r["precision"]), results_file.pass_name(r["pass"]),
+                             r["batch"],
                              f"{acc['steps']} steps of batch {acc['batch']}",
                              fmt_rate(acc.get("images_per_s"))])
     if acc_rows:

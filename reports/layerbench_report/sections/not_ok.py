@@ -1,7 +1,7 @@
 """Section: points not measured ok."""
 from __future__ import annotations
 
-import layerbench_results as lr
+from layerbench_report import results_file
 
 from layerbench_report.markup import P, note, status_pill, table
 
@@ -19,8 +19,10 @@ def render(data, model, charts) -> str:
     n_ops = len(data.ops(model))
     rows = []
     for (label, prec, pass_, status, reason), (ops, batches) in sorted(
-            groups.items(), key=lambda kv: (kv[0][0], lr.precision_order(kv[0][1]), kv[0][2])):
+            groups.items(),
+            key=lambda kv: (kv[0][0], results_file.precision_order(kv[0][1]), kv[0][2])):
         layers = f"all {n_ops}" if len(ops) == n_ops else ", ".join(sorted(ops))
-        rows.append([label, P(prec), lr.pass_name(pass_), status_pill(status), reason or None,
+        rows.append([label, P(prec), results_file.pass_name(pass_), status_pill(status),
+                     reason or None,
                      layers, ", ".join(map(str, sorted(batches)))])
     return table(["device", "precision", "pass", "status", "reason", "layers", "batches"], rows)

@@ -1,7 +1,7 @@
 """Section: precision (speed-up of each precision over FP32)."""
 from __future__ import annotations
 
-import layerbench_results as lr
+from layerbench_report import results_file
 from matplotlib.ticker import FuncFormatter
 
 from layerbench_report.charts import (
@@ -78,7 +78,7 @@ def speedup_over_fp32(data, model, devices, charts) -> str:
                 xs, ys = zip(*pts)
                 batches.update(xs)
                 ax.plot(xs, ys, PASS_LINESTYLES[pass_], marker="o", color=PRECISION_COLOURS[prec],
-                        label=f"{P(prec)} ({lr.pass_name(pass_)})")
+                        label=f"{P(prec)} ({results_file.pass_name(pass_)})")
             for (prec, b), r in data.records_of(model, d, pass_, ok_only=False).items():
                 if prec != "fp32" and r["status"] != "ok":
                     strip = max(strip, mark_not_ok(ax, b, r["status"], PRECISION_COLOURS[prec],

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import statistics
 
-import layerbench_results as lr
+from layerbench_report import results_file
 from matplotlib.lines import Line2D
 
 from layerbench_report.charts import legend_below, legend_order, log_scale, panel_grid
@@ -37,7 +37,7 @@ def render(data, model, charts) -> str:
         xs = [p["intensity"] for p in pts]
         lo, hi = min(xs) / 2, max(xs) * 2
         bw = d.bandwidth()
-        precs = [q for q in lr.PRECISIONS if any(p["precision"] == q for p in pts)]
+        precs = [q for q in results_file.PRECISIONS if any(p["precision"] == q for p in pts)]
         ceilings = {}  # peak -> the precisions sharing it (FP16 and BF16 usually do)
         for prec in precs:
             peak = d.peak(prec)
@@ -83,7 +83,7 @@ def render(data, model, charts) -> str:
         handles += [Line2D([], [], color=PRECISION_COLOURS[q], marker="o", linestyle="none",
                            label=P(q)) for q in precs]
         handles += [Line2D([], [], color="#555", marker=m, linestyle="none",
-                           label=lr.pass_name(pa)) for pa, m in PASS_MARKERS.items()
+                           label=results_file.pass_name(pa)) for pa, m in PASS_MARKERS.items()
                     if any(p["pass"] == pa for p in pts)]
         batch = device_batch(data, model, d)
         for prec in precs:

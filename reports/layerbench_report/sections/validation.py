@@ -1,7 +1,7 @@
 """Validation against the double-precision reference (environment section and summary)."""
 from __future__ import annotations
 
-import layerbench_results as lr
+from layerbench_report import results_file
 
 from layerbench_report.markup import P, note, status_pill, table
 
@@ -15,7 +15,7 @@ def validation_rows(data):
             groups.setdefault((d, p["precision"]), []).append((v, p))
     rows = []
     for (d, prec), items in sorted(groups.items(), key=lambda kv: (
-            data.devices.index(kv[0][0]), lr.precision_order(kv[0][1]))):
+            data.devices.index(kv[0][0]), results_file.precision_order(kv[0][1]))):
         v, p = max(items, key=lambda vp: vp[0]["rel_l2"] / (vp[0].get("tolerance") or 1))
         failed = sum(1 for vv, _ in items if not vv.get("passed"))
         rows.append((d, prec, v, p, len(items), failed))
@@ -27,7 +27,8 @@ def section_validation(data) -> str:
     for d, prec, v, p, n, failed in validation_rows(data):
         verdict = status_pill("ok") if failed == 0 else status_pill("failed")
         rows.append([d.label, P(prec), n, f"{v['rel_l2']:.2e}", f"{v.get('tolerance', 0):.0e}",
-                     f"{p['model']} / {p['op']} / batch {p['batch']} / {lr.pass_name(p['pass'])}",
+                     f"{p['model']} / {p['op']} / batch {p['batch']} / "
+                     f"{results_file.pass_name(p['pass'])}",
                      f"{failed} of {n}" if failed else "none", verdict])
     if not rows:
         return note("No validated points in these files.")

@@ -1,7 +1,7 @@
 """Section: device vs device."""
 from __future__ import annotations
 
-import layerbench_results as lr
+from layerbench_report import results_file
 
 from layerbench_report.charts import plt
 from layerbench_report.markup import P, esc, fmt_rate, fmt_ratio, note, status_pill, table
@@ -32,7 +32,7 @@ def render(data, model, charts) -> str:
             continue
         pass_ = passes[0]
         recs = {d: data.records_of(model, d, pass_, ok_only=False) for d in mine}
-        groups = [(prec, common_batch(recs, prec)) for prec in lr.PRECISIONS]
+        groups = [(prec, common_batch(recs, prec)) for prec in results_file.PRECISIONS]
         groups = [(prec, b) for prec, b in groups if b is not None]
         if groups:
             fig, ax = plt.subplots(figsize=(11, 4.2))
@@ -47,8 +47,8 @@ def render(data, model, charts) -> str:
             ax.set_xticks(range(len(groups)))
             ax.set_xticklabels([f"{P(prec)}\nbatch {b}" for prec, b in groups])
             ax.set_ylabel("images/s (model sum)")
-            ax.set_title(f"{word} vs {word}, {lr.pass_name(pass_)}: throughput at the largest "
-                         "batch every device ran (labels: × the reference)")
+            ax.set_title(f"{word} vs {word}, {results_file.pass_name(pass_)}: throughput at the "
+                         "largest batch every device ran (labels: × the reference)")
             ax.grid(axis="x", visible=False)
             ax.legend(loc="upper left")
             fig.tight_layout()
@@ -57,7 +57,8 @@ def render(data, model, charts) -> str:
                                       f"{word}s measured ok; numbers over the bars are relative "
                                       f"to {base.label}."))
         batches = sorted({b for r in recs.values() for (_, b) in r})
-        precisions = sorted({p for r in recs.values() for (p, _) in r}, key=lr.precision_order)
+        precisions = sorted({p for r in recs.values() for (p, _) in r},
+                            key=results_file.precision_order)
         rows = []
         for prec in precisions:
             for d in mine:
@@ -74,8 +75,9 @@ def render(data, model, charts) -> str:
                     else:
                         row.append(fmt_rate(r["images_per_s"]))
                 rows.append(row)
-        parts.append(f"<p>Images/s, {esc(lr.pass_name(pass_))}, against batch size; in brackets "
-                     f"relative to {esc(base.label)} at the same precision and batch:</p>" +
+        parts.append(f"<p>Images/s, {esc(results_file.pass_name(pass_))}, against batch size; in "
+                     f"brackets relative to {esc(base.label)} at the same precision and "
+                     "batch:</p>" +
                      table(["precision", "device"] + [f"batch {b}" for b in batches], rows))
     if not parts:
         return note("Only one device of each kind in these files: nothing to set side by side. "

@@ -2,8 +2,8 @@
 own profile where a framework timing file has one)."""
 from __future__ import annotations
 
-import framework_results as fr
-import layerbench_results as lr
+from layerbench_report import framework_file
+from layerbench_report import results_file
 import matplotlib.pyplot as plt
 from matplotlib.patches import Patch
 
@@ -13,7 +13,8 @@ from layerbench_report.style import GROUP_COLOURS, OUTSIDE_COLOUR
 
 
 def config_label(e) -> str:
-    return f"{e.device.label} · {lr.pass_name(e.pass_)} · {P(e.precision)} · batch {e.batch}"
+    return (f"{e.device.label} · {results_file.pass_name(e.pass_)} · {P(e.precision)} · "
+            f"batch {e.batch}")
 
 
 def colour(group):
@@ -53,10 +54,11 @@ def stacked_chart(charts, model, rows):
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of the time")
     ax.grid(axis="y", visible=False)
-    order = sorted(present - {OUTSIDE}, key=fr.group_order) + \
+    order = sorted(present - {OUTSIDE}, key=framework_file.group_order) + \
         ([OUTSIDE] if OUTSIDE in present else [])
     handles = [Patch(facecolor=colour(g), hatch="//" if g == OUTSIDE else None,
-                     label=fr.group_name(g) if g != OUTSIDE else OUTSIDE) for g in order]
+                     label=framework_file.group_name(g) if g != OUTSIDE else OUTSIDE)
+               for g in order]
     fig.tight_layout(rect=(0, 0.9 / fig.get_figheight(), 1, 1))
     fig.legend(handles=handles, loc="lower center", ncol=min(5, len(handles)), frameon=False)
     return charts.embed(fig, f"{model}: where the time goes",
@@ -72,13 +74,13 @@ def render(data, model, charts) -> str:
     if not ests:
         return note("No model-level records measured ok: no estimate to split.")
     groups = groups_in({g for e in ests for g in e.split})
-    rows = [[e.device.label, lr.pass_name(e.pass_), P(e.precision), e.batch,
+    rows = [[e.device.label, results_file.pass_name(e.pass_), P(e.precision), e.batch,
              fmt_ms(e.total_ms)] + [f"{e.split[g] / e.total_ms:.1%}" if g in e.split else None
                                     for g in groups] for e in ests]
-    kinds = sorted({fr.group_name(g) for g in groups})
+    kinds = sorted({framework_file.group_name(g) for g in groups})
     missing = note("These files have points of " + ", ".join(kinds) + " only: operations of "
                    "other kinds (normalisation, activations, pooling, softmax) are not in this "
                    "estimate.") if not set(groups) - {"convolution", "gemm"} else ""
     return (stacked_chart(charts, model, bars(ests)) +
             table(["device", "pass", "precision", "batch", "estimate ms"] +
-                  [f"{fr.group_name(g)} share" for g in groups], rows) + missing)
+                  [f"{framework_file.group_name(g)} share" for g in groups], rows) + missing)

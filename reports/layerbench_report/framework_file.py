@@ -2,7 +2,7 @@
 reading them strictly, and the kind groups both they and layerbench's points are split into.
 
 The schema is documented in reports/results-schema.md ("Framework timing files"). A file that
-cannot be used raises layerbench_results.BadResultsFile naming the file and the field.
+cannot be used raises BadResultsFile naming the file and the field.
 """
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import layerbench_results as lr
+from layerbench_report import results_file
+from layerbench_report.checked_json import BadResultsFile, Fields, unique
 
 SCHEMA = "layerbench-framework/1"
 SCHEMA_FAMILY = "layerbench-framework/"
@@ -110,7 +111,7 @@ def looks_like_framework_file(path) -> bool:
 def _check_run(r, devices):
     r.text("model")
     r.text("pass", PASSES)
-    r.text("precision", lr.PRECISIONS)
+    r.text("precision", results_file.PRECISIONS)
     r.count("batch")
     r.device(devices)
     ok = r.text("status", STATUSES) == "ok"
@@ -133,14 +134,14 @@ def _check_run(r, devices):
 
 
 def check(path, data) -> FrameworkFile:
-    """Checks a parsed document; raises lr.BadResultsFile naming the file and the field."""
+    """Checks a parsed document; raises BadResultsFile naming the file and the field."""
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         found = json.dumps(data.get("schema")) if isinstance(data, dict) else "no object"
-        raise lr.BadResultsFile(path, f"not a framework timing file: schema is {found}, "
-                                      f'expected "{SCHEMA}"')
-    top = lr._Fields(path, data, "")
+        raise BadResultsFile(path, f"not a framework timing file: schema is {found}, "
+                                   f'expected "{SCHEMA}"')
+    top = Fields(path, data, "")
     top.text("framework")
-    top.text("status", lr.FILE_STATUSES)
+    top.text("status", results_file.FILE_STATUSES)
     context = top.object("context", optional=False, nullable=False)
     devices = {}
     for d in context.objects("devices"):
@@ -152,7 +153,7 @@ def check(path, data) -> FrameworkFile:
     runs = top.objects("runs")
     for r in runs:
         _check_run(r, devices)
-    lr._unique(path, data["runs"], run_id, "runs")
+    unique(path, data["runs"], run_id, "runs")
     return FrameworkFile(Path(path), data)
 
 
@@ -165,11 +166,11 @@ def load(path) -> FrameworkFile:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise lr.BadResultsFile(path, "no such file") from None
+        raise BadResultsFile(path, "no such file") from None
     except (OSError, UnicodeDecodeError) as e:
-        raise lr.BadResultsFile(path, f"cannot be read: {e}") from None
+        raise BadResultsFile(path, f"cannot be read: {e}") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
-        raise lr.BadResultsFile(path, f"not valid JSON: {e.msg} at line {e.lineno}") from None
+        raise BadResultsFile(path, f"not valid JSON: {e.msg} at line {e.lineno}") from None
     return check(path, data)

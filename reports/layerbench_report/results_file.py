@@ -6,10 +6,11 @@ message names the file and the problem in one line; the scripts print it and exi
 from __future__ import annotations
 
 import json
-import math
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from layerbench_report.checked_json import (BadResultsFile, Fields, json_words, loads, parse,
+                                            quoted, unique)
 
 SCHEMA = "layerbench-results/1"
 SCHEMA_FAMILY = "layerbench-results/"
@@ -27,15 +28,6 @@ PASS_NAMES = {"fwd": "forward", "train": "training step", "bwd_data": "backward 
               "bwd_weights": "backward (weights)"}
 STATUS_NAMES = {"ok": "ok", "unsupported": "unsupported", "oom": "out of memory",
                 "failed": "failed", "incomplete": "incomplete"}
-
-
-class BadResultsFile(Exception):
-    """A file that is not a usable results file. str() is '<file>: <problem>'."""
-
-    def __init__(self, path, problem: str):
-        super().__init__(f"{path}: {problem}")
-        self.path = str(path)
-        self.problem = problem
 
 
 def precision_name(p: str) -> str:
@@ -82,146 +74,12 @@ class ResultsFile:
         return self.data["boundaries"]
 
 
-def _parse_json(path: Path, text: str):
-    stripped = text.strip()
-    if not stripped:
-        raise BadResultsFile(path, "empty file: not a layerbench results file")
-    if stripped[0] not in "{[":
-        raise BadResultsFile(path, "not JSON (does not start with '{'): not a layerbench "
-                                   "results file")
-    try:
-        return _loads(text)
-    except json.JSONDecodeError as e:
-        # A document that stops in the middle (a run killed while writing, a partial copy)
-        # fails at its very end or inside a string that never closes.
-        if e.pos >= len(text.rstrip()) or e.msg.startswith("Unterminated string"):
-            raise BadResultsFile(path, f"truncated: the JSON ends unexpectedly at line {e.lineno} "
-                                       f"column {e.colno} ({len(text)} bytes); the file was cut "
-                                       "short") from None
-        raise BadResultsFile(path, f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") \
-            from None
-    except ValueError as e:  # an integer too long for Python to convert
-        raise BadResultsFile(path, f"not valid JSON: {e}") from None
-    except RecursionError:
-        raise BadResultsFile(path, "not a layerbench results file: arrays or objects nested too "
-                                   "deeply to read") from None
-
-
-def _non_finite_as_null(text):
-    """NaN, Infinity and numbers too large for a double read as null: layerbench's writer
-    (nlohmann_json) writes every non-finite number as null, so both spellings mean the same."""
-    value = float(text)
-    return value if math.isfinite(value) else None
-
-
-def _integer(text):
-    value = int(text)
-    return value if abs(value) <= sys.float_info.max else None  # as a double: infinite
-
-
-def _loads(text):
-    return json.loads(text, parse_float=_non_finite_as_null, parse_int=_integer,
-                      parse_constant=lambda _: None)
-
-
-def _quoted(text: str) -> str:
-    """A value from the file, quoted for a one-line message (newlines and the like escaped)."""
-    return "'" + json.dumps(text)[1:-1] + "'"
-
-
-def _json_words(value) -> str:
-    return "null" if value is None else _type_words(type(value))
-
-
-def _type_words(types) -> str:
-    words = {dict: "an object", list: "an array", str: "a string", int: "an integer",
-             float: "a number", bool: "true/false", type(None): "null"}
-    types = types if isinstance(types, tuple) else (types,)
-    if types == (int, float):
-        return "a number"
-    return " or ".join(words.get(t, t.__name__) for t in types)
-
-
-class _Fields:
-    """Reads the fields of one object of a file; a problem raises BadResultsFile naming the file
-    and the field's path (e.g. 'points[12].timing.median_ms')."""
-
-    def __init__(self, path, obj, where):
-        self.path, self.obj, self.where = path, obj, where
-
-    def fail(self, key, problem):
-        raise BadResultsFile(self.path, f"{self.where}{key}: {problem}")
-
-    def get(self, key, types, optional=False, nullable=False):
-        if key not in self.obj:
-            if optional:
-                return None
-            self.fail(key, "missing")
-        value = self.obj[key]
-        if value is None and nullable:
-            return None
-        types = types if isinstance(types, tuple) else (types,)
-        if not isinstance(value, types) or isinstance(value, bool) and bool not in types:
-            self.fail(key, f"expected {_type_words(types)}, found {_json_words(value)}")
-        return value
-
-    def text(self, key, choices=None, optional=False, nullable=False):
-        value = self.get(key, str, optional, nullable)
-        if choices is not None and value is not None and value not in choices:
-            self.fail(key, f"unknown value {_quoted(value)} (expected one of {', '.join(choices)})")
-        return value
-
-    def device(self, devices):
-        """The id in "device", which must be one of the context's devices."""
-        dev_id = self.text("device")
-        if dev_id not in devices:
-            self.fail("device", f"{_quoted(dev_id)} is not in context.devices")
-        return dev_id
-
-    def count(self, key, optional=False, nullable=False):
-        """A positive integer that fits the writer's int (a batch, a number of layers or steps)."""
-        value = self.get(key, int, optional, nullable)
-        if value is not None and not 1 <= value < 2 ** 31:
-            self.fail(key, f"must be a positive integer below 2^31, is {value}")
-        return value
-
-    def number(self, key, positive=False, optional=False, nullable=False):
-        """A finite number, >= 0 (or > 0 with positive), stored back as a float (the writer's
-        double: a 30-digit integer would reach matplotlib as a Python object). Non-finite
-        numbers read as null."""
-        if key in self.obj and self.obj[key] is None and not nullable:
-            self.fail(key, "expected a finite number, found null (NaN and infinity read as null)")
-        value = self.get(key, (int, float), optional, nullable)
-        if value is None:
-            return None
-        if value <= 0 if positive else value < 0:
-            self.fail(key, f"must be {'positive' if positive else '>= 0'}, is {value}")
-        self.obj[key] = float(value)
-        return self.obj[key]
-
-    def object(self, key, optional=True, nullable=True):
-        """The _Fields of a nested object, or None where it may be absent or null."""
-        value = self.get(key, dict, optional, nullable)
-        return None if value is None else _Fields(self.path, value, f"{self.where}{key}.")
-
-    def objects(self, key, optional=False):
-        """The _Fields of each element of an array of objects ([] for an absent or null array
-        where optional)."""
-        items = self.get(key, list, optional, nullable=optional) or []
-        out = []
-        for i, item in enumerate(items):
-            if not isinstance(item, dict):
-                self.fail(f"{key}[{i}]", f"expected an object, found {_json_words(item)}")
-            out.append(_Fields(self.path, item, f"{self.where}{key}[{i}]."))
-        return out
-
-
-def _check_devices(context: _Fields) -> dict:
+def _check_devices(context: Fields) -> dict:
     devices = {}
     for d in context.objects("devices"):
         dev_id = d.text("id")
         if dev_id in devices:
-            d.fail("id", f"{_quoted(dev_id)} is used by another device too")
+            d.fail("id", f"{quoted(dev_id)} is used by another device too")
         d.text("kind", ("cpu", "gpu"))
         d.text("name")
         d.object("facts")
@@ -241,8 +99,8 @@ def _check_devices(context: _Fields) -> dict:
 def _check_point(path, where, p, devices):
     """where: the point's place, e.g. 'points[12]' or, in a journal, 'line 5: point'."""
     if not isinstance(p, dict):
-        raise BadResultsFile(path, f"{where}: expected an object, found {_json_words(p)}")
-    f = _Fields(path, p, f"{where}.")
+        raise BadResultsFile(path, f"{where}: expected an object, found {json_words(p)}")
+    f = Fields(path, p, f"{where}.")
     for key in ("model", "op"):
         f.text(key)
     f.count("batch")
@@ -267,7 +125,7 @@ def _check_point(path, where, p, devices):
         validation.get("passed", bool)
 
 
-def _check_model_record(r: _Fields, devices):
+def _check_model_record(r: Fields, devices):
     r.text("model")
     r.text("title", optional=True, nullable=True)
     r.device(devices)
@@ -287,7 +145,7 @@ def _check_model_record(r: _Fields, devices):
         accumulation.number("images_per_s", positive=True, optional=True, nullable=True)
 
 
-def _check_boundary(b: _Fields, devices):
+def _check_boundary(b: Fields, devices):
     b.text("model")
     b.device(devices)
     b.text("precision", PRECISIONS)
@@ -297,31 +155,20 @@ def _check_boundary(b: _Fields, devices):
     b.number("memory_limit_bytes", positive=True, optional=True, nullable=True)
 
 
-def _unique(path, items, key_of, array):
-    """Raises when two items of an array share their identity: one would hide the other."""
-    first = {}
-    for i, item in enumerate(items):
-        key = key_of(item)
-        if key in first:
-            raise BadResultsFile(path, f"{array}[{i}]: a second record of "
-                                       f"{'/'.join(map(str, key))} (first: {array}[{first[key]}])")
-        first[key] = i
-
-
 def check(path, data) -> ResultsFile:
     """Checks a parsed document; returns it wrapped. Raises BadResultsFile."""
     if not isinstance(data, dict):
         raise BadResultsFile(path, f"not a layerbench results file: the top level is "
-                                   f"{_json_words(data)}, not an object")
+                                   f"{json_words(data)}, not an object")
     if "schema" not in data:
         raise BadResultsFile(path, 'not a layerbench results file: no "schema" field')
     schema = data["schema"]
     if not isinstance(schema, str) or not schema.startswith(SCHEMA_FAMILY):
         raise BadResultsFile(path, f"not a layerbench results file: schema is {json.dumps(schema)}")
     if schema != SCHEMA:
-        raise BadResultsFile(path, f"unknown schema version {_quoted(schema)} (these scripts read "
+        raise BadResultsFile(path, f"unknown schema version {quoted(schema)} (these scripts read "
                                    f"{SCHEMA}; update layerbench's scripts)")
-    top = _Fields(path, data, "")
+    top = Fields(path, data, "")
     top.text("status", FILE_STATUSES)
     context = top.object("context", optional=False, nullable=False)
     devices = _check_devices(context)
@@ -334,7 +181,7 @@ def check(path, data) -> ResultsFile:
     points = top.get("points", list)
     for i, p in enumerate(points):
         _check_point(path, f"points[{i}]", p, devices)
-    _unique(path, points, point_id, "points")
+    unique(path, points, point_id, "points")
     # An unfinished run has written no model records or boundaries yet: absent or null is [].
     for r in top.objects("models", optional=True):
         _check_model_record(r, devices)
@@ -342,7 +189,7 @@ def check(path, data) -> ResultsFile:
         _check_boundary(b, devices)
     for key in ("models", "boundaries"):
         data[key] = data.get(key) or []
-    _unique(path, data["models"], lambda r: (
+    unique(path, data["models"], lambda r: (
         r["model"], keyed_device(r["device"], r.get("backend")), r["precision"], r["batch"],
         r["pass"]), "models")
     return ResultsFile(Path(path), data, devices=devices)
@@ -382,7 +229,7 @@ def _merge_journal(results: ResultsFile):
         raise BadResultsFile(journal, f"cannot be read: {e.strerror}") from None
     for number, line in enumerate(lines, 1):
         try:
-            entry = _loads(line)
+            entry = loads(line)
         except (ValueError, RecursionError):
             continue  # a line cut short by the kill
         p = entry.get("point") if isinstance(entry, dict) else None
@@ -411,7 +258,7 @@ def load(path) -> ResultsFile:
     except UnicodeDecodeError:
         raise BadResultsFile(path, "not JSON (not UTF-8 text): not a layerbench results file") \
             from None
-    results = check(path, _parse_json(path, text))
+    results = check(path, parse(path, text, "layerbench results file"))
     _merge_journal(results)
     return results
 

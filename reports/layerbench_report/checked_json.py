@@ -1,0 +1,165 @@
+"""Strict JSON for the results and framework timing readers: a document parsed with every
+non-finite number as null, and its fields read with their type and range checked. A problem
+raises BadResultsFile naming the file and the field in one line.
+"""
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+
+class BadResultsFile(Exception):
+    """A file that is not a usable results file. str() is '<file>: <problem>'."""
+
+    def __init__(self, path, problem: str):
+        super().__init__(f"{path}: {problem}")
+        self.path = str(path)
+        self.problem = problem
+
+
+def parse(path: Path, text: str, kind: str):
+    """The document in text; kind (e.g. 'layerbench results file') is what its messages say the
+    file is not."""
+    stripped = text.strip()
+    if not stripped:
+        raise BadResultsFile(path, f"empty file: not a {kind}")
+    if stripped[0] not in "{[":
+        raise BadResultsFile(path, f"not JSON (does not start with '{{'): not a {kind}")
+    try:
+        return loads(text)
+    except json.JSONDecodeError as e:
+        # A document that stops in the middle (a run killed while writing, a partial copy)
+        # fails at its very end or inside a string that never closes.
+        if e.pos >= len(text.rstrip()) or e.msg.startswith("Unterminated string"):
+            raise BadResultsFile(path, f"truncated: the JSON ends unexpectedly at line {e.lineno} "
+                                       f"column {e.colno} ({len(text)} bytes); the file was cut "
+                                       "short") from None
+        raise BadResultsFile(path, f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") \
+            from None
+    except ValueError as e:  # an integer too long for Python to convert
+        raise BadResultsFile(path, f"not valid JSON: {e}") from None
+    except RecursionError:
+        raise BadResultsFile(path, f"not a {kind}: arrays or objects nested too deeply "
+                                   "to read") from None
+
+
+def _non_finite_as_null(text):
+    """NaN, Infinity and numbers too large for a double read as null: layerbench's writer
+    (nlohmann_json) writes every non-finite number as null, so both spellings mean the same."""
+    value = float(text)
+    return value if math.isfinite(value) else None
+
+
+def _integer(text):
+    value = int(text)
+    return value if abs(value) <= sys.float_info.max else None  # as a double: infinite
+
+
+def loads(text):
+    return json.loads(text, parse_float=_non_finite_as_null, parse_int=_integer,
+                      parse_constant=lambda _: None)
+
+
+def quoted(text: str) -> str:
+    """A value from the file, quoted for a one-line message (newlines and the like escaped)."""
+    return "'" + json.dumps(text)[1:-1] + "'"
+
+
+def json_words(value) -> str:
+    return "null" if value is None else type_words(type(value))
+
+
+def type_words(types) -> str:
+    words = {dict: "an object", list: "an array", str: "a string", int: "an integer",
+             float: "a number", bool: "true/false", type(None): "null"}
+    types = types if isinstance(types, tuple) else (types,)
+    if types == (int, float):
+        return "a number"
+    return " or ".join(words.get(t, t.__name__) for t in types)
+
+
+class Fields:
+    """Reads the fields of one object of a file; a problem raises BadResultsFile naming the file
+    and the field's path (e.g. 'points[12].timing.median_ms')."""
+
+    def __init__(self, path, obj, where):
+        self.path, self.obj, self.where = path, obj, where
+
+    def fail(self, key, problem):
+        raise BadResultsFile(self.path, f"{self.where}{key}: {problem}")
+
+    def get(self, key, types, optional=False, nullable=False):
+        if key not in self.obj:
+            if optional:
+                return None
+            self.fail(key, "missing")
+        value = self.obj[key]
+        if value is None and nullable:
+            return None
+        types = types if isinstance(types, tuple) else (types,)
+        if not isinstance(value, types) or isinstance(value, bool) and bool not in types:
+            self.fail(key, f"expected {type_words(types)}, found {json_words(value)}")
+        return value
+
+    def text(self, key, choices=None, optional=False, nullable=False):
+        value = self.get(key, str, optional, nullable)
+        if choices is not None and value is not None and value not in choices:
+            self.fail(key, f"unknown value {quoted(value)} (expected one of {', '.join(choices)})")
+        return value
+
+    def device(self, devices):
+        """The id in "device", which must be one of the context's devices."""
+        dev_id = self.text("device")
+        if dev_id not in devices:
+            self.fail("device", f"{quoted(dev_id)} is not in context.devices")
+        return dev_id
+
+    def count(self, key, optional=False, nullable=False):
+        """A positive integer that fits the writer's int (a batch, a number of layers or steps)."""
+        value = self.get(key, int, optional, nullable)
+        if value is not None and not 1 <= value < 2 ** 31:
+            self.fail(key, f"must be a positive integer below 2^31, is {value}")
+        return value
+
+    def number(self, key, positive=False, optional=False, nullable=False):
+        """A finite number, >= 0 (or > 0 with positive), stored back as a float (the writer's
+        double: a 30-digit integer would reach matplotlib as a Python object). Non-finite
+        numbers read as null."""
+        if key in self.obj and self.obj[key] is None and not nullable:
+            self.fail(key, "expected a finite number, found null (NaN and infinity read as null)")
+        value = self.get(key, (int, float), optional, nullable)
+        if value is None:
+            return None
+        if value <= 0 if positive else value < 0:
+            self.fail(key, f"must be {'positive' if positive else '>= 0'}, is {value}")
+        self.obj[key] = float(value)
+        return self.obj[key]
+
+    def object(self, key, optional=True, nullable=True):
+        """The Fields of a nested object, or None where it may be absent or null."""
+        value = self.get(key, dict, optional, nullable)
+        return None if value is None else Fields(self.path, value, f"{self.where}{key}.")
+
+    def objects(self, key, optional=False):
+        """The Fields of each element of an array of objects ([] for an absent or null array
+        where optional)."""
+        items = self.get(key, list, optional, nullable=optional) or []
+        out = []
+        for i, item in enumerate(items):
+            if not isinstance(item, dict):
+                self.fail(f"{key}[{i}]", f"expected an object, found {json_words(item)}")
+            out.append(Fields(self.path, item, f"{self.where}{key}[{i}]."))
+        return out
+
+
+def unique(path, items, key_of, array):
+    """Raises when two items of an array share their identity: one would hide the other."""
+    first = {}
+    for i, item in enumerate(items):
+        key = key_of(item)
+        if key in first:
+            raise BadResultsFile(path, f"{array}[{i}]: a second record of "
+                                       f"{'/'.join(map(str, key))} (first: {array}[{first[key]}])")
+        first[key] = i
