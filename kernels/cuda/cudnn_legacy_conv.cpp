@@ -103,7 +103,9 @@ class CudnnLegacyConvCase final : public GpuCase {
   CudnnLegacyConvCase(std::shared_ptr<DeviceContext> context, const Problem& problem,
                       const std::vector<HostTensor>& inputs, const CudaCaseOptions& options);
 
-  HostTensor output() override;
+  HostTensor output() override {
+    return download_tensor(context(), output_buffer_, *tensors_.output, type_);
+  }
   std::string implementation() const override {
     return "cudnn legacy " + logic::legacy_candidate_label(pass_, chosen().algo, chosen().math);
   }
@@ -259,7 +261,8 @@ std::vector<logic::LegacyAlgoResult> CudnnLegacyConvCase::heuristic_results() {
 
 void CudnnLegacyConvCase::find_candidates(Precision precision, const CudaCaseOptions& options) {
   const auto results = heuristic_results();
-  const std::size_t wanted = options.algo == AlgoChoice::autotune ? autotune_candidates : 1;
+  // Autotuning times every algorithm that may run, as cudnnFind* does for TensorFlow and PyTorch.
+  const std::size_t wanted = options.algo == AlgoChoice::autotune ? results.size() : 1;
   const auto selection =
       logic::select_legacy_algos(pass_, precision, results, options.workspace_limit_bytes, wanted);
   notes_.emplace_back("cudnn_api", "legacy");
@@ -286,7 +289,7 @@ void CudnnLegacyConvCase::choose(const CudaCaseOptions& options) {
         [this](std::size_t i) {
           return logic::legacy_candidate_label(pass_, candidates_[i].algo, candidates_[i].math);
         },
-        timings);
+        timings, output_buffer_);
     select(best);
     notes_.emplace_back("cudnn_autotune", timings);
   }
@@ -326,16 +329,6 @@ void CudnnLegacyConvCase::launch() {
           &beta, desc_.w(), out));
       return;
   }
-}
-
-HostTensor CudnnLegacyConvCase::output() {
-  const logic::TensorSpec& out = *tensors_.output;
-  const auto count =
-      static_cast<std::size_t>(out.dims[0] * out.dims[1] * out.dims[2] * out.dims[3]);
-  HostTensor t;
-  t.dims.assign(out.dims.begin(), out.dims.end());
-  t.data = logic::from_strided(download_values(context(), output_buffer_, count, type_), out);
-  return t;
 }
 
 }  // namespace
