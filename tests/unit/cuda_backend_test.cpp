@@ -232,6 +232,29 @@ TEST(CudaBackend, LaunchHoldKeepsEnqueueLatencyOut) {
 
 // Every memory-bound op in both passes, the three precisions they run in and both layouts where
 // the layout applies, validated against the double-precision reference. tf32 and fp8 are refused.
+// ResNet-50's stem max pool (3x3, stride 2, pad 1) backward in 16-bit: rounded inputs tie for a
+// window's maximum often enough that a scan-order-only reference would fail cuDNN, which gives a
+// tied window's gradient to any one of its maxima.
+TEST(CudaBackend, MaxPoolBackwardValidatesDespiteTiedMaxima) {
+  REQUIRE_GPU();
+  MemoryShape s{MemoryOp::max_pool, {4, 64, 112, 112}};
+  s.window = 3, s.stride = 2, s.pad = 1;
+  for (Precision p : {Precision::fp16, Precision::bf16}) {
+    SCOPED_TRACE(name(p));
+    auto backend = cuda::make_backend(0);
+    const Problem problem{MemoryProblem{s, Pass::bwd_data}, p};
+    if (auto why = backend->unsupported_reason(problem)) {
+      EXPECT_EQ(p, Precision::bf16) << *why;
+      continue;
+    }
+    const auto in = make_inputs(problem, 5);
+    auto c = backend->prepare(problem, in, CaseOptions{});
+    c->run_timed();
+    const Validation v = validate(problem, in, c->output(), p);
+    EXPECT_TRUE(v.passed) << c->implementation() << ": rel_l2 " << v.rel_l2;
+  }
+}
+
 TEST(CudaBackend, MemoryBoundOpsValidateInEveryPassAndPrecision) {
   REQUIRE_GPU();
   auto pool = [](MemoryOp op, std::vector<std::int64_t> dims, std::int64_t window,
