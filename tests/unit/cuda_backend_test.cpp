@@ -267,6 +267,9 @@ TEST(CudaBackend, MemoryBoundOpsValidateInEveryPassAndPrecision) {
   broadcast_add.broadcast = true;
   const std::vector<MemoryShape> shapes{{MemoryOp::batch_norm, {3, 16, 7, 5}},
                                         {MemoryOp::layer_norm, {2, 5, 96}},
+                                        // Rows of 97: unaligned 16-byte vectors, scalar loads.
+                                        {MemoryOp::layer_norm, {3, 7, 97}},
+                                        {MemoryOp::gelu_erf, {3, 7, 97}},
                                         {MemoryOp::relu, {2, 3, 10, 7}},
                                         {MemoryOp::gelu_erf, {2, 5, 96}},
                                         {MemoryOp::add, {2, 3, 10, 7}},
