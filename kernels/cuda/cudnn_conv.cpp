@@ -4,6 +4,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "harness/model/workload.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/cudnn_descriptors.hpp"
 #include "kernels/cuda/gpu_case.hpp"
@@ -137,7 +138,8 @@ class CudnnConvCase final : public GpuCase {
 
  private:
   const Candidate& chosen() const { return candidates_[chosen_]; }
-  void find_candidates(Precision precision, const CudaCaseOptions& options);
+  void find_candidates(Precision precision, std::uint64_t tensor_bytes,
+                       const CudaCaseOptions& options);
   void choose(const CudaCaseOptions& options);
 
   cudnnHandle_t handle_;
@@ -163,7 +165,7 @@ CudnnConvCase::CudnnConvCase(std::shared_ptr<DeviceContext> context, const Probl
       tensors_(logic::pass_tensors(descriptors_.spec, problem.conv().pass)),
       out_type_(logic::output_type(problem.precision)),
       graph_(conv_graph(descriptors_.op, handle_)) {
-  find_candidates(problem.precision, options);
+  find_candidates(problem.precision, memory_bytes(problem), options);
 
   if (inputs.size() != tensors_.inputs.size())
     throw std::invalid_argument("convolution expects " + std::to_string(tensors_.inputs.size()) +
@@ -194,10 +196,13 @@ CudnnConvCase::CudnnConvCase(std::shared_ptr<DeviceContext> context, const Probl
   choose(options);
 }
 
-void CudnnConvCase::find_candidates(Precision precision, const CudaCaseOptions& options) {
+void CudnnConvCase::find_candidates(Precision precision, std::uint64_t tensor_bytes,
+                                    const CudaCaseOptions& options) {
   const std::size_t wanted = options.algo == AlgoChoice::autotune ? autotune_candidates : 1;
-  const auto limit = static_cast<std::int64_t>(std::min<std::uint64_t>(
-      options.workspace_limit_bytes, std::numeric_limits<std::int64_t>::max()));
+  const auto limit = static_cast<std::int64_t>(
+      std::min<std::uint64_t>(conv_workspace_limit(context(), options, tensor_bytes),
+                              std::numeric_limits<std::int64_t>::max()));
+  notes_.emplace_back("workspace_limit_mib", std::to_string(limit >> 20));
   int rejected = 0;
   std::string first_rejection;
   auto reject = [&](const std::string& tag, const std::string& why) {

@@ -5,6 +5,7 @@
 
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/logic/autotune.hpp"
+#include "kernels/cuda/logic/engine_policy.hpp"
 #include "kernels/cuda/stream_hold.hpp"
 
 namespace lb::cuda {
@@ -76,6 +77,18 @@ std::vector<std::pair<std::string, std::string>> GpuCase::notes() const {
   for (auto& note : hold_.notes()) notes.push_back(std::move(note));
   for (auto& note : case_notes()) notes.push_back(std::move(note));
   return notes;
+}
+
+std::uint64_t conv_workspace_limit(DeviceContext& context, const CudaCaseOptions& options,
+                                   std::uint64_t tensor_bytes) {
+  std::uint64_t available = 0;
+  if (options.algo == AlgoChoice::autotune &&
+      options.autotune_workspace == AutotuneWorkspace::free_memory) {
+    const std::uint64_t free = context.available_bytes(options.memory_limit_bytes);
+    available = free > tensor_bytes ? free - tensor_bytes : 0;
+  }
+  return logic::workspace_limit(options.autotune_workspace, options.algo,
+                                options.workspace_limit_bytes, available);
 }
 
 void poison(DeviceContext& context, DeviceBuffer& buffer) {

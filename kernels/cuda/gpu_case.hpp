@@ -57,6 +57,11 @@ class GpuCase : public Case {
   std::optional<unsigned> clock_before_mhz_;
 };
 
+// The workspace limit of a convolution whose candidates are found before its `tensor_bytes` of
+// inputs and output are allocated (logic::workspace_limit, with what the GPU may still give).
+std::uint64_t conv_workspace_limit(DeviceContext& context, const CudaCaseOptions& options,
+                                   std::uint64_t tensor_bytes);
+
 // A new output buffer of `bytes` filled with 0xFF bytes, which is NaN in FP32, FP16 and BF16: an
 // element the library never writes then fails validation (which scans every element).
 DeviceBuffer poisoned_output(DeviceContext& context, std::uint64_t bytes);

@@ -224,6 +224,22 @@ TEST(CudaEngineFilter, Tf32TimesOnlyTensorCoreEnginesWhenAnyIsOffered) {
   EXPECT_TRUE(preferred_engines(Precision::tf32, {}).empty());
 }
 
+TEST(CudaWorkspacePolicy, AutotuningTakesFreeMemoryAsPyTorchUnlessLimited) {
+  constexpr std::uint64_t option = 32ull << 20, free = 40ull << 30;
+  struct Row {
+    AutotuneWorkspace policy;
+    AlgoChoice algo;
+    std::uint64_t available, expected;
+  };
+  for (const Row& row : {Row{AutotuneWorkspace::free_memory, AlgoChoice::autotune, free, free},
+                         Row{AutotuneWorkspace::limit, AlgoChoice::autotune, free, option},
+                         Row{AutotuneWorkspace::free_memory, AlgoChoice::heuristic, free, option},
+                         Row{AutotuneWorkspace::limit, AlgoChoice::heuristic, free, option},
+                         // Never below --workspace-mb, which the point was checked to fit.
+                         Row{AutotuneWorkspace::free_memory, AlgoChoice::autotune, 1, option}})
+    EXPECT_EQ(workspace_limit(row.policy, row.algo, option, row.available), row.expected);
+}
+
 TEST(CudaDeviceRules, PrecisionsByComputeCapability) {
   EXPECT_FALSE(precision_unsupported(Precision::fp32, true, 7, 5));
   EXPECT_FALSE(precision_unsupported(Precision::fp16, true, 7, 0));

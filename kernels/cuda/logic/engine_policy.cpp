@@ -1,5 +1,6 @@
 #include "kernels/cuda/logic/engine_policy.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace lb::cuda::logic {
@@ -42,6 +43,12 @@ std::vector<std::size_t> preferred_engines(Precision precision,
   }
   if (engine_rule(precision).tensor_core_preferred && !tensor_core.empty()) return tensor_core;
   return all;
+}
+
+std::uint64_t workspace_limit(AutotuneWorkspace policy, AlgoChoice algo, std::uint64_t option_bytes,
+                              std::uint64_t available_bytes) {
+  if (algo != AlgoChoice::autotune || policy == AutotuneWorkspace::limit) return option_bytes;
+  return std::max(option_bytes, available_bytes);
 }
 
 }  // namespace lb::cuda::logic

@@ -1,6 +1,6 @@
 #pragma once
-// Which cuDNN engines a precision may time: one rule per precision in a table, so that the choice
-// reads (and is tested) as data. Pure logic.
+// Which cuDNN engines a precision may time (one rule per precision in a table, so that the choice
+// reads and is tested as data), and how much workspace they may take. Pure logic.
 //
 // The rules follow PyTorch's cuDNN v8 path (aten/src/ATen/native/cudnn/Conv_v8.cpp), since the
 // suite compares against it: engines that down-convert their inputs are refused everywhere, Tensor
@@ -10,11 +10,14 @@
 // "tf32" point could time an FFMA engine.
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "harness/backend.hpp"
 #include "harness/precision.hpp"
+#include "kernels/cuda/logic/cuda_options.hpp"
 
 namespace lb::cuda::logic {
 
@@ -45,5 +48,13 @@ std::optional<std::string> engine_rejection(Precision precision, const EngineNot
 // prefers Tensor Cores and any accepted engine has them, those alone, in their order.
 std::vector<std::size_t> preferred_engines(Precision precision,
                                            const std::vector<EngineNotes>& accepted);
+
+// The workspace a convolution's candidates may take. The heuristic's single choice, or autotuning
+// under AutotuneWorkspace::limit: --workspace-mb. Autotuning under free_memory: what the GPU has
+// free after the point's own tensors (`available_bytes`, within --memory-limit where one is set),
+// as PyTorch's benchmark mode lets cuDNN take the largest block its allocator can find; never less
+// than --workspace-mb, which the point was already checked to fit.
+std::uint64_t workspace_limit(AutotuneWorkspace policy, AlgoChoice algo, std::uint64_t option_bytes,
+                              std::uint64_t available_bytes);
 
 }  // namespace lb::cuda::logic
