@@ -1,6 +1,6 @@
 # Optional CUDA: LAYERBENCH_CUDA=AUTO|ON|OFF.
-# Outputs: LAYERBENCH_HAVE_CUDA, the imported target layerbench::cudnn, LAYERBENCH_CUDNN_VERSION,
-# and the function layerbench_set_runpath(target).
+# Outputs: LAYERBENCH_HAVE_CUDA, the imported targets layerbench::cudnn and layerbench::cublaslt,
+# LAYERBENCH_CUDNN_VERSION, and the function layerbench_set_runpath(target).
 
 set(LAYERBENCH_HAVE_CUDA OFF)
 set(_lb_runpath "${LAYERBENCH_ONEDNN_LIBRARY_DIR}")  # LayerbenchOnednn.cmake: empty, or .onednn/lib
@@ -50,6 +50,21 @@ if(NOT LAYERBENCH_CUDA STREQUAL "OFF")
     enable_language(CUDA)
     set(CMAKE_CUDA_STANDARD 17)
     set(LAYERBENCH_HAVE_CUDA ON)
+
+    # cuBLASLt: the toolkit's, or CUBLASLT_LIBRARY, as cuDNN may come from PyTorch's pip
+    # packages (nvidia/cu13/lib holds libcublasLt.so.13 without an unversioned link).
+    add_library(layerbench::cublaslt INTERFACE IMPORTED)
+    if(CUBLASLT_LIBRARY)
+      set_target_properties(layerbench::cublaslt PROPERTIES
+        INTERFACE_LINK_LIBRARIES "${CUBLASLT_LIBRARY}"
+        INTERFACE_INCLUDE_DIRECTORIES "${CUDAToolkit_INCLUDE_DIRS}")
+      get_filename_component(_lb_cublaslt_dir "${CUBLASLT_LIBRARY}" DIRECTORY)
+      get_filename_component(_lb_cublaslt_dir "${_lb_cublaslt_dir}" REALPATH)
+      list(APPEND _lb_runpath "${_lb_cublaslt_dir}")
+      message(STATUS "layerbench: cuBLASLt from ${CUBLASLT_LIBRARY}")
+    else()
+      set_target_properties(layerbench::cublaslt PROPERTIES INTERFACE_LINK_LIBRARIES CUDA::cublasLt)
+    endif()
 
     get_filename_component(_lb_cudnn_dir "${CUDNN_LIBRARY}" DIRECTORY)
     get_filename_component(_lb_cudnn_dir "${_lb_cudnn_dir}" REALPATH)

@@ -14,6 +14,11 @@ namespace lb {
 double reference_at(const Problem& problem, const std::vector<HostTensor>& inputs,
                     std::int64_t output_index);
 
+// The reference at output_index or, where more than one answer is right (max-pool backward, whose
+// tied maxima may each take a window's gradient), the right answer closest to `observed`.
+double reference_near(const Problem& problem, const std::vector<HostTensor>& inputs,
+                      std::int64_t output_index, double observed);
+
 // Every output element (for small problems and tests).
 std::vector<double> reference_all(const Problem& problem, const std::vector<HostTensor>& inputs);
 

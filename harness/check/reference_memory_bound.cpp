@@ -138,6 +138,27 @@ void window_of(const MemoryShape& s, std::int64_t p, std::int64_t q, Visit visit
   }
 }
 
+// Every output (p, q) whose window holds input element `index` (N C H W, flat): `visit(out, p, q)`
+// with out the output's flat index. Only outputs p with p * stride - pad <= h < p * stride - pad +
+// window can hold (h, w).
+template <typename Visit>
+void for_each_window_holding(const MemoryShape& s, std::int64_t index, Visit visit) {
+  const std::int64_t H = s.dims[2], W = s.dims[3], P = s.pooled(H), Q = s.pooled(W);
+  const std::int64_t h = index / W % H, w = index % W, image = index / (H * W);
+  const auto first = [&](std::int64_t i) {
+    return std::max<std::int64_t>(0, (i + s.pad - s.window + s.stride) / s.stride);
+  };
+  const auto last = [&](std::int64_t i, std::int64_t n) {
+    return std::min(n - 1, (i + s.pad) / s.stride);
+  };
+  for (std::int64_t pp = first(h); pp <= last(h, P); ++pp)
+    for (std::int64_t q = first(w); q <= last(w, Q); ++q) {
+      bool holds = false;
+      window_of(s, pp, q, [&](std::int64_t hh, std::int64_t ww) { holds |= hh == h && ww == w; });
+      if (holds) visit(image * P * Q + pp * Q + q, pp, q);
+    }
+}
+
 double pool(const MemoryProblem& p, const std::vector<HostTensor>& in, std::int64_t index) {
   const auto& s = p.shape;
   const std::int64_t H = s.dims[2], W = s.dims[3], P = s.pooled(H), Q = s.pooled(W);
@@ -155,39 +176,69 @@ double pool(const MemoryProblem& p, const std::vector<HostTensor>& in, std::int6
     return max ? best : sum / count;  // average over the window's in-bounds part
   }
   // dx[h][w]: every output whose window holds (h, w) passes its gradient back: all of it to
-  // the window's maximum (the first one in scan order), or 1/count of it to each element.
-  const std::int64_t h = index / W % H, w = index % W, image = index / (H * W);
-  const auto& dy = max ? in[1].data : x;
-  // Only outputs p with p * stride - pad <= h < p * stride - pad + window can hold (h, w).
-  const auto first = [&](std::int64_t i) {
-    return std::max<std::int64_t>(0, (i + s.pad - s.window + s.stride) / s.stride);
-  };
-  const auto last = [&](std::int64_t i, std::int64_t n) {
-    return std::min(n - 1, (i + s.pad) / s.stride);
-  };
+  // the window's maximum (max_pool_gradient), or 1/count of it to each element.
+  if (max) return max_pool_gradient(s, in, index).first_in_scan_order();
   double sum = 0;
-  for (std::int64_t pp = first(h); pp <= last(h, P); ++pp)
-    for (std::int64_t q = first(w); q <= last(w, Q); ++q) {
-      std::int64_t count = 0, argmax = -1;
-      double best = -std::numeric_limits<double>::infinity();
-      bool holds = false;
-      window_of(s, pp, q, [&](std::int64_t hh, std::int64_t ww) {
-        ++count;
-        holds |= hh == h && ww == w;
-        if (max && x[image * H * W + hh * W + ww] > best)
-          best = x[image * H * W + hh * W + ww], argmax = hh * W + ww;
-      });
-      if (!holds) continue;
-      const double g = dy[image * P * Q + pp * Q + q];
-      if (!max)
-        sum += g / count;
-      else if (argmax == h * W + w)
-        sum += g;
-    }
+  for_each_window_holding(s, index, [&](std::int64_t out, std::int64_t pp, std::int64_t q) {
+    std::int64_t count = 0;
+    window_of(s, pp, q, [&](std::int64_t, std::int64_t) { ++count; });
+    sum += x[out] / count;
+  });
   return sum;
 }
 
 }  // namespace
+
+MaxPoolGradient max_pool_gradient(const MemoryShape& s, const std::vector<HostTensor>& in,
+                                  std::int64_t index) {
+  const std::int64_t H = s.dims[2], W = s.dims[3];
+  const std::int64_t plane = index / (H * W) * H * W, at = index % (H * W);
+  const auto& x = in[0].data;
+  const auto& dy = in[1].data;
+  const double here = x[index];
+  MaxPoolGradient g;
+  for_each_window_holding(s, index, [&](std::int64_t out, std::int64_t pp, std::int64_t q) {
+    double best = -std::numeric_limits<double>::infinity();
+    std::int64_t first = -1, maxima = 0;
+    window_of(s, pp, q, [&](std::int64_t hh, std::int64_t ww) {
+      const double v = x[plane + hh * W + ww];
+      if (v > best) best = v, first = hh * W + ww, maxima = 0;
+      if (v == best) ++maxima;
+    });
+    if (here != best) return;
+    if (maxima == 1) {
+      g.certain += dy[out];
+    } else {
+      g.tied.push_back(dy[out]);
+      g.first_of_tied.push_back(first == at);
+    }
+  });
+  return g;
+}
+
+double MaxPoolGradient::first_in_scan_order() const {
+  double sum = certain;
+  for (std::size_t i = 0; i < tied.size(); ++i)
+    if (first_of_tied[i]) sum += tied[i];
+  return sum;
+}
+
+double MaxPoolGradient::closest_to(double observed) const {
+  // An element lies in at most ceil(window / stride)^2 windows (4 for 3x3 with stride 2), so
+  // trying every subset of its tied windows stays small; beyond max_enumerated the scan-order
+  // answer stands.
+  constexpr std::size_t max_enumerated = 12;
+  if (tied.size() > max_enumerated) return first_in_scan_order();
+  double best = certain, best_distance = std::fabs(observed - certain);
+  for (std::uint64_t subset = 1; subset < (1ull << tied.size()); ++subset) {
+    double sum = certain;
+    for (std::size_t i = 0; i < tied.size(); ++i)
+      if (subset >> i & 1) sum += tied[i];
+    if (std::fabs(observed - sum) < best_distance)
+      best = sum, best_distance = std::fabs(observed - sum);
+  }
+  return best;
+}
 
 double memory_reference_at(const MemoryProblem& problem, const std::vector<HostTensor>& inputs,
                            std::int64_t index) {

@@ -12,4 +12,24 @@ namespace lb {
 double memory_reference_at(const MemoryProblem& problem, const std::vector<HostTensor>& inputs,
                            std::int64_t index);
 
+// Max-pool backward at input element `index`: cuDNN gives a window's gradient to one of its tied
+// maxima, not necessarily the first in scan order (bf16 and fp16 inputs tie often), so the right
+// dx of an element that ties for a window's maximum is open. `certain` sums the gradients of the
+// windows whose maximum it alone holds; `tied` holds those of the windows where it ties, each of
+// which it may receive or not.
+struct MaxPoolGradient {
+  double certain = 0;
+  std::vector<double> tied;
+  std::vector<bool> first_of_tied;  // whether the element is that window's first maximum
+
+  // The scan-order convention (the reference's own answer): a tied window's gradient to its first
+  // maximum.
+  double first_in_scan_order() const;
+  // certain plus the subset of `tied` closest to `observed`: the right answer that the backend
+  // may have chosen.
+  double closest_to(double observed) const;
+};
+MaxPoolGradient max_pool_gradient(const MemoryShape& shape, const std::vector<HostTensor>& inputs,
+                                  std::int64_t index);
+
 }  // namespace lb

@@ -23,8 +23,6 @@ cudaDataType_t cuda_data_type(logic::ElementType t) {
 
 cublasComputeType_t preferred_compute_type(Precision p) {
   switch (p) {
-    case Precision::fp32:
-      return CUBLAS_COMPUTE_32F_PEDANTIC;
     case Precision::tf32:
       return CUBLAS_COMPUTE_32F_FAST_TF32;
     default:
@@ -34,8 +32,6 @@ cublasComputeType_t preferred_compute_type(Precision p) {
 
 const char* compute_type_name(cublasComputeType_t t) {
   switch (t) {
-    case CUBLAS_COMPUTE_32F_PEDANTIC:
-      return "CUBLAS_COMPUTE_32F_PEDANTIC";
     case CUBLAS_COMPUTE_32F_FAST_TF32:
       return "CUBLAS_COMPUTE_32F_FAST_TF32";
     case CUBLAS_COMPUTE_32F:
@@ -45,10 +41,7 @@ const char* compute_type_name(cublasComputeType_t t) {
   }
 }
 
-bool compute_not_offered(cublasComputeType_t compute, cublasStatus_t status) {
-  return status == CUBLAS_STATUS_NOT_SUPPORTED ||
-         (compute == CUBLAS_COMPUTE_32F_PEDANTIC && status == CUBLAS_STATUS_INVALID_VALUE);
-}
+bool compute_not_offered(cublasStatus_t status) { return status == CUBLAS_STATUS_NOT_SUPPORTED; }
 
 namespace {
 
@@ -81,7 +74,7 @@ std::optional<MatmulDesc> matmul_desc(const logic::LtGemm& g, cublasComputeType_
                                       const Fp8Scales* fp8_scales) {
   MatmulDesc desc;
   const cublasStatus_t created = cublasLtMatmulDescCreate(desc.out(), compute, CUDA_R_32F);
-  if (compute_not_offered(compute, created)) return std::nullopt;
+  if (compute_not_offered(created)) return std::nullopt;
   LB_CUBLAS(created);
   // cublasOperation_t is stored as the documented int32_t.
   const std::int32_t trans_a = g.trans_a == logic::Transpose::t ? CUBLAS_OP_T : CUBLAS_OP_N;

@@ -44,14 +44,16 @@ using MatrixLayout = LtObject<cublasLtMatrixLayout_t, cublasLtMatrixLayoutDestro
 
 cudaDataType_t cuda_data_type(logic::ElementType type);
 
-// fp32: PEDANTIC guarantees FP32 math (no TF32, no BF16x9 emulation); tf32: FAST_TF32;
-// 16-bit and FP8 inputs: FP32 accumulation.
+// fp32: plain COMPUTE_32F, as PyTorch's CUDABlas.cpp asks when TF32 is off (FP32 math: cuBLASLt
+// uses TF32 only under FAST_TF32, and BF16x9 emulation only when an emulation strategy is chosen,
+// which the GEMM case refuses to inherit from the environment); PEDANTIC would also forbid the
+// split-K and reduction schemes PyTorch's choice may take. tf32: FAST_TF32; 16-bit and FP8
+// inputs: FP32 accumulation.
 cublasComputeType_t preferred_compute_type(Precision precision);
 const char* compute_type_name(cublasComputeType_t type);
 
-// Whether a status means "cuBLASLt does not offer this compute type" rather than an error: a
-// library that does not take PEDANTIC may say so as "invalid value" instead of "not supported".
-bool compute_not_offered(cublasComputeType_t compute, cublasStatus_t status);
+// Whether a status means "cuBLASLt does not offer this compute type" rather than an error.
+bool compute_not_offered(cublasStatus_t status);
 
 // cuBLASLt's A (our B), B (our A) and C, which is also D: the GEMM is computed in place. Inputs
 // have the precision's input type, C/D its output type (fp8: E4M3 in, BF16 out); a batch sets

@@ -93,6 +93,9 @@ CublasLtGemmCase::CublasLtGemmCase(std::shared_ptr<DeviceContext> context, const
                                           (plan.transpose_a ? (plan.transpose_b ? "A and B" : "A")
                                                             : (plan.transpose_b ? "B" : "none")));
     notes_.emplace_back("fp8_scales", "A and B scale 1.0: the inputs are already E4M3 values");
+    // As torch._scaled_mm by default (use_fast_accum=False): FP8 products accumulate in FP32
+    // throughout, not in the faster, less precise Tensor Core accumulator.
+    notes_.emplace_back("fp8_fast_accum", "off");
   }
   lt_ = logic::to_column_major(executed);
   lt_b_ = upload_values(this->context(), a, in_type);
@@ -103,16 +106,12 @@ CublasLtGemmCase::CublasLtGemmCase(std::shared_ptr<DeviceContext> context, const
 
   layouts_ = matrix_layouts(lt_, precision_);
 
-  bool found = find_algorithms(options, preferred_compute_type(precision_));
-  // Should cuBLASLt offer no PEDANTIC algorithm, plain COMPUTE_32F is still FP32 math: cuBLASLt
-  // uses TF32 only under FAST_TF32, and BF16x9 emulation only when an emulation strategy is
-  // chosen, which layerbench does not do and refuses to inherit from the environment.
-  if (!found && precision_ == Precision::fp32 &&
-      !platform::getenv_opt("CUBLAS_EMULATION_STRATEGY")) {
-    found = find_algorithms(options, CUBLAS_COMPUTE_32F);
-    notes_.emplace_back("cublas_compute_fallback",
-                        "no CUBLAS_COMPUTE_32F_PEDANTIC algorithm offered");
-  }
+  // COMPUTE_32F is FP32 math unless an emulation strategy is chosen: one set in the environment
+  // would turn an fp32 point into BF16x9 emulation.
+  if (precision_ == Precision::fp32 && platform::getenv_opt("CUBLAS_EMULATION_STRATEGY"))
+    throw Unsupported(
+        "CUBLAS_EMULATION_STRATEGY is set: cuBLASLt could emulate the fp32 GEMM; unset it");
+  const bool found = find_algorithms(options, preferred_compute_type(precision_));
   if (!found)
     throw Unsupported("cuBLASLt has no algorithm for this GEMM in " +
                       std::string(name(precision_)) + " (compute type " +
@@ -127,7 +126,7 @@ CublasLtGemmCase::CublasLtGemmCase(std::shared_ptr<DeviceContext> context, const
     std::string timings;
     autotune(
         algos_.size(), [this](std::size_t i) { chosen_ = i; },
-        [this](std::size_t i) { return describe_algo(algos_[i].algo); }, timings);
+        [this](std::size_t i) { return describe_algo(algos_[i].algo); }, timings, c_);
     notes_.emplace_back("cublaslt_autotune", timings);
   }
   notes_.emplace_back("cublaslt_algo", describe_algo(algos_[chosen_].algo));
@@ -166,7 +165,7 @@ bool CublasLtGemmCase::find_algorithms(const CudaCaseOptions& options,
   const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
       handle_, desc_.get(), layouts_.a.get(), layouts_.b.get(), layouts_.c.get(), layouts_.c.get(),
       preference.get(), wanted, results.data(), &returned);
-  if (compute_not_offered(compute, status)) return false;
+  if (compute_not_offered(status)) return false;
   LB_CUBLAS(status);
   for (int i = 0; i < returned; ++i)
     if (results[i].state == CUBLAS_STATUS_SUCCESS) algos_.push_back(results[i]);

@@ -4,10 +4,12 @@
 #include <limits>
 #include <stdexcept>
 
+#include "harness/model/workload.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/cudnn_descriptors.hpp"
 #include "kernels/cuda/gpu_case.hpp"
 #include "kernels/cuda/logic/conv_graph.hpp"
+#include "kernels/cuda/logic/engine_policy.hpp"
 
 namespace lb::cuda {
 
@@ -119,7 +121,9 @@ class CudnnConvCase final : public GpuCase {
   CudnnConvCase(std::shared_ptr<DeviceContext> context, const Problem& problem,
                 const std::vector<HostTensor>& inputs, const CudaCaseOptions& options);
 
-  HostTensor output() override;
+  HostTensor output() override {
+    return download_tensor(context(), output_buffer_, *tensors_.output, out_type_);
+  }
   std::string implementation() const override { return "cudnn " + chosen().facts.tag; }
   std::string library() const override { return "cudnn"; }
   std::uint64_t workspace_bytes() const override {
@@ -134,7 +138,8 @@ class CudnnConvCase final : public GpuCase {
 
  private:
   const Candidate& chosen() const { return candidates_[chosen_]; }
-  void find_candidates(Precision precision, const CudaCaseOptions& options);
+  void find_candidates(Precision precision, std::uint64_t tensor_bytes,
+                       const CudaCaseOptions& options);
   void choose(const CudaCaseOptions& options);
 
   cudnnHandle_t handle_;
@@ -160,7 +165,7 @@ CudnnConvCase::CudnnConvCase(std::shared_ptr<DeviceContext> context, const Probl
       tensors_(logic::pass_tensors(descriptors_.spec, problem.conv().pass)),
       out_type_(logic::output_type(problem.precision)),
       graph_(conv_graph(descriptors_.op, handle_)) {
-  find_candidates(problem.precision, options);
+  find_candidates(problem.precision, memory_bytes(problem), options);
 
   if (inputs.size() != tensors_.inputs.size())
     throw std::invalid_argument("convolution expects " + std::to_string(tensors_.inputs.size()) +
@@ -191,20 +196,25 @@ CudnnConvCase::CudnnConvCase(std::shared_ptr<DeviceContext> context, const Probl
   choose(options);
 }
 
-void CudnnConvCase::find_candidates(Precision precision, const CudaCaseOptions& options) {
+void CudnnConvCase::find_candidates(Precision precision, std::uint64_t tensor_bytes,
+                                    const CudaCaseOptions& options) {
   const std::size_t wanted = options.algo == AlgoChoice::autotune ? autotune_candidates : 1;
-  const auto limit = static_cast<std::int64_t>(std::min<std::uint64_t>(
-      options.workspace_limit_bytes, std::numeric_limits<std::int64_t>::max()));
+  const auto limit = static_cast<std::int64_t>(
+      std::min<std::uint64_t>(conv_workspace_limit(context(), options, tensor_bytes),
+                              std::numeric_limits<std::int64_t>::max()));
+  notes_.emplace_back("workspace_limit_mib", std::to_string(limit >> 20));
   int rejected = 0;
   std::string first_rejection;
   auto reject = [&](const std::string& tag, const std::string& why) {
     if (rejected++ == 0) first_rejection = tag + ": " + why;
   };
   // Mode A is cuDNN's fast heuristic; the fallback list is asked only when mode A offers nothing
-  // this precision may run.
+  // this precision may run. Plans are built (which may compile at run time) only for the
+  // configurations the precision's rule keeps, in its order, until `wanted` are built.
   for (const auto mode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
+    std::vector<Descriptor> accepted;
+    std::vector<EngineFacts> accepted_facts;
     for (Descriptor& config : heuristic_configs(graph_.get(), mode)) {
-      if (candidates_.size() == wanted) break;
       EngineFacts facts;
       try {
         facts = engine_facts(config.get());
@@ -220,25 +230,32 @@ void CudnnConvCase::find_candidates(Precision precision, const CudaCaseOptions& 
         reject(facts.tag, "needs " + std::to_string(*facts.workspace) + " bytes of workspace");
         continue;
       }
+      accepted.push_back(std::move(config));
+      accepted_facts.push_back(std::move(facts));
+    }
+    std::vector<logic::EngineNotes> notes;
+    for (const EngineFacts& f : accepted_facts) notes.push_back(f.notes);
+    for (const std::size_t i : logic::preferred_engines(precision, notes)) {
+      if (candidates_.size() == wanted) break;
       Descriptor plan(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
-      const cudnnBackendDescriptor_t config_raw = config.get();
+      const cudnnBackendDescriptor_t config_raw = accepted[i].get();
       LB_CUDNN_SET(plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle_);
       LB_CUDNN_SET(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
                    &config_raw);
       if (const cudnnStatus_t status = cudnnBackendFinalize(plan.get());
           status != CUDNN_STATUS_SUCCESS) {
-        reject(facts.tag, "plan not built: " + cudnn_message(status));
+        reject(accepted_facts[i].tag, "plan not built: " + cudnn_message(status));
         continue;
       }
       std::int64_t workspace = 0, n = 0;
       LB_CUDNN(cudnnBackendGetAttribute(plan.get(), CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
                                         CUDNN_TYPE_INT64, 1, &n, &workspace));
       if (workspace > limit) {
-        reject(facts.tag, "needs " + std::to_string(workspace) + " bytes of workspace");
+        reject(accepted_facts[i].tag, "needs " + std::to_string(workspace) + " bytes of workspace");
         continue;
       }
-      candidates_.push_back(
-          Candidate{std::move(config), std::move(plan), std::move(facts), workspace});
+      candidates_.push_back(Candidate{std::move(accepted[i]), std::move(plan),
+                                      std::move(accepted_facts[i]), workspace});
     }
     if (!candidates_.empty()) {
       notes_.emplace_back("cudnn_heuristic_mode", mode == CUDNN_HEUR_MODE_A ? "A" : "fallback");
@@ -259,7 +276,7 @@ void CudnnConvCase::choose(const CudaCaseOptions& options) {
     std::string timings;
     const std::size_t best = autotune(
         candidates_.size(), [this](std::size_t i) { chosen_ = i; },
-        [this](std::size_t i) { return candidates_[i].facts.tag; }, timings);
+        [this](std::size_t i) { return candidates_[i].facts.tag; }, timings, output_buffer_);
     // Keep only the chosen plan; the others hold host memory only, but nothing should linger.
     Candidate keep = std::move(candidates_[best]);
     candidates_.clear();
@@ -275,16 +292,6 @@ void CudnnConvCase::choose(const CudaCaseOptions& options) {
                       options.algo == AlgoChoice::autotune ? "autotune" : "heuristic");
   notes_.emplace_back("layout", options.layout == Layout::nhwc ? "nhwc" : "nchw");
   notes_.emplace_back("cudnn_api", "graph");
-}
-
-HostTensor CudnnConvCase::output() {
-  const logic::TensorSpec& out = *tensors_.output;
-  const auto count =
-      static_cast<std::size_t>(out.dims[0] * out.dims[1] * out.dims[2] * out.dims[3]);
-  HostTensor t;
-  t.dims.assign(out.dims.begin(), out.dims.end());
-  t.data = logic::from_strided(download_values(context(), output_buffer_, count, out_type_), out);
-  return t;
 }
 
 }  // namespace

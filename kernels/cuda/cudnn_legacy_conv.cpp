@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "harness/model/workload.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/cudnn_descriptors.hpp"
 #include "kernels/cuda/gpu_case.hpp"
@@ -103,7 +104,9 @@ class CudnnLegacyConvCase final : public GpuCase {
   CudnnLegacyConvCase(std::shared_ptr<DeviceContext> context, const Problem& problem,
                       const std::vector<HostTensor>& inputs, const CudaCaseOptions& options);
 
-  HostTensor output() override;
+  HostTensor output() override {
+    return download_tensor(context(), output_buffer_, *tensors_.output, type_);
+  }
   std::string implementation() const override {
     return "cudnn legacy " + logic::legacy_candidate_label(pass_, chosen().algo, chosen().math);
   }
@@ -122,7 +125,8 @@ class CudnnLegacyConvCase final : public GpuCase {
   std::vector<logic::LegacyAlgoResult> heuristic_results();
   // The workspace `algo` needs with the descriptor's current math type, or cuDNN's refusal.
   cudnnStatus_t workspace_size(int algo, std::size_t& bytes) const;
-  void find_candidates(Precision precision, const CudaCaseOptions& options);
+  void find_candidates(Precision precision, std::uint64_t tensor_bytes,
+                       const CudaCaseOptions& options);
   void choose(const CudaCaseOptions& options);
 
   cudnnHandle_t handle_;
@@ -155,7 +159,7 @@ CudnnLegacyConvCase::CudnnLegacyConvCase(std::shared_ptr<DeviceContext> context,
     throw LibraryError("cuDNN's forward output dimensions differ from the problem's (" +
                        describe(problem) + ")");
 
-  find_candidates(problem.precision, options);
+  find_candidates(problem.precision, memory_bytes(problem), options);
 
   for (std::size_t i = 0; i < inputs.size(); ++i)
     input_buffers_.push_back(upload_values(
@@ -257,11 +261,14 @@ std::vector<logic::LegacyAlgoResult> CudnnLegacyConvCase::heuristic_results() {
   throw std::invalid_argument("unknown pass");
 }
 
-void CudnnLegacyConvCase::find_candidates(Precision precision, const CudaCaseOptions& options) {
+void CudnnLegacyConvCase::find_candidates(Precision precision, std::uint64_t tensor_bytes,
+                                          const CudaCaseOptions& options) {
   const auto results = heuristic_results();
-  const std::size_t wanted = options.algo == AlgoChoice::autotune ? autotune_candidates : 1;
-  const auto selection =
-      logic::select_legacy_algos(pass_, precision, results, options.workspace_limit_bytes, wanted);
+  // Autotuning times every algorithm that may run, as cudnnFind* does for TensorFlow and PyTorch.
+  const std::size_t wanted = options.algo == AlgoChoice::autotune ? results.size() : 1;
+  const std::uint64_t limit = conv_workspace_limit(context(), options, tensor_bytes);
+  notes_.emplace_back("workspace_limit_mib", std::to_string(limit >> 20));
+  const auto selection = logic::select_legacy_algos(pass_, precision, results, limit, wanted);
   notes_.emplace_back("cudnn_api", "legacy");
   notes_.emplace_back("cudnn_algos_rejected", std::to_string(selection.rejected));
   if (selection.rejected) notes_.emplace_back("cudnn_first_rejection", selection.first_rejection);
@@ -286,7 +293,7 @@ void CudnnLegacyConvCase::choose(const CudaCaseOptions& options) {
         [this](std::size_t i) {
           return logic::legacy_candidate_label(pass_, candidates_[i].algo, candidates_[i].math);
         },
-        timings);
+        timings, output_buffer_);
     select(best);
     notes_.emplace_back("cudnn_autotune", timings);
   }
@@ -326,16 +333,6 @@ void CudnnLegacyConvCase::launch() {
           &beta, desc_.w(), out));
       return;
   }
-}
-
-HostTensor CudnnLegacyConvCase::output() {
-  const logic::TensorSpec& out = *tensors_.output;
-  const auto count =
-      static_cast<std::size_t>(out.dims[0] * out.dims[1] * out.dims[2] * out.dims[3]);
-  HostTensor t;
-  t.dims.assign(out.dims.begin(), out.dims.end());
-  t.data = logic::from_strided(download_values(context(), output_buffer_, count, type_), out);
-  return t;
 }
 
 }  // namespace

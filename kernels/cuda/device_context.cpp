@@ -106,12 +106,16 @@ cublasLtHandle_t DeviceContext::cublaslt() {
   return cublaslt_;
 }
 
-void DeviceContext::ensure_fits(std::uint64_t needed, std::uint64_t limit,
-                                const std::string& what) const {
+std::uint64_t DeviceContext::available_bytes(std::uint64_t limit) const {
   make_current();
   std::size_t free = 0, total = 0;
   LB_CUDA(cudaMemGetInfo(&free, &total));
-  const std::uint64_t available = logic::available_bytes(free, ledger_->used, limit);
+  return logic::available_bytes(free, ledger_->used, limit);
+}
+
+void DeviceContext::ensure_fits(std::uint64_t needed, std::uint64_t limit,
+                                const std::string& what) const {
+  const std::uint64_t available = available_bytes(limit);
   if (needed > available) {
     std::string message =
         what + " needs " + gib(needed) + " of GPU memory but " + gib(available) + " is available";

@@ -77,6 +77,8 @@ class DeviceContext {
   // memory, capped by `limit_bytes` (0 = none) minus what this backend already holds.
   void ensure_fits(std::uint64_t needed_bytes, std::uint64_t limit_bytes,
                    const std::string& what) const;
+  // What this GPU may still give, as ensure_fits counts it.
+  std::uint64_t available_bytes(std::uint64_t limit_bytes) const;
 
   // Copies on the context's stream, waiting for completion (set-up and read-back, never timed).
   void upload(const DeviceBuffer& dst, const void* src, std::uint64_t bytes) const;

@@ -4,6 +4,8 @@
 #include <chrono>
 
 #include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/logic/autotune.hpp"
+#include "kernels/cuda/logic/engine_policy.hpp"
 #include "kernels/cuda/stream_hold.hpp"
 
 namespace lb::cuda {
@@ -57,28 +59,15 @@ double GpuCase::run_timed() {
 
 std::size_t GpuCase::autotune(std::size_t count, const std::function<void(std::size_t)>& select,
                               const std::function<std::string(std::size_t)>& label,
-                              std::string& summary) {
-  constexpr int runs = 3;
-  std::vector<double> medians;
-  for (std::size_t i = 0; i < count; ++i) {
-    select(i);
-    std::string result;
-    try {
-      launch();
-      std::vector<double> times;
-      for (int r = 0; r < runs; ++r) times.push_back(time_once());
-      medians.push_back(logic::median(times));
-      result = std::to_string(medians.back() * 1e3) + " ms";
-    } catch (const LibraryError& e) {
-      medians.push_back(logic::failed_time);
-      result = std::string("failed: ") + e.what();
-    }
-    summary += (summary.empty() ? "" : "; ") + label(i) + " " + result;
-  }
-  const auto best = logic::fastest(medians);
-  if (!best) throw LibraryError("every candidate failed to run: " + summary);
-  select(*best);
-  return *best;
+                              std::string& summary, DeviceBuffer& output) {
+  logic::AutotuneSteps steps;
+  steps.select = select;
+  steps.reset_timing = [this] { hold_ = logic::LaunchHold{}; };
+  steps.launch = [this] { launch(); };
+  steps.time_once = [this] { return time_once(); };
+  steps.poison_output = [this, &output] { poison(*context_, output); };
+  steps.label = label;
+  return logic::autotune(count, steps, summary);
 }
 
 std::vector<std::pair<std::string, std::string>> GpuCase::notes() const {
@@ -90,9 +79,25 @@ std::vector<std::pair<std::string, std::string>> GpuCase::notes() const {
   return notes;
 }
 
+std::uint64_t conv_workspace_limit(DeviceContext& context, const CudaCaseOptions& options,
+                                   std::uint64_t tensor_bytes) {
+  std::uint64_t available = 0;
+  if (options.algo == AlgoChoice::autotune &&
+      options.autotune_workspace == AutotuneWorkspace::free_memory) {
+    const std::uint64_t free = context.available_bytes(options.memory_limit_bytes);
+    available = free > tensor_bytes ? free - tensor_bytes : 0;
+  }
+  return logic::workspace_limit(options.autotune_workspace, options.algo,
+                                options.workspace_limit_bytes, available);
+}
+
+void poison(DeviceContext& context, DeviceBuffer& buffer) {
+  LB_CUDA(cudaMemsetAsync(buffer.get(), 0xFF, buffer.bytes(), context.stream()));
+}
+
 DeviceBuffer poisoned_output(DeviceContext& context, std::uint64_t bytes) {
   DeviceBuffer buffer(bytes, context.ledger());
-  LB_CUDA(cudaMemsetAsync(buffer.get(), 0xFF, bytes, context.stream()));
+  poison(context, buffer);
   return buffer;
 }
 
@@ -110,6 +115,16 @@ std::vector<float> download_values(DeviceContext& context, const DeviceBuffer& b
   context.make_current();
   context.download(bytes.data(), buffer, bytes.size());
   return decode(bytes, type);
+}
+
+HostTensor download_tensor(DeviceContext& context, const DeviceBuffer& buffer,
+                           const logic::TensorSpec& spec, logic::ElementType type) {
+  const auto& d = spec.dims;
+  const auto count = static_cast<std::size_t>(d[0] * d[1] * d[2] * d[3]);
+  HostTensor t;
+  t.dims.assign(d.begin(), d.end());
+  t.data = logic::from_strided(download_values(context, buffer, count, type), spec);
+  return t;
 }
 
 }  // namespace lb::cuda

@@ -10,6 +10,7 @@
 
 #include "harness/backend.hpp"
 #include "kernels/cuda/device_context.hpp"
+#include "kernels/cuda/logic/conv_graph.hpp"
 #include "kernels/cuda/logic/launch_hold.hpp"
 
 namespace lb::cuda {
@@ -35,12 +36,12 @@ class GpuCase : public Case {
   // Enqueue the operation once on context().stream(); no synchronisation, no allocation.
   virtual void launch() = 0;
   virtual std::vector<std::pair<std::string, std::string>> case_notes() const = 0;
-  // Times each of `count` candidates (select(i) makes candidate i the one launch() runs): the
-  // median of 3 timed launches after an untimed one, in the case's cache mode. Leaves the fastest
-  // selected and returns its index; `summary` gets "label time; ..." with failures named. Throws
-  // LibraryError when every candidate failed to run.
+  // Times each of `count` candidates (select(i) makes candidate i the one launch() runs) in the
+  // case's cache mode, each with a fresh launch hold, as logic::autotune orders it. Leaves the
+  // fastest selected with a fresh hold and `output` poisoned again, and returns its index.
   std::size_t autotune(std::size_t count, const std::function<void(std::size_t)>& select,
-                       const std::function<std::string(std::size_t)>& label, std::string& summary);
+                       const std::function<std::string(std::size_t)>& label, std::string& summary,
+                       DeviceBuffer& output);
 
   DeviceContext& context() const { return *context_; }
 
@@ -56,9 +57,16 @@ class GpuCase : public Case {
   std::optional<unsigned> clock_before_mhz_;
 };
 
+// The workspace limit of a convolution whose candidates are found before its `tensor_bytes` of
+// inputs and output are allocated (logic::workspace_limit, with what the GPU may still give).
+std::uint64_t conv_workspace_limit(DeviceContext& context, const CudaCaseOptions& options,
+                                   std::uint64_t tensor_bytes);
+
 // A new output buffer of `bytes` filled with 0xFF bytes, which is NaN in FP32, FP16 and BF16: an
 // element the library never writes then fails validation (which scans every element).
 DeviceBuffer poisoned_output(DeviceContext& context, std::uint64_t bytes);
+// Fill an existing buffer with those 0xFF bytes again (enqueued on the context's stream).
+void poison(DeviceContext& context, DeviceBuffer& buffer);
 
 // Upload canonical host values to a new device buffer in the given storage type.
 DeviceBuffer upload_values(DeviceContext& context, const std::vector<float>& values,
@@ -66,5 +74,8 @@ DeviceBuffer upload_values(DeviceContext& context, const std::vector<float>& val
 // Read `count` values of the given storage type back as floats.
 std::vector<float> download_values(DeviceContext& context, const DeviceBuffer& buffer,
                                    std::size_t count, logic::ElementType type);
+// Read a strided 4-d tensor back as a canonical host tensor (logical dims, packed).
+HostTensor download_tensor(DeviceContext& context, const DeviceBuffer& buffer,
+                           const logic::TensorSpec& spec, logic::ElementType type);
 
 }  // namespace lb::cuda

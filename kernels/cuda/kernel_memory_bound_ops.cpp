@@ -28,9 +28,11 @@ class KernelMemoryCase final : public MemoryCase {
   bool forward() const { return problem().pass == Pass::fwd; }
 
   RowLaunch rows_;                   // layer norm
+  ColumnLaunch columns_;             // layer norm backward's gamma and beta gradients
   logic::KernelLaunch elementwise_;  // GELU
   std::int64_t count_ = 0;
-  DeviceBuffer mean_, rstd_;  // layer norm backward: the forward's statistics
+  DeviceBuffer mean_, rstd_;     // layer norm backward: the forward's statistics
+  DeviceBuffer dgamma_, dbeta_;  // layer norm backward: computed, timed, not validated
 };
 
 KernelMemoryCase::KernelMemoryCase(std::shared_ptr<DeviceContext> context, const Problem& problem,
@@ -54,6 +56,12 @@ KernelMemoryCase::KernelMemoryCase(std::shared_ptr<DeviceContext> context, const
             this->context().stream()));
       add_note("prepared",
                "the rows' mean and inverse deviation, by a statistics kernel (not timed)");
+      const logic::ColumnReduction c = logic::column_reduction_launch(rows, length);
+      columns_ = ColumnLaunch{c.column_blocks, c.row_blocks, rows, length, c.rows_per_block};
+      dgamma_ = allocate(static_cast<std::uint64_t>(length) * sizeof(float));
+      dbeta_ = allocate(static_cast<std::uint64_t>(length) * sizeof(float));
+      // As PyTorch's layer norm backward: the parameters' gradients are part of the timed work.
+      add_note("computes", "dx, and dgamma and dbeta (a column-reduction kernel; dx validated)");
     }
   } else {
     count_ = element_count(shape.dims);
@@ -70,7 +78,9 @@ KernelMemoryCase::KernelMemoryCase(std::shared_ptr<DeviceContext> context, const
 std::string KernelMemoryCase::implementation() const {
   return std::string("layerbench kernel ") + (layer_norm() ? "layer_norm" : "gelu_erf") +
          (forward() ? "_forward" : "_backward") +
-         (layer_norm() ? " (one block per row)" : " (grid-stride)");
+         (layer_norm() ? (forward() ? " (one block per row)"
+                                    : " (one block per row, then dgamma and dbeta by columns)")
+                       : " (grid-stride)");
 }
 
 void KernelMemoryCase::launch() {
@@ -82,11 +92,16 @@ void KernelMemoryCase::launch() {
       LB_CUDA(layer_norm_forward(data_type(), rows_, input(0), static_cast<const float*>(input(1)),
                                  static_cast<const float*>(input(2)), output_buffer(), eps,
                                  stream));
-    else  // {x, dy, gamma} -> dx
+    else {  // {x, dy, gamma} -> dx, and dgamma and dbeta beside it
+      const auto* mean = static_cast<const float*>(mean_.get());
+      const auto* rstd = static_cast<const float*>(rstd_.get());
       LB_CUDA(layer_norm_backward(data_type(), rows_, input(0), input(1),
-                                  static_cast<const float*>(input(2)),
-                                  static_cast<const float*>(mean_.get()),
-                                  static_cast<const float*>(rstd_.get()), output_buffer(), stream));
+                                  static_cast<const float*>(input(2)), mean, rstd, output_buffer(),
+                                  stream));
+      LB_CUDA(layer_norm_parameter_gradients(data_type(), columns_, input(0), input(1), mean, rstd,
+                                             static_cast<float*>(dgamma_.get()),
+                                             static_cast<float*>(dbeta_.get()), stream));
+    }
     return;
   }
   if (elementwise_.blocks == 0) return;

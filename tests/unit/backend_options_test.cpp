@@ -33,9 +33,12 @@ TEST(BackendOptions, TheRegistryHasTheCudaOptionsExactlyWhenCudaIsBuilt) {
     keys.insert(option->settings_key);
   }
   if (LAYERBENCH_HAVE_CUDA) {
-    EXPECT_EQ(flags, (std::set<std::string>{"--layout", "--cudnn-api", "--workspace-mb"}));
-    // The keys results files have always had: old files and --resume depend on them.
-    EXPECT_EQ(keys, (std::set<std::string>{"layout", "cudnn_api", "workspace_mb"}));
+    EXPECT_EQ(flags, (std::set<std::string>{"--layout", "--cudnn-api", "--workspace-mb",
+                                            "--autotune-workspace"}));
+    // The keys results files have always had (old files and --resume depend on them), and
+    // autotune_workspace, which a file from before it existed reads as "limit".
+    EXPECT_EQ(keys,
+              (std::set<std::string>{"layout", "cudnn_api", "workspace_mb", "autotune_workspace"}));
   } else {
     EXPECT_TRUE(flags.empty());
   }
@@ -94,13 +97,21 @@ TEST(CudaOptions, TheDefaultsAreTheHarnessDefaultsOfOldResultsFiles) {
   EXPECT_EQ(parsed.layout, cuda::Layout::nhwc);
   EXPECT_EQ(parsed.cudnn_api, cuda::CudnnApi::graph);
   EXPECT_EQ(parsed.workspace_limit_bytes, 32ull << 20);
+  EXPECT_EQ(parsed.autotune_workspace, cuda::AutotuneWorkspace::free_memory);
+  std::map<std::string, nlohmann::json> before;
   for (const BackendOption& option : cuda::option_declarations())
-    if (option.settings_key == "cudnn_api") EXPECT_EQ(option.value_before_option_existed, "graph");
+    before[option.settings_key] = option.value_before_option_existed;
+  EXPECT_EQ(before.at("cudnn_api"), "graph");
+  // Files from before --autotune-workspace were measured within --workspace-mb.
+  EXPECT_EQ(before.at("autotune_workspace"), "limit");
 }
 
 TEST(CudaOptions, ParsesTheCheckedValuesAndRefusesOthersNamingTheFlag) {
-  const cuda::CudaOptions parsed =
-      cuda::parse_options({{"layout", "nchw"}, {"cudnn_api", "legacy"}, {"workspace_mb", 1.5}});
+  const cuda::CudaOptions parsed = cuda::parse_options({{"layout", "nchw"},
+                                                        {"cudnn_api", "legacy"},
+                                                        {"workspace_mb", 1.5},
+                                                        {"autotune_workspace", "limit"}});
+  EXPECT_EQ(parsed.autotune_workspace, cuda::AutotuneWorkspace::limit);
   EXPECT_EQ(parsed.layout, cuda::Layout::nchw);
   EXPECT_EQ(parsed.cudnn_api, cuda::CudnnApi::legacy);
   EXPECT_EQ(parsed.workspace_limit_bytes, 3ull << 19);  // 1.5 MiB

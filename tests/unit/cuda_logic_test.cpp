@@ -4,8 +4,10 @@
 
 #include <numeric>
 
+#include "kernels/cuda/logic/autotune.hpp"
 #include "kernels/cuda/logic/conv_graph.hpp"
 #include "kernels/cuda/logic/device_rules.hpp"
+#include "kernels/cuda/logic/engine_policy.hpp"
 #include "kernels/cuda/logic/gemm_layout.hpp"
 #include "kernels/cuda/logic/launch_hold.hpp"
 
@@ -187,20 +189,55 @@ TEST(CudaConvGraph, ChannelsLastScatterAndGather) {
   EXPECT_THROW(to_strided(std::vector<float>(5), t), std::invalid_argument);
 }
 
-TEST(CudaEngineFilter, Fp32RefusesTensorCoresOthersAllowThem) {
-  EngineNotes tc;
+TEST(CudaEngineFilter, RulesAsPyTorchWithTf32PreferringTensorCores) {
+  EngineNotes tc, down, reduced, plain;
   tc.tensor_core = true;
-  EXPECT_TRUE(engine_rejection(Precision::fp32, tc));
-  EXPECT_FALSE(engine_rejection(Precision::tf32, tc));
-  EXPECT_FALSE(engine_rejection(Precision::fp16, tc));
-  EXPECT_FALSE(engine_rejection(Precision::fp32, EngineNotes{}));
-  EngineNotes down;
   down.down_convert_inputs = true;
-  EXPECT_TRUE(engine_rejection(Precision::fp32, down));
-  EXPECT_TRUE(engine_rejection(Precision::tf32, down));
-  EngineNotes reduced;
   reduced.reduced_precision_reduction = true;
-  EXPECT_TRUE(engine_rejection(Precision::bf16, reduced));
+  struct Row {
+    Precision precision;
+    bool tc_ok, down_ok, reduced_ok;
+  };
+  // PyTorch's Conv_v8.cpp: down-converting engines never, Tensor Cores not for strict FP32;
+  // reductions below FP32 allowed for 16-bit and FP8 data, never for FP32 data.
+  for (const Row& row :
+       {Row{Precision::fp32, false, false, false}, Row{Precision::tf32, true, false, false},
+        Row{Precision::fp16, true, false, true}, Row{Precision::bf16, true, false, true},
+        Row{Precision::fp8, true, false, true}}) {
+    SCOPED_TRACE(name(row.precision));
+    EXPECT_EQ(!engine_rejection(row.precision, tc), row.tc_ok);
+    EXPECT_EQ(!engine_rejection(row.precision, down), row.down_ok);
+    EXPECT_EQ(!engine_rejection(row.precision, reduced), row.reduced_ok);
+    EXPECT_FALSE(engine_rejection(row.precision, plain));
+  }
+  EXPECT_EQ(engine_rules().size(), std::size(all_precisions));
+}
+
+TEST(CudaEngineFilter, Tf32TimesOnlyTensorCoreEnginesWhenAnyIsOffered) {
+  EngineNotes tc, fma;
+  tc.tensor_core = true;
+  const std::vector<EngineNotes> mixed{fma, tc, fma, tc};
+  EXPECT_EQ(preferred_engines(Precision::tf32, mixed), (std::vector<std::size_t>{1, 3}));
+  EXPECT_EQ(preferred_engines(Precision::fp16, mixed), (std::vector<std::size_t>{0, 1, 2, 3}));
+  // With no Tensor Core engine on offer tf32 still runs, on what there is.
+  EXPECT_EQ(preferred_engines(Precision::tf32, {fma, fma}), (std::vector<std::size_t>{0, 1}));
+  EXPECT_TRUE(preferred_engines(Precision::tf32, {}).empty());
+}
+
+TEST(CudaWorkspacePolicy, AutotuningTakesFreeMemoryAsPyTorchUnlessLimited) {
+  constexpr std::uint64_t option = 32ull << 20, free = 40ull << 30;
+  struct Row {
+    AutotuneWorkspace policy;
+    AlgoChoice algo;
+    std::uint64_t available, expected;
+  };
+  for (const Row& row : {Row{AutotuneWorkspace::free_memory, AlgoChoice::autotune, free, free},
+                         Row{AutotuneWorkspace::limit, AlgoChoice::autotune, free, option},
+                         Row{AutotuneWorkspace::free_memory, AlgoChoice::heuristic, free, option},
+                         Row{AutotuneWorkspace::limit, AlgoChoice::heuristic, free, option},
+                         // Never below --workspace-mb, which the point was checked to fit.
+                         Row{AutotuneWorkspace::free_memory, AlgoChoice::autotune, 1, option}})
+    EXPECT_EQ(workspace_limit(row.policy, row.algo, option, row.available), row.expected);
 }
 
 TEST(CudaDeviceRules, PrecisionsByComputeCapability) {
@@ -316,6 +353,92 @@ TEST(CudaLaunchHold, ALaunchThatBlocksTheHostStopsTheHolding) {
     other.record(other.next_hold_ns(), 1'000);
   }
   EXPECT_TRUE(other.retry());
+}
+
+// A test double of a GPU case under autotuning: an output of 6 elements, candidates that each
+// write some of them, a launch hold whose state the case keeps, and a record of the calls.
+struct FakeCase {
+  static constexpr float poison = -1.0f;  // stands for the NaN bytes
+  std::vector<float> output = std::vector<float>(6, poison);
+  // Candidate i writes the elements in writes[i] with value i, and takes seconds[i].
+  std::vector<std::vector<std::size_t>> writes;
+  std::vector<double> seconds;
+  std::size_t selected = 0;
+  LaunchHold hold;
+  std::vector<std::string> calls;
+
+  void launch() {
+    for (std::size_t e : writes[selected]) output[e] = static_cast<float>(selected);
+  }
+  AutotuneSteps steps() {
+    AutotuneSteps s;
+    s.select = [this](std::size_t i) {
+      selected = i;
+      calls.push_back("select " + std::to_string(i));
+    };
+    s.reset_timing = [this] {
+      hold = LaunchHold{};
+      calls.push_back("reset");
+    };
+    s.launch = [this] { launch(); };
+    s.time_once = [this] {
+      launch();
+      // A launch that blocks the host: its enqueue outlasts every hold.
+      hold.record(hold.next_hold_ns(), LaunchHold::max_hold_ns + 1);
+      return seconds[selected];
+    };
+    s.poison_output = [this] {
+      std::fill(output.begin(), output.end(), poison);
+      calls.push_back("poison");
+    };
+    s.label = [](std::size_t i) { return "candidate " + std::to_string(i); };
+    return s;
+  }
+};
+
+TEST(CudaAutotune, WinnerLeavesTheOutputPoisonedSoItsUnwrittenElementsShow) {
+  FakeCase fake;
+  fake.writes = {{0, 1, 2, 3, 4, 5}, {0, 1, 2, 3, 4}};  // the fastest misses element 5
+  fake.seconds = {2e-3, 1e-3};
+  std::string summary;
+  EXPECT_EQ(autotune(2, fake.steps(), summary), 1u);
+  EXPECT_EQ(fake.selected, 1u);
+  fake.launch();  // the measurement's first run, then validation reads the output
+  EXPECT_EQ(fake.output[4], 1.0f);
+  EXPECT_EQ(fake.output[5], FakeCase::poison);  // not candidate 0's value hiding the gap
+  EXPECT_NE(summary.find("candidate 0 2.0"), std::string::npos) << summary;
+}
+
+TEST(CudaAutotune, EachCandidateAndTheWinnerStartWithAFreshLaunchHold) {
+  FakeCase fake;
+  fake.writes = {{0}, {0}, {0}};
+  fake.seconds = {3e-3, 1e-3, 2e-3};
+  std::string summary;
+  ASSERT_EQ(autotune(3, fake.steps(), summary), 1u);
+  EXPECT_EQ(fake.calls,
+            (std::vector<std::string>{"select 0", "reset", "select 1", "reset", "select 2", "reset",
+                                      "select 1", "reset", "poison"}));
+  // Every candidate blocked the host for autotune_runs >= give_up_after runs, which stops a hold;
+  // the winner is measured with holding on again.
+  static_assert(autotune_runs >= LaunchHold::give_up_after);
+  EXPECT_GT(fake.hold.next_hold_ns(), 0u);
+  EXPECT_TRUE(fake.hold.retry());
+}
+
+TEST(CudaAutotune, FailedCandidatesAreNamedAndAllFailingThrows) {
+  FakeCase fake;
+  fake.writes = {{0}, {0}};
+  fake.seconds = {1e-3, 2e-3};
+  AutotuneSteps steps = fake.steps();
+  steps.launch = [&fake] {
+    if (fake.selected == 0) throw LibraryError("engine refused");
+  };
+  std::string summary;
+  EXPECT_EQ(autotune(2, steps, summary), 1u);
+  EXPECT_NE(summary.find("candidate 0 failed: engine refused"), std::string::npos) << summary;
+  steps.launch = [] { throw LibraryError("no"); };
+  summary.clear();
+  EXPECT_THROW(autotune(2, steps, summary), LibraryError);
 }
 
 }  // namespace

@@ -120,9 +120,27 @@ TEST(CudaMemoryOps, ExtraBytesOfBackwardPasses) {
             2u * 16 * 4);
   EXPECT_EQ(memory_extra_bytes(memory(MemoryOp::batch_norm, {2, 64, 4, 4}, Pass::bwd_data)),
             5u * 64 * 4);
+  // Mean and inverse deviation per row, the gamma and beta gradients per column.
   EXPECT_EQ(memory_extra_bytes(memory(MemoryOp::layer_norm, {2, 197, 768}, Pass::bwd_data)),
-            2u * 394 * 4);
+            2u * (394 + 768) * 4);
   EXPECT_EQ(memory_extra_bytes(memory(MemoryOp::gelu_erf, {2, 3}, Pass::bwd_data)), 0u);
+}
+
+TEST(CudaMemoryOps, ColumnReductionCoversEveryRowAndColumn) {
+  const ColumnReduction vit = column_reduction_launch(32 * 197, 768);
+  EXPECT_EQ(vit.column_blocks, 24u);
+  EXPECT_EQ(vit.row_blocks, 25u);  // 6304 rows in chunks of 256
+  EXPECT_EQ(vit.rows_per_block, column_block_lanes * 32);
+  for (const auto& [rows, length] : std::vector<std::pair<std::int64_t, std::int64_t>>{
+           {1, 1}, {255, 33}, {256, 32}, {257, 31}, {8 * 197, 768}}) {
+    const ColumnReduction l = column_reduction_launch(rows, length);
+    EXPECT_GE(l.column_blocks * column_block_width, length);
+    EXPECT_LT((l.column_blocks - 1) * column_block_width, length);
+    EXPECT_GE(l.row_blocks * l.rows_per_block, rows);
+    EXPECT_LT((l.row_blocks - 1) * l.rows_per_block, rows);
+  }
+  EXPECT_EQ(column_reduction_launch(0, 768).row_blocks, 0u);
+  EXPECT_EQ(column_reduction_launch(10, 0).column_blocks, 0u);
 }
 
 TEST(CudaMemoryOps, LaunchShapes) {

@@ -7,6 +7,8 @@
 #include <functional>
 
 #include "harness/check/reference.hpp"
+#include "harness/check/reference_memory_bound.hpp"
+#include "harness/check/validate.hpp"
 #include "harness/measure/inputs.hpp"
 
 namespace lb {
@@ -89,6 +91,39 @@ TEST(MemoryReference, HandComputedPooling) {
   const auto dx =
       reference_all(with_pass(avg, Pass::bwd_data), {tensor({1, 1, 2, 2}, {4, 2, 2, 4})});
   EXPECT_EQ(dx, (std::vector<double>{4, 1, 1, 1, 1, 1, 1, 1, 1}));
+}
+
+// Max-pool backward with tied maxima: 1x1x2x3 input, window 2, stride 1, no padding, so outputs
+// (0,0) and (0,1) see columns 0-1 and 1-2 of both rows.
+//   x = 5 5 1      window (0,0): maxima x[0][0], x[0][1] tie   dy(0,0) = 2
+//       0 0 7      window (0,1): maximum x[1][2] alone          dy(0,1) = 3
+TEST(MemoryReference, MaxPoolBackwardAcceptsAnyTiedMaximum) {
+  auto bwd = memory_problem(MemoryOp::max_pool, {1, 1, 2, 3}, Pass::bwd_data);
+  auto& ms = std::get<MemoryProblem>(bwd.op).shape;
+  ms.window = 2, ms.stride = 1, ms.pad = 0;
+  const std::vector<HostTensor> in{tensor({1, 1, 2, 3}, {5, 5, 1, 0, 0, 7}),
+                                   tensor({1, 1, 1, 2}, {2, 3})};
+  // The reference's own convention: the first maximum in scan order takes the gradient.
+  EXPECT_EQ(reference_all(bwd, in), (std::vector<double>{2, 0, 0, 0, 0, 3}));
+  const MaxPoolGradient tied = max_pool_gradient(ms, in, 1);
+  EXPECT_EQ(tied.certain, 0);
+  EXPECT_EQ(tied.tied, (std::vector<double>{2}));
+  EXPECT_EQ(tied.closest_to(1.9), 2);
+  EXPECT_EQ(tied.closest_to(0.1), 0);
+  EXPECT_EQ(max_pool_gradient(ms, in, 5).certain, 3);
+  EXPECT_TRUE(max_pool_gradient(ms, in, 5).tied.empty());
+
+  // A backend that gives the tied window's gradient to the second maximum is right...
+  HostTensor second{{1, 1, 2, 3}, {0, 2, 0, 0, 0, 3}};
+  EXPECT_TRUE(validate(bwd, in, second, Precision::bf16).passed);
+  EXPECT_EQ(reference_near(bwd, in, 1, 2.0), 2);
+  // ...one that loses the unique maximum's gradient, or the tied one's, is not.
+  HostTensor lost_unique{{1, 1, 2, 3}, {2, 0, 0, 0, 0, 0}};
+  EXPECT_FALSE(validate(bwd, in, lost_unique, Precision::bf16).passed);
+  HostTensor moved_off_the_maxima{{1, 1, 2, 3}, {0, 0, 0, 2, 0, 3}};
+  EXPECT_FALSE(validate(bwd, in, moved_off_the_maxima, Precision::bf16).passed);
+  // The forward has one right answer however the maxima tie.
+  EXPECT_EQ(reference_near(with_pass(bwd, Pass::fwd), {in[0]}, 0, 4.0), 5);
 }
 
 // dx from the reference's backward against (L(x + h) - L(x - h)) / 2h, L = sum(dy . fwd(x)),

@@ -68,13 +68,4 @@ std::vector<float> from_strided(const std::vector<float>& strided, const TensorS
   return out;
 }
 
-std::optional<std::string> engine_rejection(Precision p, const EngineNotes& notes) {
-  const bool fp32_data = p == Precision::fp32 || p == Precision::tf32;
-  if (p == Precision::fp32 && notes.tensor_core)
-    return "uses Tensor Cores (TF32 math), not allowed for fp32";
-  if (fp32_data && notes.down_convert_inputs) return "down-converts FP32 inputs";
-  if (notes.reduced_precision_reduction) return "reduces in less than FP32";
-  return std::nullopt;
-}
-
 }  // namespace lb::cuda::logic

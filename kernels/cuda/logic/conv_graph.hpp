@@ -46,16 +46,4 @@ PassTensors pass_tensors(const ConvGraphSpec& spec, Pass pass);
 std::vector<float> to_strided(const std::vector<float>& canonical, const TensorSpec& spec);
 std::vector<float> from_strided(const std::vector<float>& strided, const TensorSpec& spec);
 
-// The numerical facts cuDNN attaches to an engine (CUDNN_ATTR_ENGINE_NUMERICAL_NOTE).
-struct EngineNotes {
-  bool tensor_core = false;
-  bool down_convert_inputs = false;
-  bool reduced_precision_reduction = false;
-};
-
-// Why an engine may not run a precision, or nothing when it may. fp32 means no Tensor Cores (they
-// would compute in TF32); no precision accepts down-converted FP32 inputs or a reduction below
-// FP32.
-std::optional<std::string> engine_rejection(Precision precision, const EngineNotes& notes);
-
 }  // namespace lb::cuda::logic

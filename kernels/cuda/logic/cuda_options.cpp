@@ -15,12 +15,19 @@ const std::vector<BackendOption>& option_declarations() {
         "backward calls, for comparison with older frameworks)",
         "cudnn_api", {"graph", "legacy"});
     api.value_before_option_existed = "graph";  // files written before --cudnn-api existed
+    BackendOption autotune_workspace = choice_option(
+        "--autotune-workspace",
+        "GPU convolution workspace when autotuning: free-memory (default: what the GPU has free, "
+        "as PyTorch's benchmark mode) or limit (--workspace-mb)",
+        "autotune_workspace", {"free-memory", "limit"});
+    autotune_workspace.value_before_option_existed = "limit";
     return std::vector<BackendOption>{
         choice_option("--layout", "GPU convolution layout: nhwc (default) or nchw", "layout",
                       {"nhwc", "nchw"}),
         api,
         number_option("--workspace-mb", "GPU workspace limit in MiB (default 32)", "workspace_mb",
-                      32, 0, 1 << 24, "a number of MiB")};
+                      32, 0, 1 << 24, "a number of MiB"),
+        autotune_workspace};
   }();
   return options;
 }
@@ -65,6 +72,9 @@ CudaOptions parse_options(const BackendOptionValues& values) {
       choice_of(values, "cudnn_api") == "legacy" ? CudnnApi::legacy : CudnnApi::graph;
   options.workspace_limit_bytes =
       static_cast<std::uint64_t>(number_of(values, "workspace_mb") * (1 << 20));
+  options.autotune_workspace = choice_of(values, "autotune_workspace") == "limit"
+                                   ? AutotuneWorkspace::limit
+                                   : AutotuneWorkspace::free_memory;
   return options;
 }
 

@@ -12,18 +12,23 @@ namespace lb::cuda {
 enum class Layout { nhwc, nchw };  // convolution layout; oneDNN chooses its own ("any")
 // cuDNN convolutions through the graph API, or the legacy calls older frameworks use.
 enum class CudnnApi { graph, legacy };
+// What workspace an autotuned convolution may take: the GPU's free memory (as PyTorch's benchmark
+// mode gives cuDNN) or the --workspace-mb limit (logic/engine_policy.hpp's workspace_limit).
+enum class AutotuneWorkspace { free_memory, limit };
 
 struct CudaOptions {
   Layout layout = Layout::nhwc;
   CudnnApi cudnn_api = CudnnApi::graph;
   std::uint64_t workspace_limit_bytes = 32ull << 20;
+  AutotuneWorkspace autotune_workspace = AutotuneWorkspace::free_memory;
 };
 
 // What one CUDA case is prepared with: the harness's options and the backend's own.
 struct CudaCaseOptions : CaseOptions, CudaOptions {};
 
-// --layout, --cudnn-api and --workspace-mb, recorded under the settings keys "layout",
-// "cudnn_api" and "workspace_mb" (the keys results files have always had).
+// --layout, --cudnn-api, --workspace-mb and --autotune-workspace, recorded under the settings keys
+// "layout", "cudnn_api", "workspace_mb" and "autotune_workspace" (a file from before the last
+// existed was measured under "limit").
 const std::vector<BackendOption>& option_declarations();
 
 // The typed options from values checked against option_declarations(); a key left out takes its

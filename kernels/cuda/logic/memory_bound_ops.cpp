@@ -118,7 +118,7 @@ std::uint64_t memory_extra_bytes(const Problem& problem) {
     case MemoryOp::batch_norm:
       return 5 * static_cast<std::uint64_t>(s.dims.at(1)) * sizeof(float);
     case MemoryOp::layer_norm:
-      return 2 * static_cast<std::uint64_t>(row_count(s)) * sizeof(float);
+      return 2 * static_cast<std::uint64_t>(row_count(s) + row_length(s)) * sizeof(float);
     case MemoryOp::avg_pool:
     case MemoryOp::add:
     case MemoryOp::gelu_erf:
@@ -140,6 +140,14 @@ KernelLaunch elementwise_launch(std::int64_t count, int sm_count) {
   const std::int64_t needed = (count + threads - 1) / threads;
   const std::int64_t most = std::max<std::int64_t>(1, sm_count) * blocks_per_sm;
   return {static_cast<unsigned>(std::min(needed, most)), static_cast<unsigned>(threads)};
+}
+
+ColumnReduction column_reduction_launch(std::int64_t rows, std::int64_t length) {
+  constexpr std::int64_t rows_per_lane = 32;
+  const std::int64_t rows_per_block = column_block_lanes * rows_per_lane;
+  if (rows <= 0 || length <= 0) return {0, 0, rows_per_block};
+  return {static_cast<unsigned>((length + column_block_width - 1) / column_block_width),
+          static_cast<unsigned>((rows + rows_per_block - 1) / rows_per_block), rows_per_block};
 }
 
 }  // namespace lb::cuda::logic

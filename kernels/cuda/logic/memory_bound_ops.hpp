@@ -60,7 +60,8 @@ std::int64_t row_count(const MemoryShape& shape);
 // Device bytes a backward pass holds beyond its own tensors (memory_bytes): what preparing
 // derives from the forward. softmax and ReLU: y, as x; max pooling: y, as the pooled output;
 // batch norm: 5 FP32 C-vectors (saved mean and inverse deviation, scale and shift gradients, the
-// zero shift forward training takes); layer norm: 2 FP32 per row (mean, inverse deviation).
+// zero shift forward training takes); layer norm: 2 FP32 per row (mean, inverse deviation) and 2
+// per column (the gamma and beta gradients).
 std::uint64_t memory_extra_bytes(const Problem& problem);
 
 struct KernelLaunch {
@@ -72,5 +73,16 @@ KernelLaunch row_launch(std::int64_t rows, std::int64_t length);
 // A grid-stride loop over `count` elements: 256 threads a block, at most 8 blocks per SM (2048
 // threads, the most any supported GPU keeps resident per SM); no blocks for no elements.
 KernelLaunch elementwise_launch(std::int64_t count, int sm_count);
+
+// Layer norm's gamma and beta gradients, sums over the rows per column: blocks of 32 columns x 8
+// row lanes, each block over rows_per_block rows (32 per lane: enough work per thread to amortise
+// a block's atomic adds, while ViT-B/16's 6304 rows of 768 at batch 32 still make 24 x 25 = 600
+// blocks); no blocks for no rows or columns.
+struct ColumnReduction {
+  unsigned column_blocks = 0, row_blocks = 0;
+  std::int64_t rows_per_block = 0;
+};
+inline constexpr std::int64_t column_block_width = 32, column_block_lanes = 8;
+ColumnReduction column_reduction_launch(std::int64_t rows, std::int64_t length);
 
 }  // namespace lb::cuda::logic

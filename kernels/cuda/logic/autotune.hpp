@@ -1,0 +1,34 @@
+#pragma once
+// The order of calls that autotuning makes on a GPU case, apart from the hardware so that a test
+// double of the case can check it. Pure logic, unit-tested everywhere.
+//
+// Two things make the order matter. Every candidate writes the same output buffer, so a value a
+// slower candidate left behind would hide an element the winner never writes: the output is
+// poisoned again once the winner is chosen. And the launch hold (logic/launch_hold.hpp) adapts to
+// the launch it holds, so each candidate, and the winner afterwards, starts with a fresh one: a
+// candidate that blocks the host must not switch the hold off for the others.
+#include <cstddef>
+#include <functional>
+#include <string>
+
+namespace lb::cuda::logic {
+
+// How many timed runs give one candidate's time (their median), after one untimed launch.
+inline constexpr int autotune_runs = 3;
+
+struct AutotuneSteps {
+  std::function<void(std::size_t)> select;        // make candidate i the one launch() runs
+  std::function<void()> reset_timing;             // a fresh launch hold
+  std::function<void()> launch;                   // untimed warm-up launch
+  std::function<double()> time_once;              // one timed launch, seconds
+  std::function<void()> poison_output;            // fill the output with NaN again
+  std::function<std::string(std::size_t)> label;  // "engine 12 k3=1"
+};
+
+// Times `count` candidates (a candidate whose launch throws LibraryError is recorded as failed),
+// selects the fastest, resets the timing state and poisons the output. Returns the winner's index;
+// `summary` gets "label time; ..." with failures named. Throws LibraryError when every candidate
+// failed.
+std::size_t autotune(std::size_t count, const AutotuneSteps& steps, std::string& summary);
+
+}  // namespace lb::cuda::logic
