@@ -437,7 +437,7 @@ int run_points(const RunOptions& o, const Plan& plan, const std::vector<Model>& 
     return *devices.backends.at(keyed_device(pp.device, pp.backend));
   };
   std::optional<std::string> write_error;  // the disk refused the results file mid-run
-  loop.stop = [&] { return interrupt::stop_requested().load() || write_error.has_value(); };
+  loop.stop = [&] { return interrupt::poll_stop() || write_error.has_value(); };
 
   double total_gflop = 0;
   int to_run = 0;
