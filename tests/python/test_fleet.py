@@ -232,7 +232,8 @@ def test_a_hostile_out_folder_is_quoted_in_every_job_script_and_runs(tmp_path, f
     assert len(scripts) == 2  # the target's job and the report's
     job, report = (path.read_text() for path in scripts)
     escaped = str(out.resolve()).replace("%", "%%")
-    assert sbatch_values(job, "output") == [f"{escaped}/logs/a-touch-IFS-PWNED-touch-IFS-PWNED-%j.out"]
+    slug = "a-touch-IFS-PWNED-touch-IFS-PWNED"
+    assert sbatch_values(job, "output") == [f"{escaped}/logs/{slug}-%j.out"]
     assert sbatch_values(report, "output") == [f"{escaped}/logs/report-%j.out"]
     # The job script as a node runs it: nothing injected runs, and its results land in --out.
     done = subprocess.run(["bash", str(scripts[0])], capture_output=True, text=True, timeout=300,
