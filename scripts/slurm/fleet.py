@@ -281,6 +281,8 @@ def load_results_dir(results_dir: Path, warn):
                 results.append(lr.load(path))
             except lr.BadResultsFile as e:
                 warn(str(e))
+        elif not path.is_file():
+            warn(f"{path}: not a regular file, skipped")
         else:
             try:
                 doc = json.loads(path.read_text(encoding="utf-8"))
