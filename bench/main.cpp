@@ -1,4 +1,6 @@
 // layerbench: what your hardware really does on the layers of real models.
+#include <cerrno>
+#include <cstring>
 #include <iostream>
 
 #include "bench/commands.hpp"
@@ -6,6 +8,7 @@
 #include "bench/version.hpp"
 #include "harness/input_error.hpp"
 #include "harness/measure/interrupt.hpp"
+#include "harness/platform.hpp"
 
 namespace lb::cli {
 
@@ -20,9 +23,20 @@ int report_input_errors(const std::string& command, const Action& body) {
   return exit_usage;
 }
 
+// A failed write to standard output (a full disk, a closed stream) is a failure, not exit 0.
+int check_stdout(int code) {
+  errno = 0;
+  std::cout.flush();
+  if (std::cout) return code;
+  std::cerr << "layerbench: standard output could not be written ("
+            << (errno ? std::strerror(errno) : "write failed") << ")\n";
+  return code == exit_ok ? exit_failed : code;
+}
+
 }  // namespace lb::cli
 
 int main(int argc, char** argv) {
+  lb::platform::fill_closed_standard_streams();
   lb::interrupt::install();  // before any thread exists, so every thread inherits the mask
   CLI::App app{"layerbench: cuDNN, cuBLASLt and oneDNN on the layers of ResNet-50 and ViT"};
   app.require_subcommand(0, 1);
@@ -48,14 +62,14 @@ int main(int argc, char** argv) {
   }
   if (show_version) {
     lb::cli::print_version(std::cout);
-    return lb::cli::exit_ok;
+    return lb::cli::check_stdout(lb::cli::exit_ok);
   }
   if (!action) {
     std::cerr << app.help();
     return lb::cli::exit_usage;
   }
   try {
-    return action();
+    return lb::cli::check_stdout(action());
   } catch (const std::exception& e) {
     std::cerr << "layerbench: " << e.what() << "\n";
     return lb::cli::exit_failed;

@@ -1,9 +1,11 @@
 #include "harness/json_limits.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <set>
+#include <system_error>
 #include <vector>
+
+#include "harness/platform.hpp"
 
 namespace lb {
 
@@ -117,13 +119,14 @@ json parse_bounded_json(std::string_view text, const std::string& name, const Js
 
 json read_bounded_json(const std::filesystem::path& file, const JsonLimits& limits) {
   const std::string name = file.string();
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw JsonFileError(name + ": cannot be opened for reading");
-  // Read in chunks, and stop one chunk beyond the limit: a file over it is never held whole.
   std::string text;
-  char chunk[65536];
-  while (text.size() <= limits.max_bytes && in.read(chunk, sizeof chunk).gcount() > 0)
-    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+  try {
+    text = platform::read_regular_file(file, limits.max_bytes);
+  } catch (const platform::NotRegularFile& e) {
+    throw JsonFileError(e.what());
+  } catch (const std::system_error& e) {
+    throw JsonFileError(name + ": cannot be opened for reading (" + e.code().message() + ")");
+  }
   return parse_bounded_json(text, name, limits);
 }
 

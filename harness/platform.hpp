@@ -4,7 +4,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace lb::platform {
@@ -66,5 +68,45 @@ std::vector<SearchFolder> dll_search_folders_before_path();
 
 // The file of the loaded library (or executable) that contains `address`; empty if unknown.
 std::string module_path_of(const void* address);
+
+// Opens /dev/null read-only on each of descriptors 0-2 that was closed (`layerbench ... >&-`):
+// otherwise the next file opened (a results file's lock) would take the number and receive
+// what is printed to the stream, and a write to the closed stream now fails (EBADF) where it can
+// be reported.
+void fill_closed_standard_streams();
+// Whether standard output is a pipe whose reader has gone (`run | head -1` after head ended).
+bool stdout_reader_gone();
+
+// A path that names something other than a regular file where one is needed (a symbolic link
+// where links are not followed, a FIFO, a device, a folder). what(): "<path>: is a FIFO ...".
+struct NotRegularFile : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Reads at most `max_bytes` + 1 bytes of a regular file. A FIFO or device is refused before a
+// byte is read (reading one may block forever), and so is a symbolic link unless
+// `follow_links`. Throws NotRegularFile, or std::system_error when the OS refuses.
+std::string read_regular_file(const std::filesystem::path& file, std::size_t max_bytes,
+                              bool follow_links = true);
+
+// A regular file opened for writing without following a symbolic link at its path: a link,
+// FIFO or device planted beside an output is refused, never written through. Writes throw
+// std::system_error with the OS's reason (ENOSPC, EFBIG, ...).
+class WriteFile {
+ public:
+  enum class Mode { truncate, append, create_new };
+  // Throws NotRegularFile, or std::system_error when the OS refuses.
+  WriteFile(const std::filesystem::path& file, Mode mode);
+  ~WriteFile();
+  WriteFile(const WriteFile&) = delete;
+  WriteFile& operator=(const WriteFile&) = delete;
+
+  void write(std::string_view text);
+  int fd() const { return fd_; }
+  void close();  // throws std::system_error when the OS reports a late write error
+
+ private:
+  int fd_ = -1;
+};
 
 }  // namespace lb::platform

@@ -1,5 +1,7 @@
 #include "harness/measure/interrupt.hpp"
 
+#include "harness/platform.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -49,6 +51,10 @@ BOOL WINAPI on_console_event(DWORD event) {
   return TRUE;
 }
 #else
+// Ctrl-C, kill, a closed terminal (SIGHUP), Ctrl-\\ and the signals whose default is to end
+// the process (SIGUSR1, SIGALRM from a stray `timeout -s`): each stops after the current point.
+constexpr int stop_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM};
+
 void wait_for_signals(sigset_t set) {
   for (;;) {
     int sig = 0;
@@ -65,19 +71,33 @@ void install() {
 #else
   sigset_t set;
   sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
+  for (int sig : stop_signals) sigaddset(&set, sig);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   // An ignored signal is dropped before sigwait() can see it, and a shell starts a background
   // job (`layerbench run ... &` in a script) with SIGINT ignored: `kill -INT` must still stop it.
-  signal(SIGINT, SIG_DFL);
-  signal(SIGTERM, SIG_DFL);
+  for (int sig : stop_signals) signal(sig, SIG_DFL);
+  // A reader gone (`run | head -1`) or a file-size limit (ulimit -f) is a failed write that the
+  // writer reports (EPIPE, EFBIG) with the way out, not a death that leaves the file half done.
+  signal(SIGPIPE, SIG_IGN);
+  signal(SIGXFSZ, SIG_IGN);
   std::thread(wait_for_signals, set).detach();
 #endif
 }
 
 void arm(int exit_code) { armed_exit_code.store(exit_code); }
 
+void request_stop(const char* why) {
+  if (!stop.exchange(true)) say(why);
+}
+
 const std::atomic<bool>& stop_requested() { return stop; }
+
+bool poll_stop() {
+  if (platform::stdout_reader_gone())
+    request_stop(
+        "\nlayerbench: standard output's reader has gone; stopping after the current "
+        "point (the results file keeps every point measured so far)\n");
+  return stop.load();
+}
 
 }  // namespace lb::interrupt

@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <new>
 #include <sstream>
 
 #include "harness/check/validate.hpp"
@@ -91,6 +92,11 @@ Point measure_point(const PlannedPoint& pp, Backend& backend, const RunnerConfig
                gib(e.available_bytes) + " available)";
     p.notes["needed_bytes"] = std::to_string(e.needed_bytes);
     p.notes["available_bytes"] = std::to_string(e.available_bytes);
+  } catch (const std::bad_alloc&) {
+    // The host ran out (its inputs, a library's own allocation): out of memory like a device
+    // that cannot fit the point, and the run goes on.
+    p.status = Status::oom;
+    p.reason = "host memory ran out while preparing or measuring the point";
   } catch (const Unsupported& e) {
     p.status = Status::unsupported;
     p.reason = e.what();

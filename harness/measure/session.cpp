@@ -19,7 +19,7 @@ SessionOutcome run_session(const Plan& plan, const std::vector<Model>& models,
   RunLoop loop;
   loop.config = config.runner;
   loop.backend_for = backend_for;
-  loop.stop = [&] { return interrupt::stop_requested().load() || outcome.write_error.has_value(); };
+  loop.stop = [&] { return interrupt::poll_stop() || outcome.write_error.has_value(); };
 
   double total_gflop = 0;
   int to_run = 0;

@@ -3,10 +3,13 @@
 #include <cerrno>
 #include <cstring>
 #include <set>
+#include <sstream>
+#include <system_error>
 
 #ifndef _WIN32
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #endif
 
@@ -45,10 +48,20 @@ void check_schema(const fs::path& file, const nlohmann::json& doc) {
                        "layerbench reads " + results_schema + ")");
 }
 
-// Reads the journal's complete lines; a line cut short by a kill is ignored.
+// Reads the journal's complete lines; a line cut short by a kill is ignored. A link or FIFO
+// planted at the journal's path is refused like one planted beside a new output.
 std::vector<nlohmann::json> journal_points(const fs::path& journal) {
   std::vector<nlohmann::json> out;
-  std::ifstream in(journal);
+  std::string text;
+  try {
+    text = platform::read_regular_file(journal, results_file_limits.max_bytes,
+                                       /*follow_links=*/false);
+  } catch (const platform::NotRegularFile& e) {
+    throw ResultsError(e.what());
+  } catch (const std::system_error& e) {
+    throw ResultsError(journal.string() + ": cannot be read (" + e.code().message() + ")");
+  }
+  std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
     auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
@@ -89,7 +102,7 @@ LoadedResults load_results(const fs::path& file) {
                          r.points.back().key() + " appears twice");
   }
   try {
-    if (fs::exists(journal)) {
+    if (fs::exists(fs::symlink_status(journal))) {
       const auto journaled = journal_points(journal);
       for (std::size_t i = 0; i < journaled.size(); ++i) {
         // The journal's i-th point, counted as the lines that hold one.
@@ -101,6 +114,8 @@ LoadedResults load_results(const fs::path& file) {
         }
       }
     }
+  } catch (const ResultsError&) {
+    throw;  // names the journal already
   } catch (const FieldError& e) {
     throw ResultsError(e.what());
   } catch (const std::runtime_error& e) {  // the journal's folder unreadable
@@ -114,10 +129,21 @@ LoadedResults load_results(const fs::path& file) {
 
 OutputLock::OutputLock(const fs::path& file) : path_(file.string() + ".lock") {
 #ifndef _WIN32
-  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // Not through a link planted at the path, and never a FIFO or device (O_NONBLOCK: opening
+  // a FIFO does not wait for a reader).
+  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+  if (fd_ < 0 && errno == ELOOP)
+    throw ResultsError(path_.string() + ": is a symbolic link, not a regular file; remove it or " +
+                       "choose another -o");
   if (fd_ < 0)
     throw ResultsError(path_.string() + ": cannot be created (" + std::strerror(errno) +
                        "); choose an output in a folder you can write with -o");
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd_);
+    fd_ = -1;
+    throw ResultsError(path_.string() + ": is not a regular file; remove it or choose another -o");
+  }
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     char pid[32] = {};
     const ssize_t n = ::read(fd_, pid, sizeof pid - 1);
@@ -145,11 +171,20 @@ OutputLock::~OutputLock() {
 }
 
 namespace {
-// A new results file may replace only a regular file: -o /dev/null --force must not turn a
-// device into a file, and a folder is never a results file.
-void check_new_output(const fs::path& file, bool force) {
+// A results file may replace only a regular file: -o /dev/null --force must not turn a device
+// into a file, a folder is never a results file, and a symbolic link (/dev/stdout is one) is
+// not replaced by a file either.
+void check_not_link(const fs::path& file) {
   std::error_code ec;
-  const fs::file_status st = fs::status(file, ec);
+  if (fs::is_symlink(fs::symlink_status(file, ec)))
+    throw ResultsError(file.string() + ": is a symbolic link; a results file replaces only a " +
+                       "regular file (give the file it points to, or choose another -o)");
+}
+
+void check_new_output(const fs::path& file, bool force) {
+  check_not_link(file);
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(file, ec);
   if (!fs::exists(st)) return;
   if (!fs::is_regular_file(st))
     throw ResultsError(file.string() + ": exists and is not a regular file; a results file " +
@@ -168,7 +203,31 @@ void create_parent(const fs::path& file) {
                        "); choose an output in a folder you can write with -o");
 }
 
-std::string errno_text() { return errno ? std::strerror(errno) : "unknown error"; }
+// Removes a regular file left at `path` by a killed run, so that it can be made afresh with
+// O_EXCL; anything else there is refused, naming it.
+void clear_stale(const fs::path& path) {
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(path, ec);
+  if (!fs::exists(st)) return;
+  if (!fs::is_regular_file(st))
+    throw ResultsError(path.string() + ": " +
+                       (fs::is_symlink(st) ? "is a symbolic link" : "exists") +
+                       " and is not a regular file; remove it or choose another -o");
+  fs::remove(path, ec);
+}
+
+// A file beside the output opened for writing; what stands at its path is refused, not used.
+std::unique_ptr<platform::WriteFile> open_beside(const fs::path& path,
+                                                 platform::WriteFile::Mode mode) {
+  try {
+    return std::make_unique<platform::WriteFile>(path, mode);
+  } catch (const platform::NotRegularFile& e) {
+    throw ResultsError(std::string(e.what()) + "; remove it or choose another -o");
+  } catch (const std::system_error& e) {
+    throw ResultsError(path.string() + ": cannot be written (" + e.code().message() +
+                       "); choose an output in a folder you can write with -o");
+  }
+}
 }  // namespace
 
 ResultsWriter::ResultsWriter(fs::path file, nlohmann::json context, nlohmann::json settings,
@@ -184,7 +243,15 @@ ResultsWriter::ResultsWriter(fs::path file, nlohmann::json context, nlohmann::js
   context_["start_time"] = platform::utc_now(iso8601_utc);
   context_["end_time"] = nullptr;
   open_journal(/*fresh=*/true);
-  rewrite("incomplete", nlohmann::json::array(), nlohmann::json::array());
+  try {
+    rewrite("incomplete", nlohmann::json::array(), nlohmann::json::array());
+  } catch (const OutputError& e) {
+    journal_out_.reset();
+    std::error_code ec;
+    fs::remove(journal_, ec);  // it holds no point yet
+    throw OutputError(std::string(e.what()) + "; nothing was measured: make room, then run " +
+                      "again");
+  }
 }
 
 ResultsWriter::ResultsWriter(fs::path file, LoadedResults previous)
@@ -193,6 +260,7 @@ ResultsWriter::ResultsWriter(fs::path file, LoadedResults previous)
       context_(previous.document.at("context")),
       settings_(previous.document.at("settings")),
       points_(std::move(previous.points)) {
+  check_not_link(file_);
   lock_ = std::make_unique<OutputLock>(file_);
   open_journal(/*fresh=*/false);
   rewrite("incomplete", nlohmann::json::array(), nlohmann::json::array());
@@ -201,21 +269,22 @@ ResultsWriter::ResultsWriter(fs::path file, LoadedResults previous)
 ResultsWriter::~ResultsWriter() = default;
 
 void ResultsWriter::open_journal(bool fresh) {
-  journal_out_.open(journal_, fresh ? std::ios::trunc : std::ios::app);
-  if (!journal_out_)
-    throw ResultsError(journal_.string() + ": cannot be written (" + errno_text() +
-                       "); choose an output in a folder you can write with -o");
-  if (fresh) {
-    journal_out_ << nlohmann::json{{"journal", results_schema}}.dump() << "\n";
-    journal_out_.flush();
+  using Mode = platform::WriteFile::Mode;
+  if (fresh) clear_stale(journal_);
+  journal_out_ = open_beside(journal_, fresh ? Mode::create_new : Mode::append);
+  if (fresh) write_journal(nlohmann::json{{"journal", results_schema}}.dump() + "\n");
+}
+
+void ResultsWriter::write_journal(const std::string& line) {
+  try {
+    journal_out_->write(line);
+  } catch (const std::system_error& e) {
+    throw OutputError(journal_.string() + ": write failed (" + e.code().message() + ")");
   }
 }
 
 void ResultsWriter::append(const Point& point) {
-  errno = 0;
-  journal_out_ << nlohmann::json{{"point", to_json(point)}}.dump() << "\n";
-  journal_out_.flush();
-  if (!journal_out_) throw OutputError(journal_.string() + ": write failed (" + errno_text() + ")");
+  write_journal(nlohmann::json{{"point", to_json(point)}}.dump() + "\n");
   points_.push_back(point);
   if (std::chrono::steady_clock::now() - last_rewrite_ > std::chrono::seconds(1))
     rewrite("incomplete", nlohmann::json::array(), nlohmann::json::array());
@@ -225,7 +294,7 @@ void ResultsWriter::finish(const std::string& status, nlohmann::json models,
                            nlohmann::json boundaries) {
   context_["end_time"] = platform::utc_now(iso8601_utc);
   rewrite(status, models, boundaries);
-  journal_out_.close();
+  journal_out_.reset();
   std::error_code ec;
   fs::remove(journal_, ec);  // the file now holds every point
 }
@@ -239,16 +308,16 @@ void ResultsWriter::rewrite(const std::string& status, const nlohmann::json& mod
                               {"boundaries", boundaries}};
   const fs::path tmp = file_.string() + ".tmp";
   std::error_code ec;
+  clear_stale(tmp);
   {
-    errno = 0;
-    std::ofstream out(tmp, std::ios::trunc);
-    out << doc.dump(1) << "\n";
-    out.flush();
-    if (!out) {
-      const std::string why = errno_text();
-      out.close();
+    auto out = open_beside(tmp, platform::WriteFile::Mode::create_new);
+    try {
+      out->write(doc.dump(1) + "\n");
+      out->close();
+    } catch (const std::system_error& e) {
+      out.reset();
       fs::remove(tmp, ec);
-      throw OutputError(file_.string() + ": write failed (" + why + ")");
+      throw OutputError(file_.string() + ": write failed (" + e.code().message() + ")");
     }
   }
   fs::rename(tmp, file_, ec);  // atomic: readers see the old or the new file, never half of one

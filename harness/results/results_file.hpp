@@ -5,7 +5,6 @@
 // leaves a valid file marked "incomplete"; loading it merges whatever the journal holds beyond.
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -14,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/input_error.hpp"
+#include "harness/platform.hpp"
 #include "harness/results/point.hpp"
 
 namespace lb {
@@ -74,6 +74,7 @@ class ResultsWriter {
 
  private:
   void open_journal(bool fresh);
+  void write_journal(const std::string& line);
   void rewrite(const std::string& status, const nlohmann::json& models,
                const nlohmann::json& boundaries);
 
@@ -81,7 +82,7 @@ class ResultsWriter {
   std::unique_ptr<OutputLock> lock_;
   nlohmann::json context_, settings_;
   std::vector<Point> points_;
-  std::ofstream journal_out_;
+  std::unique_ptr<platform::WriteFile> journal_out_;
   std::chrono::steady_clock::time_point last_rewrite_{};
 };
 

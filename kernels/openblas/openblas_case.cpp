@@ -1,6 +1,7 @@
 #include "kernels/openblas/openblas_case.hpp"
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 
@@ -15,6 +16,24 @@ int apply_threads(int threads) {
   const Library& blas = library();
   blas.set_num_threads(threads > 0 ? threads : blas.get_num_procs());
   return blas.get_num_threads();
+}
+
+namespace {
+// What OpenBLAS's blas_memory_alloc mallocs for its GEMM work buffer: 128 MiB + 4 KiB, seen
+// with gdb in OpenBLAS 0.3.21 (Debian) under `ulimit -v`. When that malloc fails, that OpenBLAS
+// retries it forever at 100% CPU inside cblas_sgemm, where nothing can stop it; so the buffer's
+// room is tried here first, and a point that would not get it is out of memory instead.
+constexpr std::size_t work_buffer_bytes = (std::size_t{128} << 20) + 4096;
+}  // namespace
+
+void GemmCase::check_work_buffer_fits(std::uint64_t memory_limit) {
+  void* probe = std::malloc(work_buffer_bytes);
+  if (probe == nullptr)
+    throw OutOfMemory("OpenBLAS case: no room for OpenBLAS's " + std::to_string(work_buffer_bytes) +
+                          "-byte work buffer beside the " + std::to_string(sets_ * set_bytes_) +
+                          " bytes of operands",
+                      sets_ * set_bytes_ + work_buffer_bytes, memory_limit);
+  std::free(probe);
 }
 
 GemmCase::GemmCase(const GemmShape& shape, const std::vector<HostTensor>& inputs, CacheMode cache,
@@ -42,6 +61,7 @@ GemmCase::GemmCase(const GemmShape& shape, const std::vector<HostTensor>& inputs
         "OpenBLAS case: host allocation of " + std::to_string(needed) + " bytes failed", needed,
         memory_limit);
   }
+  check_work_buffer_fits(memory_limit);
   rotation_bytes_ = sets_ * touched_bytes;
   // Canonical layouts are cblas's row-major ones: every set holds the same A and B.
   for (std::size_t set = 0; set < sets_; ++set)

@@ -31,6 +31,8 @@ class GemmCase : public Case {
   std::vector<std::pair<std::string, std::string>> notes() const override;
 
  private:
+  // Throws OutOfMemory when OpenBLAS could not get its work buffer (see the .cpp).
+  void check_work_buffer_fits(std::uint64_t memory_limit);
   void gemm(std::size_t set) const;
   float* operand(std::size_t set, int which) const;  // 0: A, 1: B, 2: C
 

@@ -242,13 +242,22 @@ def _merge_journal(results: ResultsFile):
             results.recovered_from_journal += 1
 
 
-def load(path) -> ResultsFile:
-    """Reads and checks one results file. Raises BadResultsFile naming the file."""
-    path = Path(path)
+def check_regular_file(path: Path):
+    """Raises BadResultsFile unless PATH is a regular file (links followed): reading a FIFO
+    would wait forever for a writer, and a folder or device is never a results file."""
     if not path.exists():
         raise BadResultsFile(path, "no such file")
     if path.is_dir():
         raise BadResultsFile(path, "is a directory, not a results file")
+    if not path.is_file():
+        kind = "a FIFO" if path.is_fifo() else "a device or socket"
+        raise BadResultsFile(path, f"is {kind}, not a regular file")
+
+
+def load(path) -> ResultsFile:
+    """Reads and checks one results file. Raises BadResultsFile naming the file."""
+    path = Path(path)
+    check_regular_file(path)
     try:
         raw = path.read_bytes()
     except OSError as e:

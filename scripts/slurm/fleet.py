@@ -192,6 +192,21 @@ def q(x) -> str:
     return shlex.quote(str(x))
 
 
+def sbatch_output(logs: Path, name: str) -> str:
+    """--output's value for the job's log LOGS/NAME-<job id>.out, in double quotes (sbatch reads
+    a quoted value with spaces as one), a % of the folder doubled (a lone % starts one of
+    sbatch's file-name patterns such as %j)."""
+    return '"' + str(logs).replace("%", "%%") + f'/{name}-%j.out"'
+
+
+def check_out_path(out: Path):
+    """--out goes into #SBATCH lines, which have no escape for a line break or a double quote."""
+    bad = next((c for c in str(out) if c == '"' or not c.isprintable()), None)
+    if bad is not None:
+        raise FleetError(f"--out: {str(out)!r} contains {bad!r}, which an #SBATCH line cannot "
+                         "hold; choose a folder without it")
+
+
 def stem_expression(results_dir: Path, slug: str) -> str:
     """The results file's path without .json, evaluated in the job: <slug>-<node>-<job id>."""
     return f'{q(results_dir)}/{q(slug)}-"$SLURMD_NODENAME"-"$SLURM_JOB_ID"'
@@ -212,7 +227,7 @@ def job_script(target: Target, *, out: Path, binary: Path, python: str, suite: s
         "#SBATCH --nodes=1",
         "#SBATCH --ntasks=1",
         f"#SBATCH --time={minutes}",
-        f"#SBATCH --output={out / 'logs'}/{target.slug}-%j.out",
+        f"#SBATCH --output={sbatch_output(out / 'logs', target.slug)}",
         "set -u",
         PYTHONPATH_LINE,
         f"export LAYERBENCH_FLEET_TARGET={q(target.text)}",
@@ -245,7 +260,7 @@ def report_script(jobs, *, out: Path, python: str, device: str, report_options) 
         *([f"#SBATCH --dependency=afterany:{dependency}"] if jobs else []),
         "#SBATCH --nodes=1",
         "#SBATCH --ntasks=1",
-        f"#SBATCH --output={out / 'logs'}/report-%j.out",
+        f"#SBATCH --output={sbatch_output(out / 'logs', 'report')}",
         "set -u",
         PYTHONPATH_LINE,
         f"exec {q(python)} {q(Path(__file__).resolve())} job-report --out {q(out)} "
@@ -270,6 +285,8 @@ def load_results_dir(results_dir: Path, warn):
                 results.append(results_file.load(path))
             except results_file.BadResultsFile as e:
                 warn(str(e))
+        elif not path.is_file():
+            warn(f"{path}: not a regular file, skipped")
         else:
             try:
                 doc = json.loads(path.read_text(encoding="utf-8"))
@@ -394,6 +411,7 @@ def fleet_main(args) -> int:
         raise FleetError(f"--binary: {binary} not found (build layerbench first: scripts/test.sh, "
                          "or the manual build of docs/building.md)")
     out = Path(args.out).resolve()
+    check_out_path(out)
     results_dir = out / "results"
     device = run_device(run_flags)
     python = find_python()

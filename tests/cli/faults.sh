@@ -47,6 +47,26 @@ mkdir -p "$work/adir"
 expect_rc 2 "output is a folder" "$bin" run "${fast[@]}" --batch 1 --pass fwd -o "$work/adir" --force
 [ -d "$work/adir" ] || fail "a folder output was replaced"
 
+# Links and special files planted beside the output are refused, naming them, and never
+# written through: the journal, the temporary and the lock, each as a link to a victim file.
+for beside in journal tmp lock; do
+  echo victim > "$work/victim.txt"
+  ln -sf "$work/victim.txt" "$work/link_$beside.json.$beside"
+  expect_rc 2 "a link at the $beside" "$bin" run "${fast[@]}" --batch 1 --pass fwd -o "$work/link_$beside.json"
+  [ "$(cat "$work/victim.txt")" = victim ] || fail "link at the $beside: its target was written"
+  grep -q "link_$beside.json.$beside: is a symbolic link" "$work/err" || fail "link at the $beside: not named"
+done
+mkfifo "$work/fifo.json.journal"
+expect_rc 2 "a FIFO at the journal" timeout 120 "$bin" run "${fast[@]}" --batch 1 --pass fwd -o "$work/fifo.json"
+grep -q "fifo.json.journal: exists and is not a regular file" "$work/err" || fail "FIFO journal: not named"
+# The output itself a link: /dev/stdout (a link to /proc/self/fd/1) is not replaced by a file.
+expect_rc 2 "-o /dev/stdout --force" "$bin" run "${fast[@]}" --batch 1 --pass fwd -o /dev/stdout --force
+[ -L /dev/stdout ] || fail "/dev/stdout is no longer a symbolic link"
+grep -q "/dev/stdout: is a symbolic link" "$work/err" || fail "-o /dev/stdout: not explained"
+ln -s "$work/victim.txt" "$work/linked.json"
+expect_rc 2 "an output that is a link" "$bin" run "${fast[@]}" --batch 1 --pass fwd -o "$work/linked.json" --force
+[ -L "$work/linked.json" ] && [ "$(cat "$work/victim.txt")" = victim ] || fail "a linked output was replaced"
+
 # HOME unset changes nothing.
 expect_rc 0 "HOME unset" env -u HOME "$bin" run "${fast[@]}" --batch 1 --pass fwd -o "$work/home.json"
 
@@ -108,6 +128,16 @@ for case in "no_context:context" "no_settings:settings" "settings_null:max_time_
   grep -q "$name.json" "$work/err" && grep -qF -- "$field" "$work/err" \
     || fail "--resume $name: file or field ($field) not named"
 done
+# A journal that is a FIFO or a link: --resume refuses it, naming it, instead of waiting on it.
+damage fifo_resume 'pass'
+mkfifo "$work/fifo_resume.json.journal"
+expect_rc 2 "--resume with a FIFO journal" timeout 120 "$bin" run --resume "$work/fifo_resume.json" --quiet
+grep -q "fifo_resume.json.journal: is a FIFO" "$work/err" || fail "--resume FIFO journal: not named"
+damage link_resume 'pass'
+ln -s "$work/victim.txt" "$work/link_resume.json.journal"
+expect_rc 2 "--resume with a linked journal" "$bin" run --resume "$work/link_resume.json" --quiet
+grep -q "link_resume.json.journal: is a symbolic link" "$work/err" || fail "--resume linked journal: not named"
+[ "$(cat "$work/victim.txt")" = victim ] || fail "--resume linked journal: its target was written"
 expect_rc 2 "--resume of a folder" "$bin" run --resume "$work/adir"
 grep -q "not a regular file" "$work/err" || fail "--resume of a folder: not explained"
 echo "faults.sh: all checks passed"

@@ -5,6 +5,7 @@ the end-to-end run under a real Slurm is tests/slurm/fleet_test.sh). Needs LAYER
 (scripts/test.sh sets it) or a build in build/."""
 import json
 import os
+import shlex
 import socket
 import subprocess
 import time
@@ -188,6 +189,65 @@ def test_a_fleet_directory_with_results_needs_resume(tmp_path):
     proc = run_script("slurm/fleet.py", "--binary", binary(), "--targets", "partition=alpha",
                       "--out", tmp_path / "f", "--dry-run", "--", *TINY_RUN)
     assert proc.returncode == 2 and "--resume" in proc.stderr, proc.stderr
+
+
+# ---- hostile --out and --targets: every value reaches the job scripts as one quoted value
+
+# Test stand-in for Slurm's sbatch: submits nothing, keeps a copy of each script and answers a
+# made-up job id (test data).
+RECORDING_SBATCH = """#!/bin/sh
+n=$(ls "$SBATCH_RECORD" | wc -l)
+cp "$2" "$SBATCH_RECORD/$n.sbatch"
+echo "$((100 + n))"
+"""
+
+
+def submit_with_recording_sbatch(tmp_path, out, targets):
+    bin_dir, record = tmp_path / "bin", tmp_path / "record"
+    bin_dir.mkdir()
+    record.mkdir()
+    (bin_dir / "sbatch").write_text(RECORDING_SBATCH)
+    (bin_dir / "sbatch").chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "SBATCH_RECORD": str(record)}
+    proc = subprocess.run([sys.executable, str(SCRIPTS / "slurm" / "fleet.py"), "--binary",
+                           str(binary().resolve()), "--targets", targets, "--out", str(out), "--",
+                           *TINY_RUN, *ONEDNN_ONLY],
+                          capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+    return proc, [record / f"{i}.sbatch" for i in range(len(list(record.iterdir())))]
+
+
+def sbatch_values(script: str, option: str) -> list:
+    """The values sbatch reads for --OPTION in the script's #SBATCH lines (double quotes strip)."""
+    return [shlex.split(line.split("=", 1)[1])[0] for line in script.splitlines()
+            if line.startswith(f"#SBATCH --{option}=")]
+
+
+@pytest.mark.parametrize("folder", ["out dir", "o'q $(touch PWNED) `touch PWNED` 100%j"])
+def test_a_hostile_out_folder_is_quoted_in_every_job_script_and_runs(tmp_path, folder):
+    out = tmp_path / folder
+    target = "partition=a$(touch${IFS}PWNED)`touch${IFS}PWNED`"
+    proc, scripts = submit_with_recording_sbatch(tmp_path, out, target)
+    assert proc.returncode == 0, proc.stderr
+    assert len(scripts) == 2  # the target's job and the report's
+    job, report = (path.read_text() for path in scripts)
+    escaped = str(out.resolve()).replace("%", "%%")
+    slug = "a-touch-IFS-PWNED-touch-IFS-PWNED"
+    assert sbatch_values(job, "output") == [f"{escaped}/logs/{slug}-%j.out"]
+    assert sbatch_values(report, "output") == [f"{escaped}/logs/report-%j.out"]
+    # The job script as a node runs it: nothing injected runs, and its results land in --out.
+    done = subprocess.run(["bash", str(scripts[0])], capture_output=True, text=True, timeout=300,
+                          cwd=tmp_path, env={**os.environ, **job_env("101", target)})
+    assert done.returncode == 0, done.stderr
+    assert not list(tmp_path.rglob("PWNED")), "an injected command ran"
+    assert len(list((out / "results").glob("*-101.json"))) == 1
+    assert subprocess.run(["bash", "-n", str(scripts[1])], timeout=30).returncode == 0
+
+
+@pytest.mark.parametrize("folder", ["out\nline", "out\"quote", "out\ttab"])
+def test_an_out_folder_an_sbatch_line_cannot_hold_is_refused(tmp_path, folder):
+    proc, scripts = submit_with_recording_sbatch(tmp_path, tmp_path / folder, "partition=alpha")
+    assert proc.returncode == 2 and "--out" in proc.stderr, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and not scripts
 
 
 # ---- results directory: real files written under the Slurm variables of a job

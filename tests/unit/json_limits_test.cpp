@@ -2,6 +2,10 @@
 // paths the errors name. The model-file limits themselves are tested in workload_test.
 #include "harness/json_limits.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -53,8 +57,23 @@ TEST(JsonLimits, MissingFileIsNamed) {
     read_bounded_json("/nonexistent/t.json", limits);
     FAIL() << "read a missing file";
   } catch (const JsonFileError& e) {
-    EXPECT_EQ(std::string(e.what()), "/nonexistent/t.json: cannot be opened for reading");
+    EXPECT_EQ(std::string(e.what()),
+              "/nonexistent/t.json: cannot be opened for reading (No such file or directory)");
   }
+}
+
+// A FIFO would block the read forever with no writer: refused before a byte is read.
+TEST(JsonLimits, FifoIsRefusedNotWaitedOn) {
+  const auto fifo =
+      std::filesystem::temp_directory_path() / ("json_limits_fifo_" + std::to_string(::getpid()));
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  try {
+    read_bounded_json(fifo, limits);
+    ADD_FAILURE() << "read a FIFO";
+  } catch (const JsonFileError& e) {
+    EXPECT_EQ(std::string(e.what()), fifo.string() + ": is a FIFO, not a regular file");
+  }
+  std::filesystem::remove(fifo);
 }
 
 }  // namespace

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Resource limits and special files: a file-size limit, an address-space limit, a tiny disk and
+# FIFOs given as input files. Each ends with a message naming the file and the way out, or with
+# the points that cannot get memory recorded as oom; none hangs or dies by a signal.
+set -euo pipefail
+bin="$(realpath "$1")"
+tiny="$LAYERBENCH_SOURCE_DIR/tests/data/workloads/tiny.json"
+work="$(mktemp -d)"
+mounted=""
+cleanup() {
+  [ -z "$mounted" ] || umount "$mounted" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib/helpers.bash"
+run=(run --device cpu --workload "$tiny" --model tiny --precision fp32 --max-time-per-point 0.02
+     --quiet)
+cases=0
+
+# ulimit -f: the write that passes it fails with EFBIG (no SIGXFSZ death, exit 153): exit 1, the
+# resume hint, no .tmp left, and the journal keeps the points.
+for kb in 8 16 60; do
+  expect_rc 1 "ulimit -f $kb" bash -c 'ulimit -f "$1"; shift; exec timeout 300 "$@"' _ "$kb" \
+    "$bin" "${run[@]}" --batch 1,2 --pass train -o "$work/f$kb.json"
+  grep -q "File too large" "$work/err" && grep -q -- "--resume $work/f$kb.json" "$work/err" \
+    || fail "ulimit -f $kb: reason or resume hint missing"
+  [ ! -e "$work/f$kb.json.tmp" ] || fail "ulimit -f $kb: a .tmp was left"
+  cases=$((cases + 1))
+done
+
+# ulimit -v: OpenBLAS's allocator would retry its failed buffer malloc forever; every point that
+# cannot get memory is oom and the run completes. OpenBLAS only: oneDNN 3.2 itself sometimes
+# crashes (SIGSEGV in dnnl_memory's constructor) when an allocation fails under this limit.
+if ! grep -q "OpenBLAS *compiled" <<<"$("$bin" --version)"; then
+  echo "skipped ulimit -v: this build has no OpenBLAS backend"
+else
+  expect_rc 0 "ulimit -v 1000000" bash -c 'ulimit -v 1000000; exec timeout 300 "$@"' _ \
+    "$bin" "${run[@]}" --backend openblas --batch 1,2 --pass train -o "$work/v.json"
+  [ "$(json "$work/v.json" "d['status']")" = complete ] || fail "ulimit -v: run not complete"
+  [ "$(json "$work/v.json" "sum(p['status'] == 'failed' for p in d['points'])")" = 0 ] \
+    || fail "ulimit -v: a point failed instead of oom"
+  [ "$(json "$work/v.json" "any(p['status'] == 'oom' for p in d['points'])")" = True ] \
+    || fail "ulimit -v: no point recorded oom (the limit no longer binds: lower it)"
+  cases=$((cases + 1))
+fi
+
+# An 8 KB disk: the first results file does not fit; exit 1 saying what to do, nothing left.
+mkdir -p "$work/tiny_disk"
+if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=8k tmpfs "$work/tiny_disk" 2>/dev/null; then
+  mounted="$work/tiny_disk"
+  expect_rc 1 "8 KB disk" timeout 300 "$bin" "${run[@]}" --batch 1 --pass fwd -o "$work/tiny_disk/r.json"
+  grep -q "No space left on device" "$work/err" && grep -q "run again" "$work/err" \
+    || fail "8 KB disk: reason or way out missing"
+  [ -z "$(ls -A "$work/tiny_disk")" ] || fail "8 KB disk: files left: $(ls "$work/tiny_disk")"
+  umount "$work/tiny_disk" && mounted=""
+  cases=$((cases + 1))
+else
+  echo "skipped the 8 KB disk: mounting a tmpfs needs root (uid $(id -u))"
+fi
+
+# A FIFO as every file argument of layerbench: refused naming it, not waited on (bounded).
+mkfifo "$work/fifo.json"
+for args in "list --workload $work/fifo.json" "run --device cpu --workload $work/fifo.json --dry-run" \
+            "run --resume $work/fifo.json"; do
+  read -ra argv <<<"$args"
+  expect_rc 2 "$args" timeout 120 "$bin" "${argv[@]}"
+  grep -q "fifo.json: .*\(FIFO\|not a regular file\)" "$work/err" || fail "$args: the FIFO not named"
+  cases=$((cases + 1))
+done
+echo "limits.sh: all $cases checks passed"
