@@ -82,6 +82,12 @@ std::string joined(const std::vector<std::string>& items, const std::string& sep
   return out;
 }
 
+// What blocks a framework from the GPU, and how to fix it.
+struct Problem {
+  std::string reason;
+  std::vector<std::string> fixes;
+};
+
 struct Judge {
   const PythonProbe& probe;
   const Snapshot& s;
@@ -136,12 +142,11 @@ struct Judge {
 
   // Windows: TensorFlow up to the last native GPU release loads DLLs named by version along
   // the DLL search order the doctor already searched.
-  bool windows_dlls_missing(const FrameworkProbe& f, const std::string& label,
-                            FrameworkVerdict& v) const {
+  void windows_dlls_missing(const FrameworkProbe& f, std::vector<Problem>& out) const {
     const TensorflowWindowsDlls* dlls = f.name == "tensorflow" && s.dll_search
                                             ? tensorflow_windows_dlls(facts, f.version)
                                             : nullptr;
-    if (!dlls) return false;
+    if (!dlls) return;
     std::vector<std::string> missing;
     for (const auto& dll : dlls->dlls) {
       const DllFamily* family = dll_family(dll);
@@ -153,46 +158,53 @@ struct Judge {
           }))
         missing.push_back(dll);
     }
-    if (missing.empty()) return false;
-    v.verdict =
-        label + " cannot load " + joined(missing, ", ") + ": not found along the DLL search order";
-    const TensorflowBuild* build = tensorflow_build(facts, f.version);
-    if (build)
-      v.fixes = {"Install the CUDA toolkit " + cuda_version_text(build->cuda_version) +
+    if (missing.empty()) return;
+    Problem p{"it cannot load " + joined(missing, ", ") + ": not found along the DLL search order",
+              {}};
+    if (const TensorflowBuild* build = tensorflow_build(facts, f.version))
+      p.fixes = {"Install the CUDA toolkit " + cuda_version_text(build->cuda_version) +
                  " and cuDNN " + std::to_string(build->cudnn_major) + "." +
                  std::to_string(build->cudnn_minor) + " for CUDA " +
                  std::to_string(cuda_major(build->cuda_version)) +
                  ".x, and put the folders holding " + joined(missing, " and ") + " on PATH"};
-    return true;
+    out.push_back(p);
   }
 
-  bool libraries_missing(const FrameworkProbe& f, const std::string& label,
-                         FrameworkVerdict& v) const {
-    std::vector<const FrameworkLibrary*> missing;
-    for (const auto& lib : f.libraries)
-      if (lib.path.empty()) missing.push_back(&lib);
-    if (missing.empty()) return false;
-    std::vector<std::string> names;
-    for (const auto* lib : missing) names.push_back(lib->soname);
-    v.verdict = label + " cannot load " + joined(names, ", ");
-    const FrameworkLibrary* other_cudnn = nullptr;
-    for (const auto* lib : missing)
-      if (lib->family == "cudnn" && !lib->other_versions.empty()) other_cudnn = lib;
-    if (other_cudnn && missing.size() == 1) {
-      v.verdict += ": it was built for cuDNN " + f.cudnn_version + " and this environment has " +
-                   "cuDNN " + joined(other_cudnn->other_versions, ", ");
-      const std::string cudnn = major_of(f.cudnn_version) + "." +
-                                major_of(f.cudnn_version.substr(f.cudnn_version.find('.') + 1));
-      v.fixes = {pip("install 'nvidia-cudnn-cu" + major_of(f.cuda_version) + "==" +
-                     (f.cudnn_version.find('.') == std::string::npos ? f.cudnn_version : cudnn) +
-                     ".*'")};
-      return true;
+  // The cuDNN release a framework was built for as MAJOR.MINOR: TensorFlow reports only the
+  // major ("8"), so its minor comes from the facts' tested builds where they list the release.
+  std::string cudnn_release(const FrameworkProbe& f) const {
+    if (is_dotted_version(f.cudnn_version, 2, 3)) {
+      const auto parts = dotted(f.cudnn_version);
+      return std::to_string(parts[0]) + "." + std::to_string(parts[1]);
     }
-    v.verdict +=
-        ": not in its pip nvidia/*/lib folders, LD_LIBRARY_PATH or the system's "
-        "libraries";
-    v.fixes = {reinstall_with_cuda(f)};
-    return true;
+    const TensorflowBuild* build =
+        f.name == "tensorflow" ? tensorflow_build(facts, f.version) : nullptr;
+    if (build && std::to_string(build->cudnn_major) == f.cudnn_version)
+      return std::to_string(build->cudnn_major) + "." + std::to_string(build->cudnn_minor);
+    return f.cudnn_version;
+  }
+
+  void libraries_missing(const FrameworkProbe& f, std::vector<Problem>& out) const {
+    std::vector<std::string> names;
+    const FrameworkLibrary* other_cudnn = nullptr;
+    for (const auto& lib : f.libraries) {
+      if (!lib.path.empty()) continue;
+      names.push_back(lib.soname);
+      if (lib.family == "cudnn" && !lib.other_versions.empty()) other_cudnn = &lib;
+    }
+    if (names.empty()) return;
+    if (other_cudnn && names.size() == 1) {
+      out.push_back({"it cannot load " + other_cudnn->soname + ": it was built for cuDNN " +
+                         cudnn_release(f) + " and this environment has cuDNN " +
+                         joined(other_cudnn->other_versions, ", "),
+                     {pip("install 'nvidia-cudnn-cu" + major_of(f.cuda_version) +
+                          "==" + cudnn_release(f) + ".*'")}});
+      return;
+    }
+    out.push_back({"it cannot load " + joined(names, ", ") +
+                       " (not in its pip nvidia/*/lib folders, LD_LIBRARY_PATH or the system's "
+                       "libraries)",
+                   {reinstall_with_cuda(f)}});
   }
 
   void memory_advice(const FrameworkProbe& f, FrameworkVerdict& v) const {
@@ -224,8 +236,6 @@ struct Judge {
 
   FrameworkVerdict judge(const FrameworkProbe& f) const {
     FrameworkVerdict v{f.name, f.display, f.version, f.package, true, false, "", {}, {}};
-    const std::string reinstall =
-        pip("install --force-reinstall '" + f.package + "==" + f.version + "'");
     if (f.status == "timeout") {
       v.verdict = f.display + " " + f.version + ": " + f.error + " (the import hangs)";
       v.fixes = {"Run `" + probe.python + " -c 'import " + f.name +
@@ -235,35 +245,36 @@ struct Judge {
     }
     if (f.status == "crashed" || f.status == "import_error") {
       v.verdict = f.display + " " + f.version + " cannot be imported: " + f.error;
-      v.fixes = {reinstall};
+      v.fixes = {pip("install --force-reinstall '" + f.package + "==" + f.version + "'")};
       return v;
     }
     if (!f.cuda_build) {
       cpu_only(f, v);
       return v;
     }
-    const int cuda = framework_cuda(f);
-    const std::string label = f.display + " " + f.version + " (CUDA " + f.cuda_version + " build)";
     memory_advice(f, v);
+    // Every problem that blocks the GPU, in the order to fix them: the framework's own
+    // libraries, the driver, the environment.
+    std::vector<Problem> problems;
+    if (windows())
+      windows_dlls_missing(f, problems);
+    else
+      libraries_missing(f, problems);
+    const int cuda = framework_cuda(f);
     if (!s.driver.loaded) {
-      v.verdict = label + " will run on the CPU: NVIDIA driver not found (" + s.driver.library +
-                  " cannot be loaded)";
-      v.fixes = {"Install the NVIDIA driver for your GPU: CUDA " + f.cuda_version + " needs " +
-                 driver_requirement(s, facts, cuda) + "."};
-      return v;
-    }
-    if (s.driver.max_cuda_version > 0 && cuda > 0) {
-      if (cuda_major(s.driver.max_cuda_version) < cuda_major(cuda)) {
-        v.verdict = label + " will run on the CPU: the NVIDIA driver supports CUDA " +
-                    cuda_version_text(s.driver.max_cuda_version) + " but this " + f.display +
-                    " was built for CUDA " + f.cuda_version;
-        v.fixes = {"Update the NVIDIA driver: CUDA " + f.cuda_version + " needs " +
-                       driver_requirement(s, facts, cuda) + ".",
-                   "Or install a " + f.display + " build for CUDA " +
-                       std::to_string(cuda_major(s.driver.max_cuda_version)) + ".x."};
-        return v;
-      }
-      if (s.driver.max_cuda_version < cuda)
+      problems.push_back({"NVIDIA driver not found (" + s.driver.library + " cannot be loaded)",
+                          {"Install the NVIDIA driver for your GPU: CUDA " + f.cuda_version +
+                           " needs " + driver_requirement(s, facts, cuda) + "."}});
+    } else if (s.driver.max_cuda_version > 0 && cuda > 0) {
+      if (cuda_major(s.driver.max_cuda_version) < cuda_major(cuda))
+        problems.push_back({"the NVIDIA driver supports CUDA " +
+                                cuda_version_text(s.driver.max_cuda_version) + " but this " +
+                                f.display + " was built for CUDA " + f.cuda_version,
+                            {"Update the NVIDIA driver: CUDA " + f.cuda_version + " needs " +
+                                 driver_requirement(s, facts, cuda) + ".",
+                             "Or install a " + f.display + " build for CUDA " +
+                                 std::to_string(cuda_major(s.driver.max_cuda_version)) + ".x."}});
+      else if (s.driver.max_cuda_version < cuda)
         v.advice.push_back("the NVIDIA driver supports CUDA " +
                            cuda_version_text(s.driver.max_cuda_version) + ", older than the CUDA " +
                            f.cuda_version +
@@ -271,26 +282,32 @@ struct Judge {
                            "compatibility, and kernels compiled at run time (PTX) fail");
     }
     if (const auto visible = env("CUDA_VISIBLE_DEVICES");
-        visible && visible_devices_hide_all(*visible)) {
-      v.verdict = label + " will run on the CPU: " +
-                  (visible->empty() ? std::string("CUDA_VISIBLE_DEVICES is empty")
-                                    : "CUDA_VISIBLE_DEVICES=\"" + *visible + "\"") +
-                  ": every GPU is hidden";
-      v.fixes = {windows() ? "`set CUDA_VISIBLE_DEVICES=` or list the GPUs to use, e.g. 0"
-                           : "`unset CUDA_VISIBLE_DEVICES`, or list the GPUs to use, e.g. 0"};
-      return v;
-    }
-    if (windows() ? windows_dlls_missing(f, label, v) : libraries_missing(f, label, v)) return v;
-    if (f.gpus_seen > 0) {
+        visible && visible_devices_hide_all(*visible))
+      problems.push_back(
+          {(visible->empty() ? std::string("CUDA_VISIBLE_DEVICES is empty")
+                             : "CUDA_VISIBLE_DEVICES=\"" + *visible + "\"") +
+               ": every GPU is hidden",
+           {windows() ? "`set CUDA_VISIBLE_DEVICES=` or list the GPUs to use, e.g. 0"
+                      : "`unset CUDA_VISIBLE_DEVICES`, or list the GPUs to use, e.g. 0"}});
+    const std::string label = f.display + " " + f.version + " (CUDA " + f.cuda_version + " build)";
+    if (problems.empty() && f.gpus_seen > 0) {
       v.gpu_usable = true;
       v.verdict =
           label + " sees " + std::to_string(f.gpus_seen) + " GPU" + (f.gpus_seen == 1 ? "" : "s");
       return v;
     }
-    v.verdict = label + " sees no GPU" +
-                (f.warnings.empty() ? std::string() : "; it says: " + f.warnings.front());
-    v.fixes = {"Check that `nvidia-smi` lists a GPU, then run `" + probe.python + " -c 'import " +
-               f.name + "'` and read its own messages"};
+    if (problems.empty())
+      problems.push_back(
+          {"it sees no GPU" +
+               (f.warnings.empty() ? std::string() : "; it says: " + f.warnings.front()),
+           {"Check that `nvidia-smi` lists a GPU, then run `" + probe.python + " -c 'import " +
+            f.name + "'` and read its own messages"}});
+    std::vector<std::string> reasons;
+    for (const auto& p : problems) {
+      reasons.push_back(p.reason);
+      v.fixes.insert(v.fixes.end(), p.fixes.begin(), p.fixes.end());
+    }
+    v.verdict = label + " will run on the CPU: " + joined(reasons, "; ");
     return v;
   }
 };
