@@ -15,6 +15,7 @@
 #include "bench/backend_options.hpp"
 #include "bench/backend_registry.hpp"
 #include "bench/commands.hpp"
+#include "bench/python_probe.hpp"
 #include "bench/run_context.hpp"
 #include "harness/device_id.hpp"
 #include "harness/input_error.hpp"
@@ -52,6 +53,7 @@ struct RunOptions {
   BackendOptionValues backend_options = default_backend_options();  // the backends' own flags
   std::uint64_t seed = 42;
   std::string output, resume;
+  std::string python;  // --python, as the doctor takes it
   bool force = false, quiet = false, dry_run = false;
   std::vector<std::string> benchmark_args;
 };
@@ -353,7 +355,11 @@ ChosenDevices choose_devices(const DeviceChoice& choice,
                              const std::vector<const BackendDescriptor*>& descriptors,
                              const RunOptions& o) {
   ChosenDevices chosen;
-  chosen.machine = probe_run_context();
+  try {
+    chosen.machine = probe_run_context(resolve_python(o.python));
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string("--python: ") + e.what());
+  }
   const auto& diagnosis = chosen.machine.diagnosis;
   std::vector<int> gpu_indices;
   if (!choice.gpus.empty() || choice.all_gpus) {
@@ -616,6 +622,10 @@ void add_run(CLI::App& app, Action& action) {
   add_backend_flags(*sub, opts);
   sub->add_option("--memory-limit", opts->memory_limit_gb,
                   "Behave as if the GPU had this many GiB");
+  sub->add_option("--python", opts->python,
+                  "Python interpreter whose TensorFlow, PyTorch and JAX the results file records, "
+                  "as `doctor --python` judges them (default: the first python3 or python on "
+                  "PATH; none: skip)");
   sub->add_option("--seed", opts->seed, "Seed of the random inputs (default 42)");
   sub->add_option("-o,--output", opts->output, "Results file (default results/<host>-<time>.json)");
   sub->add_option("--resume", opts->resume, "Continue an incomplete results file");

@@ -10,6 +10,7 @@ load, placed in the environment's nvidia/*/lib folders or left out. The real pac
 import json
 import os
 import subprocess
+import sys
 import textwrap
 import venv
 from pathlib import Path
@@ -295,3 +296,33 @@ def test_real_torch():
     elif not report["driver"]["loaded"]:
         assert f"(CUDA {pt['cuda_version']} build) will run on the CPU" in pt["verdict"]
         assert "NVIDIA driver not found" in pt["verdict"]
+
+
+def test_run_records_the_frameworks_and_the_report_shows_them(tmp_path):
+    python, site = make_env(tmp_path)
+    tensorflow(site, "2.21.0", {"is_cuda_build": False}, package="tensorflow-cpu")
+    out = tmp_path / "run.json"
+    proc = subprocess.run(
+        [BINARY, "run", "--device", "cpu", "--backend", "onednn", "--workload",
+         ROOT / "tests" / "data" / "workloads" / "tiny.json", "--model", "tiny",
+         "--max-time-per-point", "0.05", "--quiet", "--python", python, "-o", out],
+        capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    doctor_block = json.loads(out.read_text())["context"]["doctor"]
+    assert doctor_block["python"] == str(python)
+    tf = framework(doctor_block, "tensorflow")
+    assert tf["verdict"] == ("TensorFlow 2.21.0 is the CPU-only package `tensorflow-cpu`: it "
+                             "never uses a GPU")
+    report = subprocess.run([sys.executable, ROOT / "scripts" / "report.py", out, "-o",
+                             tmp_path / "report"], capture_output=True, text=True, timeout=300)
+    assert report.returncode == 0, report.stderr
+    page = (tmp_path / "report" / "index.html").read_text()
+    assert "TensorFlow 2.21.0, package tensorflow-cpu: CPU only" in page
+
+
+def test_run_with_a_python_that_does_not_exist_is_a_usage_error(tmp_path):
+    proc = subprocess.run([BINARY, "run", "--device", "cpu", "--workload",
+                           ROOT / "tests" / "data" / "workloads" / "tiny.json", "--model", "tiny",
+                           "--python", tmp_path / "nope", "-o", tmp_path / "run.json"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and "--python" in proc.stderr, proc.stderr
