@@ -106,12 +106,12 @@ Finished run_captured(const std::vector<std::string>& argv, double limit_s) {
   done.status = killed ? -1 : status;
   return done;
 }
-#endif
 
 std::string last_line(const std::string& text) {
   std::string trimmed = text.substr(0, text.find_last_not_of(" \n\r\t") + 1);
   return trimmed.substr(trimmed.find_last_of('\n') + 1);
 }
+#endif
 
 }  // namespace
 
