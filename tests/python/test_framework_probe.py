@@ -136,6 +136,12 @@ def test_tensorflow_cpu_package_is_named(tmp_path):
     assert tf["verdict"] == ("TensorFlow 2.21.0 is the CPU-only package `tensorflow-cpu`: it "
                              "never uses a GPU")
     assert any("tensorflow[and-cuda]==2.21.0" in fix for fix in tf["fixes"]), tf["fixes"]
+    # --for a release that is installed is answered by the package, not the table.
+    proc = subprocess.run([BINARY, "doctor", "--python", python, "--for", "tensorflow==2.21"],
+                          capture_output=True, text=True, timeout=300)
+    assert ("--for tensorflow==2.21: answered from the installed package tensorflow-cpu 2.21.0"
+            in proc.stdout), proc.stdout[-2000:]
+    assert "was tested with" not in proc.stdout
 
 
 def test_tensorflow_without_cuda_extra_names_missing_libraries(tmp_path):
