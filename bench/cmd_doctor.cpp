@@ -1,4 +1,5 @@
 // `layerbench doctor`: why the GPU is (not) usable, and how to fix it.
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -6,8 +7,10 @@
 
 #include "bench/backend_registry.hpp"
 #include "bench/commands.hpp"
+#include "bench/python_probe.hpp"
 #include "harness/doctor/diagnose.hpp"
 #include "harness/doctor/facts.hpp"
+#include "harness/doctor/frameworks.hpp"
 #include "harness/doctor/probe.hpp"
 #include "harness/doctor/report.hpp"
 #include "harness/slurm_placement.hpp"
@@ -18,14 +21,46 @@ namespace {
 struct DoctorOptions {
   bool json = false;
   std::string for_spec;
+  std::string python;  // empty: the first python3/python on PATH; "none": skip
+  double import_timeout_s = 60;
 };
+
+// The installed package of the target's framework and release ("2.21" matches 2.21.0).
+const doctor::FrameworkProbe* installed_target(const std::optional<doctor::PythonProbe>& probe,
+                                               const doctor::FrameworkTarget& target) {
+  if (!probe) return nullptr;
+  for (const auto& f : probe->frameworks)
+    if (f.name == target.framework && f.status == "ok" &&
+        (f.version == target.version || f.version.rfind(target.version + ".", 0) == 0))
+      return &f;
+  return nullptr;
+}
 
 int run_doctor(const DoctorOptions& options) {
   const doctor::Facts facts = doctor::load_facts();
+  std::string python;
+  try {
+    python = resolve_python(options.python);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "layerbench doctor: --python: " << e.what() << "\n";
+    return exit_usage;
+  }
   std::optional<doctor::FrameworkTarget> target;
   if (!options.for_spec.empty()) {
     try {
       target = doctor::parse_framework_target(options.for_spec);
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "layerbench doctor: --for: " << e.what() << "\n";
+      return exit_usage;
+    }
+  }
+  PythonProbeOutcome frameworks;
+  if (!python.empty()) frameworks = run_python_probe(python, options.import_timeout_s);
+  // --for is answered by the installed package where it is that release, else by the facts.
+  const doctor::FrameworkProbe* installed =
+      target ? installed_target(frameworks.probe, *target) : nullptr;
+  if (target && !installed) {
+    try {
       doctor::tested_build(facts, *target);  // an unknown version is a usage error, before probing
     } catch (const std::invalid_argument& e) {
       std::cerr << "layerbench doctor: --for: " << e.what() << "\n";
@@ -38,16 +73,37 @@ int run_doctor(const DoctorOptions& options) {
   const doctor::Snapshot snapshot = probe_machine(probe_options);
   const doctor::Diagnosis diagnosis = doctor::diagnose(snapshot, facts);
   std::optional<doctor::FrameworkCheck> framework;
-  if (target) framework = doctor::check_framework(snapshot, facts, *target);
+  if (target && !installed) framework = doctor::check_framework(snapshot, facts, *target);
+  const std::vector<doctor::FrameworkVerdict> verdicts =
+      frameworks.probe ? doctor::judge_frameworks(*frameworks.probe, snapshot, facts)
+                       : std::vector<doctor::FrameworkVerdict>{};
 
   if (options.json) {
     nlohmann::json report = doctor::to_json(snapshot, diagnosis, framework);
     report["scheduler"] = slurm_placement();  // a fleet's verdict names its job and node
+    report["python"] = python.empty() ? nlohmann::json(nullptr) : nlohmann::json(python);
+    report["python_probe_error"] =
+        frameworks.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(frameworks.error);
+    report["frameworks"] = frameworks.probe ? doctor::frameworks_json(*frameworks.probe, verdicts)
+                                            : nlohmann::json::array();
     std::cout << report.dump(2) << "\n";
   } else {
     doctor::print_text(std::cout, snapshot, diagnosis, framework);
+    if (frameworks.probe) doctor::print_frameworks(std::cout, *frameworks.probe, verdicts);
+    if (!frameworks.error.empty()) std::cout << "\nPython frameworks: " << frameworks.error << "\n";
+    if (python.empty())
+      std::cout << "\nPython frameworks: not checked ("
+                << (options.python == kNoPython ? "--python none" : "no python3 or python on PATH")
+                << ")\n";
+    if (installed)
+      std::cout << "\n--for " << options.for_spec << ": answered from the installed package "
+                << installed->package << " " << installed->version << " (above)\n";
   }
-  return diagnosis.gpu_usable ? exit_ok : exit_failed;
+  // Exit 0 only when layerbench has a GPU and every installed framework can use it too.
+  const bool frameworks_ready =
+      frameworks.error.empty() &&
+      std::all_of(verdicts.begin(), verdicts.end(), [](const auto& v) { return v.gpu_usable; });
+  return diagnosis.gpu_usable && frameworks_ready ? exit_ok : exit_failed;
 }
 
 }  // namespace
@@ -56,12 +112,20 @@ void add_doctor(CLI::App& app, Action& action) {
   auto* sub = app.add_subcommand(
       "doctor",
       "Inspect CPU, NVIDIA driver, CUDA, cuDNN and cuBLAS; say why no GPU is usable and how to fix "
-      "it. Exit code 0: a GPU is ready, 1: only the CPU can be used, 2: usage error");
+      "it, for layerbench and for the TensorFlow, PyTorch and JAX of --python. Exit code 0: a GPU "
+      "is "
+      "ready for both, 1: only the CPU can be used, 2: usage error");
   auto options = std::make_shared<DoctorOptions>();
   sub->add_flag("--json", options->json, "Print the report as one JSON object");
   sub->add_option("--for", options->for_spec,
                   "Check the installed CUDA and cuDNN against a framework's tested build, e.g. "
-                  "tensorflow==2.15");
+                  "tensorflow==2.15; answered from the installed package when it is that release");
+  sub->add_option("--python", options->python,
+                  "Python interpreter whose TensorFlow, PyTorch and JAX to check (default: the "
+                  "first python3 or python on PATH; none: skip them)");
+  sub->add_option("--import-timeout", options->import_timeout_s,
+                  "Seconds each framework's import may take before it counts as hanging")
+      ->check(CLI::Range(1.0, 3600.0));
   sub->callback([&action, options] { action = [options] { return run_doctor(*options); }; });
 }
 

@@ -12,6 +12,7 @@
 #include "bench/commands.hpp"
 #include "bench/device_choice.hpp"
 #include "bench/model_flags.hpp"
+#include "bench/python_probe.hpp"
 #include "bench/run_context.hpp"
 #include "bench/run_settings.hpp"
 #include "harness/input_error.hpp"
@@ -33,6 +34,7 @@ struct RunFlags {
   RunOptions settings = default_run_options();
   std::string seed;  // read into settings.seed at the flag boundary
   std::string output, resume;
+  std::string python;  // --python, as the doctor takes it
   bool force = false, quiet = false, dry_run = false;
   std::vector<std::string> benchmark_args;
 };
@@ -110,8 +112,14 @@ int run_main(RunFlags f, const CLI::App& sub) {
     std::cout << estimate.dump(2) << "\n";
     return exit_ok;
   }
-  ChosenDevices devices =
-      choose_devices(setup.devices, setup.backends, o.threads, o.backend_options, f.quiet);
+  std::string python;
+  try {
+    python = resolve_python(f.python);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string("--python: ") + e.what());
+  }
+  ChosenDevices devices = choose_devices(setup.devices, setup.backends, o.threads,
+                                         o.backend_options, f.quiet, python);
   if (devices.targets.empty() && devices.gpu_unusable) return exit_failed;  // nothing else asked
   const Plan plan = expand_plan(setup.request, models, devices.targets);
   check_benchmark_filter(f.benchmark_args, plan);
@@ -202,6 +210,10 @@ void add_run(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"autotune", "heuristic"}));
   add_backend_flags(*sub, o.backend_options);
   sub->add_option("--memory-limit", o.memory_limit_gb, "Behave as if the GPU had this many GiB");
+  sub->add_option("--python", flags->python,
+                  "Python interpreter whose TensorFlow, PyTorch and JAX the results file records, "
+                  "as `doctor --python` judges them (default: the first python3 or python on "
+                  "PATH; none: skip)");
   sub->add_option("--seed", flags->seed, "Seed of the random inputs, 0 to 2^64-1 (default 42)");
   sub->add_option("-o,--output", flags->output,
                   "Results file (default results/<host>-<time>.json)");

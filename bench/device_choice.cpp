@@ -92,9 +92,10 @@ std::vector<int> usable_gpus(const DeviceChoice& choice, const doctor::Diagnosis
 
 ChosenDevices choose_devices(const DeviceChoice& choice,
                              const std::vector<const BackendDescriptor*>& descriptors, int threads,
-                             const BackendOptionValues& backend_options, bool quiet) {
+                             const BackendOptionValues& backend_options, bool quiet,
+                             const std::string& python) {
   ChosenDevices chosen;
-  chosen.machine = probe_run_context();
+  chosen.machine = probe_run_context(python);
   const std::vector<int> gpu_indices =
       usable_gpus(choice, chosen.machine.diagnosis, quiet, chosen.gpu_unusable);
 

@@ -43,7 +43,8 @@ struct ChosenDevices {
 };
 ChosenDevices choose_devices(const DeviceChoice& choice,
                              const std::vector<const BackendDescriptor*>& descriptors, int threads,
-                             const BackendOptionValues& backend_options, bool quiet);
+                             const BackendOptionValues& backend_options, bool quiet,
+                             const std::string& python);  // the interpreter the doctor probes
 
 // --dry-run plans without touching the machine: the devices --device names, one GPU (gpu:0)
 // standing for "every GPU" (auto, all) since a scheduler, not this host, knows a node's count.

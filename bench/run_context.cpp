@@ -3,9 +3,11 @@
 #include <new>
 
 #include "bench/backend_registry.hpp"
+#include "bench/python_probe.hpp"
 #include "build_info.hpp"
 #include "harness/device_id.hpp"
 #include "harness/doctor/facts.hpp"
+#include "harness/doctor/frameworks.hpp"
 #include "harness/gpu_datasheet.hpp"
 #include "harness/measure/cpu_bandwidth.hpp"
 #include "harness/measure/cpu_peak.hpp"
@@ -86,10 +88,19 @@ void set_command_line(int argc, char** argv) {
 }
 const std::string& command_line() { return command_line_storage(); }
 
-RunContext probe_run_context() {
+RunContext probe_run_context(const std::string& python) {
   RunContext c;
+  const doctor::Facts facts = doctor::load_facts();
   c.snapshot = probe_machine();
-  c.diagnosis = doctor::diagnose(c.snapshot, doctor::load_facts());
+  c.diagnosis = doctor::diagnose(c.snapshot, facts);
+  c.python = python;
+  if (python.empty()) return c;
+  // The doctor's default time limit per import: a framework that hangs costs a run a minute.
+  const PythonProbeOutcome outcome = run_python_probe(python, 60);
+  c.python_probe_error = outcome.error;
+  if (outcome.probe)
+    c.frameworks = doctor::frameworks_json(
+        *outcome.probe, doctor::judge_frameworks(*outcome.probe, c.snapshot, facts));
   return c;
 }
 
@@ -129,7 +140,13 @@ MachineRecord machine_record(const RunContext& machine,
       {"libraries", libraries},
       {"devices", devices},
       {"doctor",
-       {{"gpu_usable", machine.diagnosis.gpu_usable}, {"verdict", machine.diagnosis.verdict}}},
+       {{"gpu_usable", machine.diagnosis.gpu_usable},
+        {"verdict", machine.diagnosis.verdict},
+        {"python", machine.python.empty() ? nlohmann::json(nullptr) : nlohmann::json(machine.python)},
+        {"python_probe_error", machine.python_probe_error.empty()
+                                   ? nlohmann::json(nullptr)
+                                   : nlohmann::json(machine.python_probe_error)},
+        {"frameworks", machine.frameworks}}},
       {"scheduler", slurm_placement()}};
   return record;
 }

@@ -18,9 +18,13 @@ namespace lb::cli {
 struct RunContext {
   doctor::Snapshot snapshot;
   doctor::Diagnosis diagnosis;
+  std::string python;              // the interpreter whose frameworks were probed; empty: none
+  std::string python_probe_error;  // why its probe gave no answer
+  nlohmann::json frameworks = nlohmann::json::array();  // as `doctor --json` lists them
 };
 
-RunContext probe_run_context();
+// `python` as resolve_python (bench/python_probe.hpp) found it; empty skips the frameworks.
+RunContext probe_run_context(const std::string& python);
 
 // The results file's "context" (reports/results-schema.md), and the same devices' peaks and
 // memory for the model sums. Measures the CPU's FMA peak when the CPU is among the devices, so

@@ -103,18 +103,6 @@ void check_build(const Context& c, std::vector<Finding>& out) {
 
 std::string where(const DllInfo& dll) { return dll.folder + " (" + dll.origin + ")"; }
 
-// The first DLL of `family` along the search order, preferring the one named `wanted`.
-const DllInfo* find_dll(const Snapshot& s, const std::string& family,
-                        const std::string& wanted = "") {
-  const DllInfo* first = nullptr;
-  for (const auto& dll : s.dlls) {
-    if (dll.family != family) continue;
-    if (!wanted.empty() && lower_equal(dll.name, wanted)) return &dll;
-    if (!first) first = &dll;
-  }
-  return first;
-}
-
 // Windows: every NVIDIA DLL found and the folder it came from, the families with none, and a
 // driver too old for a CUDA runtime DLL (the runtime a framework loads, not layerbench's).
 void check_windows_dlls(const Context& c, std::vector<Finding>& out) {
@@ -219,13 +207,6 @@ bool check_driver(const Context& c, std::vector<Finding>& out) {
                    {"Update the NVIDIA driver to one that supports CUDA " +
                     cuda_version_text(runtime) + "."}});
   return true;
-}
-
-// True when CUDA_VISIBLE_DEVICES hides every GPU: empty, or a first entry CUDA cannot use
-// ("-1"): CUDA stops at the first invalid entry.
-bool visible_devices_hide_all(const std::string& value) {
-  const std::string first = value.substr(0, value.find(','));
-  return first.find_first_not_of(" \t") == std::string::npos || first.find('-') == 0;
 }
 
 std::optional<std::string> env(const Snapshot& s, const std::string& key) {
@@ -399,6 +380,26 @@ std::string ready_verdict(const Snapshot& s, const Diagnosis& d) {
 }
 
 }  // namespace
+
+const DllInfo* find_dll(const Snapshot& s, const std::string& family, const std::string& wanted) {
+  const DllInfo* first = nullptr;
+  for (const auto& dll : s.dlls) {
+    if (dll.family != family) continue;
+    if (!wanted.empty() && lower_equal(dll.name, wanted)) return &dll;
+    if (!first) first = &dll;
+  }
+  return first;
+}
+
+// CUDA stops at the first invalid entry, so a first entry of "-1" hides every GPU.
+bool visible_devices_hide_all(const std::string& value) {
+  const std::string first = value.substr(0, value.find(','));
+  return first.find_first_not_of(" \t") == std::string::npos || first.find('-') == 0;
+}
+
+std::string driver_requirement(const Snapshot& snapshot, const Facts& facts, int cuda_version) {
+  return Context{snapshot, facts}.driver_requirement(cuda_version);
+}
 
 Diagnosis diagnose(const Snapshot& s, const Facts& facts) {
   const Context c{s, facts};

@@ -37,6 +37,15 @@ inline constexpr double kSmallGpuMemoryBytes = 6e9;
 
 Diagnosis diagnose(const Snapshot& snapshot, const Facts& facts);
 
+// Whether CUDA_VISIBLE_DEVICES hides every GPU: empty, or a first entry CUDA cannot use ("-1").
+bool visible_devices_hide_all(const std::string& value);
+// The first DLL of `family` along the search order, preferring the one named `wanted` (any
+// case); nullptr when the search found none of that family.
+const DllInfo* find_dll(const Snapshot& snapshot, const std::string& family,
+                        const std::string& wanted = "");
+// The driver CUDA `cuda_version` needs on the snapshot's OS, in words for a fix.
+std::string driver_requirement(const Snapshot& snapshot, const Facts& facts, int cuda_version);
+
 // --- `doctor --for tensorflow==X.Y` ---
 
 struct FrameworkTarget {

@@ -178,6 +178,13 @@ def check(path, data) -> ResultsFile:
     doctor = context.object("doctor")
     if doctor:
         doctor.text("verdict", optional=True, nullable=True)
+        doctor.text("python", optional=True, nullable=True)
+        doctor.text("python_probe_error", optional=True, nullable=True)
+        for framework in doctor.objects("frameworks", optional=True):
+            for key in ("display", "version", "package"):
+                framework.text(key)
+            framework.text("verdict", nullable=True)
+            framework.get("gpu_usable", bool)
     points = top.get("points", list)
     for i, p in enumerate(points):
         _check_point(path, f"points[{i}]", p, devices)

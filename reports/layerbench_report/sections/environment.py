@@ -4,6 +4,21 @@ from __future__ import annotations
 from layerbench_report.markup import P, table
 
 
+def framework_rows(doctor) -> list:
+    """The user's TensorFlow, PyTorch and JAX as the doctor judged them during the run: whether
+    they could have used the GPU that was measured."""
+    python = doctor.get("python")
+    if doctor.get("python_probe_error"):
+        return [["frameworks", f"not known: {doctor['python_probe_error']}"]]
+    frameworks = doctor.get("frameworks") or []
+    if python and not frameworks:
+        return [["frameworks", f"none of TensorFlow, PyTorch, JAX installed in {python}"]]
+    return [[f"{f['display']} ({python})",
+             f"{f['display']} {f['version']}, package {f['package']}: "
+             f"{'GPU usable' if f['gpu_usable'] else 'CPU only'} — {f.get('verdict')}"]
+            for f in frameworks]
+
+
 def section_environment(data) -> str:
     parts = []
     for f in data.files:
@@ -25,6 +40,7 @@ def section_environment(data) -> str:
                 ["seed", c.get("seed")],
                 ["libraries", ", ".join(f"{k} {v}" for k, v in libs.items()) or None],
                 ["doctor", doctor.get("verdict")]]
+        rows += framework_rows(doctor)
         scheduler = c.get("scheduler")
         if isinstance(scheduler, dict):
             rows.append(["scheduler", f"{scheduler.get('name')} job {scheduler.get('job_id')}, "
