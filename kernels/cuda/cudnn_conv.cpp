@@ -4,7 +4,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "harness/model/workload.hpp"
+#include "harness/model/accounting.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/cudnn_descriptors.hpp"
 #include "kernels/cuda/gpu_case.hpp"

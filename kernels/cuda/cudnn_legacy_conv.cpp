@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "harness/model/workload.hpp"
+#include "harness/model/accounting.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/cudnn_descriptors.hpp"
 #include "kernels/cuda/gpu_case.hpp"

@@ -163,3 +163,14 @@ def unique(path, items, key_of, array):
             raise BadResultsFile(path, f"{array}[{i}]: a second record of "
                                        f"{'/'.join(map(str, key))} (first: {array}[{first[key]}])")
         first[key] = i
+
+def check_regular_file(path: Path):
+    """Raises BadResultsFile unless PATH is a regular file (links followed): reading a FIFO
+    would wait forever for a writer, and a folder or device is never a results file."""
+    if not path.exists():
+        raise BadResultsFile(path, "no such file")
+    if path.is_dir():
+        raise BadResultsFile(path, "is a directory, not a results file")
+    if not path.is_file():
+        kind = "a FIFO" if path.is_fifo() else "a device or socket"
+        raise BadResultsFile(path, f"is {kind}, not a regular file")

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from layerbench_report import results_file
-from layerbench_report.checked_json import BadResultsFile, Fields, unique
+from layerbench_report.checked_json import BadResultsFile, Fields, check_regular_file, unique
 
 SCHEMA = "layerbench-framework/1"
 SCHEMA_FAMILY = "layerbench-framework/"
@@ -101,7 +101,7 @@ def looks_like_framework_file(path) -> bool:
     """True when the file's first bytes name this schema (torch_models.py writes it first):
     report.py tells these files from results files without reading the whole file."""
     if not Path(path).is_file():
-        return False  # a FIFO would block the read; lr.load then names it
+        return False  # a FIFO would block the read; results_file.load then names it
     try:
         with open(path, "rb") as f:
             head = f.read(256).decode("utf-8", errors="replace")
@@ -165,7 +165,7 @@ def run_id(r: dict) -> tuple:
 
 def load(path) -> FrameworkFile:
     path = Path(path)
-    lr.check_regular_file(path)
+    check_regular_file(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:

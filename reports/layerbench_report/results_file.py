@@ -9,8 +9,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from layerbench_report.checked_json import (BadResultsFile, Fields, json_words, loads, parse,
-                                            quoted, unique)
+from layerbench_report.checked_json import (BadResultsFile, Fields, check_regular_file, json_words,
+                                            loads, parse, quoted, unique)
 
 SCHEMA = "layerbench-results/1"
 SCHEMA_FAMILY = "layerbench-results/"
@@ -249,16 +249,6 @@ def _merge_journal(results: ResultsFile):
             results.recovered_from_journal += 1
 
 
-def check_regular_file(path: Path):
-    """Raises BadResultsFile unless PATH is a regular file (links followed): reading a FIFO
-    would wait forever for a writer, and a folder or device is never a results file."""
-    if not path.exists():
-        raise BadResultsFile(path, "no such file")
-    if path.is_dir():
-        raise BadResultsFile(path, "is a directory, not a results file")
-    if not path.is_file():
-        kind = "a FIFO" if path.is_fifo() else "a device or socket"
-        raise BadResultsFile(path, f"is {kind}, not a regular file")
 
 
 def load(path) -> ResultsFile:

@@ -8,12 +8,13 @@ import os
 import shlex
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, SCRIPTS, import_file, run_script
+from conftest import REPORTS, ROOT, SCRIPTS, import_file, run_script
 
 from layerbench_report import results_file
 
@@ -208,7 +209,9 @@ def submit_with_recording_sbatch(tmp_path, out, targets):
     record.mkdir()
     (bin_dir / "sbatch").write_text(RECORDING_SBATCH)
     (bin_dir / "sbatch").chmod(0o755)
-    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "SBATCH_RECORD": str(record)}
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "SBATCH_RECORD": str(record),
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(REPORTS),
+                                                       os.environ.get("PYTHONPATH")]))}
     proc = subprocess.run([sys.executable, str(SCRIPTS / "slurm" / "fleet.py"), "--binary",
                            str(binary().resolve()), "--targets", targets, "--out", str(out), "--",
                            *TINY_RUN, *ONEDNN_ONLY],
