@@ -77,27 +77,48 @@ std::unique_ptr<ResultsWriter> open_results(const RunFlags& f,
                                          f.force);
 }
 
+// The run's settings, typed: from the flags, or with --resume from the file (flags given again
+// must agree with it), a bad one named by the file and its field.
+RunSetup read_settings(RunFlags& f, const CLI::App& sub, std::optional<LoadedResults>& previous) {
+  if (f.resume.empty()) return parse_settings(f.settings, SettingsSource::flags);
+  previous = load_results(f.resume);
+  if (previous->document.value("status", "") == "complete")
+    throw InputError("--resume: " + f.resume + " is already complete; nothing to resume");
+  try {
+    f.settings = adopt_settings(previous->document.at("settings"), f.settings,
+                                [&](const std::string& flag) { return sub.count(flag) > 0; });
+    return parse_settings(f.settings, SettingsSource::resumed_file);
+  } catch (const std::exception& e) {
+    throw InputError("--resume: " + f.resume + ": " + e.what());
+  }
+}
+
+// The summary and the exit code of a finished session.
+int report_outcome(const SessionOutcome& outcome, const ResultsWriter& writer, bool quiet,
+                   bool gpu_unusable) {
+  if (outcome.write_error) {
+    std::cerr << "layerbench run: " << *outcome.write_error
+              << "\n  The points measured before it are in " << writer.file().string()
+              << " and its journal; make room, then `layerbench run --resume "
+              << writer.file().string() << "` measures the rest.\n";
+    return exit_failed;
+  }
+  if (!quiet) {
+    std::cout << summary_table(outcome.results.models);
+    std::cout << "results: " << writer.file().string() << " (" << writer.points().size()
+              << " points, " << outcome.failed << " failed)\n";
+  }
+  if (outcome.interrupted) return exit_interrupted;
+  return outcome.failed > 0 || gpu_unusable ? exit_failed : exit_ok;
+}
+
 int run_main(RunFlags f, const CLI::App& sub) {
   // From here a first Ctrl-C or SIGTERM stops the run at the next point boundary with a
   // loadable file marked interrupted; a second one ends the process at once.
   interrupt::arm(exit_interrupted);
   read_flags(f, sub);
   std::optional<LoadedResults> previous;
-  RunSetup setup;
-  if (f.resume.empty()) {
-    setup = parse_settings(f.settings, SettingsSource::flags);
-  } else {
-    previous = load_results(f.resume);
-    if (previous->document.value("status", "") == "complete")
-      throw InputError("--resume: " + f.resume + " is already complete; nothing to resume");
-    try {
-      f.settings = adopt_settings(previous->document.at("settings"), f.settings,
-                                  [&](const std::string& flag) { return sub.count(flag) > 0; });
-      setup = parse_settings(f.settings, SettingsSource::resumed_file);
-    } catch (const std::exception& e) {
-      throw InputError("--resume: " + f.resume + ": " + e.what());
-    }
-  }
+  const RunSetup setup = read_settings(f, sub, previous);
 
   // Models: the shipped ones plus --workload files (a name defined twice is an error).
   std::vector<fs::path> model_files = builtin_model_files();
@@ -141,20 +162,7 @@ int run_main(RunFlags f, const CLI::App& sub) {
         return *devices.backends.at(keyed_device(pp.device, pp.backend));
       });
 
-  if (outcome.write_error) {
-    std::cerr << "layerbench run: " << *outcome.write_error
-              << "\n  The points measured before it are in " << writer->file().string()
-              << " and its journal; make room, then `layerbench run --resume "
-              << writer->file().string() << "` measures the rest.\n";
-    return exit_failed;
-  }
-  if (!f.quiet) {
-    std::cout << summary_table(outcome.results.models);
-    std::cout << "results: " << writer->file().string() << " (" << writer->points().size()
-              << " points, " << outcome.failed << " failed)\n";
-  }
-  if (outcome.interrupted) return exit_interrupted;
-  return outcome.failed > 0 || devices.gpu_unusable ? exit_failed : exit_ok;
+  return report_outcome(outcome, *writer, f.quiet, devices.gpu_unusable);
 }
 
 // The flags this build's backends declare (the CUDA backend's --layout, --cudnn-api,
