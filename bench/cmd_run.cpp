@@ -490,6 +490,7 @@ int run_points(const RunOptions& o, const Plan& plan, const std::vector<Model>& 
   for (const auto& b : results.boundaries) boundary_records.push_back(to_json(b));
   const bool interrupted = interrupt::stop_requested().load();
   if (!write_error) {
+    record_machine_state_at_end(*writer, o.quiet);
     try {
       writer->finish(interrupted ? "interrupted" : "complete", model_records, boundary_records);
     } catch (const OutputError& e) {

@@ -11,6 +11,7 @@
 #include "harness/backend.hpp"
 #include "harness/doctor/diagnose.hpp"
 #include "harness/doctor/snapshot.hpp"
+#include "harness/results/results_file.hpp"
 
 namespace lb::cli {
 
@@ -26,6 +27,10 @@ RunContext probe_run_context();
 nlohmann::json context_json(const RunContext& machine,
                             const std::map<std::string, std::unique_ptr<Backend>>& backends,
                             std::uint64_t seed, bool warm, int threads);
+
+// At the end of the run: reads the machine's state again into context.machine_state.end and
+// prints the one warning when it was busy at the start or the end or a CPU point was contended.
+void record_machine_state_at_end(ResultsWriter& writer, bool quiet);
 
 // results/<host>-<UTC time>.json
 std::string default_output_path();

@@ -28,15 +28,20 @@ Status parse_status(const std::string& s) {
 }
 
 nlohmann::json timing_json(const SampleStats& t, const std::string& cache) {
-  return {{"cache", cache},
-          {"samples", t.samples},
-          {"median_ms", t.median_s * 1e3},
-          {"min_ms", t.min_s * 1e3},
-          {"max_ms", t.max_s * 1e3},
-          {"mean_ms", t.mean_s * 1e3},
-          {"stddev_ms", t.stddev_s * 1e3},
-          {"noise", t.noise},
-          {"stopped_by", t.stopped_by}};
+  nlohmann::json j = {{"cache", cache},
+                      {"samples", t.samples},
+                      {"median_ms", t.median_s * 1e3},
+                      {"min_ms", t.min_s * 1e3},
+                      {"max_ms", t.max_s * 1e3},
+                      {"mean_ms", t.mean_s * 1e3},
+                      {"stddev_ms", t.stddev_s * 1e3},
+                      {"noise", t.noise},
+                      {"stopped_by", t.stopped_by}};
+  if (t.cpu_share)  // CPU points: the pre-emption check's record
+    j.update({{"cpu_share", *t.cpu_share},
+              {"preempted_samples", t.preempted_samples},
+              {"contended", t.contended}});
+  return j;
 }
 
 // nlohmann converts a JSON number to an integer type with a plain cast, undefined for a value
@@ -70,6 +75,12 @@ SampleStats timing_from_json(const nlohmann::json& j) {
   t.stddev_s = timing_number(j, "stddev_ms") / 1e3;
   t.noise = timing_number(j, "noise");
   t.stopped_by = j.at("stopped_by").get<std::string>();
+  if (j.contains("cpu_share")) {  // files from before the pre-emption check lack all three
+    t.cpu_share = timing_number(j, "cpu_share");
+    t.preempted_samples =
+        whole_number<std::int64_t>(j.at("preempted_samples"), "timing.preempted_samples");
+    t.contended = j.at("contended").get<bool>();
+  }
   return t;
 }
 // A point resumed or reported must be one the runner could have written: counts of at least
