@@ -64,21 +64,26 @@ bool should_stop(const StoppingRule& rule, const std::vector<double>& s, double 
   return false;
 }
 
-// Why 0.9 with at least one involuntary switch: a compute thread that lost its core to another
-// runnable task is gone for the scheduler's slice (milliseconds: the loaded runs this was made
-// for sit on multiples of the 4 ms tick), so its sample's CPU time falls well short of wall x
-// threads. Library worker threads that wait spin on their core (OpenMP, OpenBLAS), so a clean
-// multi-threaded sample keeps its share near 1. The switch count keeps a sample whose share is
-// low for a harmless reason (a worker asleep, one-thread set-up) from being judged alone, and
-// the share keeps a brief kernel-thread switch that cost under a tenth of the sample's thread
-// time from forcing a re-take. The process CPU clock reads the other threads' time as of their
-// last scheduler tick, so for a sample shorter than a tick the share is approximate in both
-// directions; the switch count is exact. Where switches are not counted (Windows), the share
-// alone decides.
+// Two ways a compute thread is seen off its core, each with the threshold 0.9:
+// - No thread of ours ran for over a tenth of the sample (CPU time < 0.9 x wall). A CPU sample
+//   always has a thread working or spinning on its core (the caller computes, or waits while the
+//   workers compute), so a hole means the threads that had work were waiting for a core. This
+//   catches a woken worker left in the run queue behind another program: it counts no
+//   involuntary switch (it went to sleep by itself), and the loaded runs this was made for show
+//   exactly that: medians on multiples of the 4 ms scheduler tick, with CPU time far below wall.
+// - An involuntary switch and under 0.9 of wall x threads: a thread taken off its core while
+//   the others spin waiting for it (OpenMP and OpenBLAS workers spin before they sleep, so a
+//   clean multi-threaded sample keeps its share near 1). The switch is required here because a
+//   share below 1 alone has harmless causes (a worker asleep during a one-thread step), and the
+//   share because a kernel thread's brief switch that cost under a tenth is no reason to re-take.
+// 0.9 leaves room for the clock: the process CPU clock reads the calling thread's time exactly
+// but the other threads' as of their last scheduler tick. Where switches are not counted
+// (Windows), the share alone decides the second case.
 bool preempted(const CpuSample& s) {
   if (s.wall_s <= 0 || s.threads < 1) return false;
+  const bool no_thread_ran = s.cpu_s < preempted_below_share * s.wall_s;
   const double share = s.cpu_s / (s.wall_s * s.threads);
-  return s.involuntary_switches != 0 && share < preempted_below_share;
+  return no_thread_ran || (s.involuntary_switches != 0 && share < preempted_below_share);
 }
 
 SampleStats Sampler::measure(const std::function<double()>& sample) const {

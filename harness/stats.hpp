@@ -37,7 +37,8 @@ struct CpuSample {
 // Did a compute thread lose its core during the sample? See the threshold's reasoning in
 // stats.cpp. Pure; unit-tested on synthetic samples.
 bool preempted(const CpuSample& s);
-// The CPU share below which a sample with an involuntary switch counts as pre-empted.
+// Below 0.9 x wall of CPU time, or 0.9 of wall x threads with an involuntary switch, a sample
+// counts as pre-empted (stats.cpp says why).
 inline constexpr double preempted_below_share = 0.9;
 
 // The middle value; the mean of the two middle values for an even count. Throws

@@ -79,9 +79,17 @@ TEST(Preemption, AThreadOffItsCoreWithASwitchIsPreempted) {
   EXPECT_TRUE(preempted({4e-3, 0, 1, 3}));
 }
 
-TEST(Preemption, LowShareWithoutASwitchIsAWaitNotAPreemption) {
-  // A worker asleep by its own choice (voluntary) leaves the share low without any switch.
+TEST(Preemption, OneThreadsWorthWithoutASwitchIsAWaitNotAPreemption) {
+  // A worker asleep by its own choice (voluntary) while the caller works: share 1/2, no switch.
   EXPECT_FALSE(preempted({1e-3, 1e-3, 2, 0}));
+}
+
+TEST(Preemption, NoThreadRunningIsPreemptedWithoutAnySwitch) {
+  // A woken worker waiting in the run queue: 31 ms of wall, 7.5 ms of CPU over 2 threads (the
+  // shape of the loaded runs), no involuntary switch counted.
+  EXPECT_TRUE(preempted({31e-3, 7.5e-3, 2, 0}));
+  EXPECT_TRUE(preempted({1e-3, 0.5e-3, 1, 0}));
+  EXPECT_FALSE(preempted({1e-3, 0.95e-3, 1, 0}));
 }
 
 TEST(Preemption, WithoutSwitchCountsTheShareDecides) {
@@ -93,6 +101,8 @@ TEST(Preemption, ThresholdEdgesAndDegenerateInput) {
   const double wall = 1e-3, threads = 2;
   EXPECT_FALSE(preempted({wall, preempted_below_share * wall * threads, 2, 1}));
   EXPECT_TRUE(preempted({wall, 0.99 * preempted_below_share * wall * threads, 2, 1}));
+  EXPECT_FALSE(preempted({wall, preempted_below_share * wall, 2, 0}));
+  EXPECT_TRUE(preempted({wall, 0.99 * preempted_below_share * wall, 2, 0}));
   EXPECT_FALSE(preempted({0, 0, 2, 5}));     // no wall time: nothing to judge
   EXPECT_FALSE(preempted({1e-3, 0, 0, 5}));  // no threads: nothing to judge
 }
