@@ -139,8 +139,8 @@ int run_main(RunFlags f, const CLI::App& sub) {
   } catch (const std::invalid_argument& e) {
     throw InputError(std::string("--python: ") + e.what());
   }
-  ChosenDevices devices = choose_devices(setup.devices, setup.backends, o.threads,
-                                         o.backend_options, f.quiet, python);
+  ChosenDevices devices =
+      choose_devices(setup.devices, setup.backends, o.threads, o.backend_options, f.quiet, python);
   if (devices.targets.empty() && devices.gpu_unusable) return exit_failed;  // nothing else asked
   const Plan plan = expand_plan(setup.request, models, devices.targets);
   check_benchmark_filter(f.benchmark_args, plan);
@@ -156,6 +156,7 @@ int run_main(RunFlags f, const CLI::App& sub) {
   session.device_limits =
       previous ? recorded_limits(previous->document.at("context")) : machine.limits;
   cap_gpu_memory(session.device_limits, o.memory_limit_gb);
+  session.before_finish = [&](ResultsWriter& w) { record_machine_state_at_end(w, f.quiet); };
   auto writer = open_results(f, std::move(previous), std::move(machine));
   const SessionOutcome outcome =
       run_session(plan, models, *writer, session, [&](const PlannedPoint& pp) -> Backend& {

@@ -1,5 +1,6 @@
 #include "bench/run_context.hpp"
 
+#include <iostream>
 #include <new>
 
 #include "bench/backend_registry.hpp"
@@ -9,6 +10,7 @@
 #include "harness/doctor/facts.hpp"
 #include "harness/doctor/frameworks.hpp"
 #include "harness/gpu_datasheet.hpp"
+#include "harness/machine_state.hpp"
 #include "harness/measure/cpu_bandwidth.hpp"
 #include "harness/measure/cpu_peak.hpp"
 #include "harness/platform.hpp"
@@ -80,7 +82,75 @@ nlohmann::json gpu_device(const RunContext& machine, const Backend& backend, Dev
   }
   return d;
 }
+// The GPUs NVML is asked about: each GPU device record's id and PCI bus id (its backend's fact).
+std::vector<std::pair<std::string, std::string>> gpu_bus_ids(const nlohmann::json& devices) {
+  std::vector<std::pair<std::string, std::string>> gpus;
+  for (const auto& d : devices) {
+    const auto& facts = d.value("facts", nlohmann::json::object());
+    if (d.value("kind", "") == "gpu" && facts.contains("pci_bus_id"))
+      gpus.emplace_back(d.at("id").get<std::string>(), facts.at("pci_bus_id").get<std::string>());
+  }
+  return gpus;
+}
+
+// The CPU's compute threads: the CPU backend's "threads" fact; the processors when no CPU device.
+int compute_threads(const nlohmann::json& devices, int processors) {
+  for (const auto& d : devices) {
+    const auto& facts = d.value("facts", nlohmann::json::object());
+    if (d.value("kind", "") == "cpu" && facts.contains("threads"))
+      return std::max(1, std::atoi(facts.at("threads").get<std::string>().c_str()));
+  }
+  return processors;
+}
+
+// context.machine_state at the start (reports/results-schema.md).
+nlohmann::json machine_state_json(const nlohmann::json& devices) {
+  const int processors = std::max(1, platform::cpu_features().threads);
+  const int threads = compute_threads(devices, processors);
+  const auto governor = platform::cpu_frequency_governor();
+  return {{"processors", processors},
+          {"threads", threads},
+          {"cpu_governor", governor ? nlohmann::json(*governor) : nullptr},
+          {"start", to_json(read_machine(gpu_bus_ids(devices)), processors, threads)}};
+}
+
+// A recorded reading back, for the warning: the other runnable count and the GPUs' others.
+MachineReading reading_from_json(const nlohmann::json& j) {
+  MachineReading r;
+  if (j.contains("other_runnable") && j.at("other_runnable").is_number_integer())
+    r.other_runnable = j.at("other_runnable").get<int>();
+  for (const auto& [id, gpu] : j.value("gpus", nlohmann::json::object()).items()) {
+    std::vector<GpuProcess> others;
+    for (const auto& p : gpu.value("other_processes", nlohmann::json::array()))
+      others.push_back(
+          {p.at("pid").get<unsigned>(),
+           p.at("used_bytes").is_null()
+               ? std::nullopt
+               : std::optional<std::uint64_t>(p.at("used_bytes").get<std::uint64_t>())});
+    r.gpu_others.emplace_back(id, others);
+  }
+  return r;
+}
 }  // namespace
+
+void record_machine_state_at_end(ResultsWriter& writer, bool quiet) {
+  const nlohmann::json& context = writer.context();
+  const nlohmann::json devices = context.value("devices", nlohmann::json::array());
+  const nlohmann::json state = context.value("machine_state", nlohmann::json::object());
+  const int processors = state.value("processors", std::max(1, platform::cpu_features().threads));
+  const int threads = state.value("threads", compute_threads(devices, processors));
+  const MachineReading end = read_machine(gpu_bus_ids(devices));
+  int contended = 0;
+  for (const auto& p : writer.points())
+    if (p.timing && p.timing->contended) ++contended;
+  const std::optional<MachineReading> start =
+      state.contains("start") ? std::optional(reading_from_json(state.at("start"))) : std::nullopt;
+  nlohmann::json recorded = state;
+  recorded["end"] = to_json(end, processors, threads);
+  writer.set_context("machine_state", std::move(recorded));
+  if (auto warning = busy_warning(start, end, processors, threads, contended); warning && !quiet)
+    std::cerr << *warning;
+}
 
 void set_command_line(int argc, char** argv) {
   std::string& text = command_line_storage();
@@ -127,27 +197,29 @@ MachineRecord machine_record(const RunContext& machine,
                           ? cpu_device(machine, *backend, threads, limits)
                           : gpu_device(machine, *backend, limits));
   }
-  record.context = {
-      {"layerbench_version", build::version},
-      {"git_revision", build::git_revision},
-      {"build_type", build::build_type},
-      {"compiler", build::compiler},
-      {"host", platform::hostname()},
-      {"os", s.os},
-      {"command_line", command_line()},
-      {"seed", seed},
-      {"cache", warm ? "warm" : "cold"},
-      {"libraries", libraries},
-      {"devices", devices},
-      {"doctor",
-       {{"gpu_usable", machine.diagnosis.gpu_usable},
-        {"verdict", machine.diagnosis.verdict},
-        {"python", machine.python.empty() ? nlohmann::json(nullptr) : nlohmann::json(machine.python)},
-        {"python_probe_error", machine.python_probe_error.empty()
-                                   ? nlohmann::json(nullptr)
-                                   : nlohmann::json(machine.python_probe_error)},
-        {"frameworks", machine.frameworks}}},
-      {"scheduler", slurm_placement()}};
+  nlohmann::json state = machine_state_json(devices);
+  record.context = {{"machine_state", std::move(state)},
+                    {"layerbench_version", build::version},
+                    {"git_revision", build::git_revision},
+                    {"build_type", build::build_type},
+                    {"compiler", build::compiler},
+                    {"host", platform::hostname()},
+                    {"os", s.os},
+                    {"command_line", command_line()},
+                    {"seed", seed},
+                    {"cache", warm ? "warm" : "cold"},
+                    {"libraries", libraries},
+                    {"devices", devices},
+                    {"doctor",
+                     {{"gpu_usable", machine.diagnosis.gpu_usable},
+                      {"verdict", machine.diagnosis.verdict},
+                      {"python", machine.python.empty() ? nlohmann::json(nullptr)
+                                                        : nlohmann::json(machine.python)},
+                      {"python_probe_error", machine.python_probe_error.empty()
+                                                 ? nlohmann::json(nullptr)
+                                                 : nlohmann::json(machine.python_probe_error)},
+                      {"frameworks", machine.frameworks}}},
+                    {"scheduler", slurm_placement()}};
   return record;
 }
 

@@ -12,6 +12,7 @@
 #include "harness/doctor/diagnose.hpp"
 #include "harness/doctor/snapshot.hpp"
 #include "harness/results/aggregate.hpp"
+#include "harness/results/results_file.hpp"
 
 namespace lb::cli {
 
@@ -42,6 +43,10 @@ std::map<std::string, DeviceLimits> recorded_limits(const nlohmann::json& contex
 
 // --memory-limit: every GPU behaves as if it had this many GiB (0: its own).
 void cap_gpu_memory(std::map<std::string, DeviceLimits>& limits, double memory_limit_gb);
+
+// At the end of the run: reads the machine's state again into context.machine_state.end and
+// prints the one warning when it was busy at the start or the end or a CPU point was contended.
+void record_machine_state_at_end(ResultsWriter& writer, bool quiet);
 
 // results/<host>-<UTC time>.json
 std::string default_output_path();

@@ -27,6 +27,7 @@
 #include <windows.h>
 #else
 #include <dlfcn.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #endif
 
@@ -274,6 +275,67 @@ std::vector<SearchFolder> dll_search_folders_before_path() {
 #else
   return {};
 #endif
+}
+
+CpuUsage process_cpu_usage() {
+  CpuUsage u;
+#ifdef _WIN32
+  FILETIME created, exited, kernel, user;
+  if (GetProcessTimes(GetCurrentProcess(), &created, &exited, &kernel, &user)) {
+    const auto ticks = [](const FILETIME& t) {
+      return (static_cast<unsigned long long>(t.dwHighDateTime) << 32) | t.dwLowDateTime;
+    };
+    u.cpu_s = static_cast<double>(ticks(kernel) + ticks(user)) * 1e-7;
+  }
+#else
+  timespec t{};
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) == 0)
+    u.cpu_s = static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+  rusage r{};
+  if (getrusage(RUSAGE_SELF, &r) == 0) u.involuntary_switches = r.ru_nivcsw;
+#endif
+  return u;
+}
+
+std::optional<RunQueue> run_queue() {
+  // "0.52 0.58 0.59 3/1234 5678": the fourth field is runnable/total scheduling entities.
+  std::ifstream in("/proc/loadavg");
+  RunQueue q;
+  double five = 0, fifteen = 0;
+  char slash = 0;
+  if (in >> q.load_average_1m >> five >> fifteen >> q.runnable >> slash && slash == '/') return q;
+  return std::nullopt;
+}
+
+std::optional<int> own_running_threads() {
+  std::error_code ec;
+  std::filesystem::directory_iterator tasks("/proc/self/task", ec);
+  if (ec) return std::nullopt;
+  int running = 0;
+  for (const auto& task : tasks) {
+    // "tid (comm) S ...": the state follows the last ')' (comm may hold spaces and parentheses).
+    std::ifstream in(task.path() / "stat");
+    std::string line;
+    std::getline(in, line);
+    const auto close = line.rfind(')');
+    if (close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'R') ++running;
+  }
+  return running;
+}
+
+unsigned process_id() {
+#ifdef _WIN32
+  return static_cast<unsigned>(GetCurrentProcessId());
+#else
+  return static_cast<unsigned>(getpid());
+#endif
+}
+
+std::optional<std::string> cpu_frequency_governor() {
+  std::ifstream in("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+  std::string governor;
+  if (in >> governor) return governor;
+  return std::nullopt;
 }
 
 std::string module_path_of(const void* address) {

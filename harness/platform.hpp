@@ -66,6 +66,31 @@ struct SearchFolder {
 };
 std::vector<SearchFolder> dll_search_folders_before_path();
 
+// The CPU time this process's threads have run, all together, and how often one of them was
+// switched off its core against its will (another runnable task took it). Read around each timed
+// CPU sample to tell a sample that lost its core. Linux: CLOCK_PROCESS_CPUTIME_ID and getrusage's
+// ru_nivcsw; Windows: GetProcessTimes (100 ns units, updated per scheduler quantum) and no switch
+// count (-1: the rule then judges by CPU time alone).
+struct CpuUsage {
+  double cpu_s = 0;
+  long long involuntary_switches = -1;  // -1 where the OS does not count them
+};
+CpuUsage process_cpu_usage();
+
+// The machine's state as `run` records it (Linux; empty optionals where the OS cannot tell):
+// /proc/loadavg's one-minute load average and its count of tasks runnable now (all processes,
+// this one's running threads included); how many of this process's threads are running now
+// (/proc/self/task/*/stat); the CPU frequency governor of CPU 0 (cpufreq).
+struct RunQueue {
+  double load_average_1m = 0;
+  int runnable = 0;
+};
+std::optional<RunQueue> run_queue();
+std::optional<int> own_running_threads();
+std::optional<std::string> cpu_frequency_governor();
+// This process's id.
+unsigned process_id();
+
 // The file of the loaded library (or executable) that contains `address`; empty if unknown.
 std::string module_path_of(const void* address);
 

@@ -64,6 +64,28 @@ bool should_stop(const StoppingRule& rule, const std::vector<double>& s, double 
   return false;
 }
 
+// Two ways a compute thread is seen off its core, each with the threshold 0.9:
+// - No thread of ours ran for over a tenth of the sample (CPU time < 0.9 x wall). A CPU sample
+//   always has a thread working or spinning on its core (the caller computes, or waits while the
+//   workers compute), so a hole means the threads that had work were waiting for a core. This
+//   catches a woken worker left in the run queue behind another program: it counts no
+//   involuntary switch (it went to sleep by itself), and the loaded runs this was made for show
+//   exactly that: medians on multiples of the 4 ms scheduler tick, with CPU time far below wall.
+// - An involuntary switch and under 0.9 of wall x threads: a thread taken off its core while
+//   the others spin waiting for it (OpenMP and OpenBLAS workers spin before they sleep, so a
+//   clean multi-threaded sample keeps its share near 1). The switch is required here because a
+//   share below 1 alone has harmless causes (a worker asleep during a one-thread step), and the
+//   share because a kernel thread's brief switch that cost under a tenth is no reason to re-take.
+// 0.9 leaves room for the clock: the process CPU clock reads the calling thread's time exactly
+// but the other threads' as of their last scheduler tick. Where switches are not counted
+// (Windows), the share alone decides the second case.
+bool preempted(const CpuSample& s) {
+  if (s.wall_s <= 0 || s.threads < 1) return false;
+  const bool no_thread_ran = s.cpu_s < preempted_below_share * s.wall_s;
+  const double share = s.cpu_s / (s.wall_s * s.threads);
+  return no_thread_ran || (s.involuntary_switches != 0 && share < preempted_below_share);
+}
+
 SampleStats Sampler::measure(const std::function<double()>& sample) const {
   using clock = std::chrono::steady_clock;
   const auto seconds_since = [](clock::time_point t0) {
@@ -75,14 +97,47 @@ SampleStats Sampler::measure(const std::function<double()>& sample) const {
     sample();
     if (seconds_since(warm_start) > rule.max_time_s) break;
   }
-  std::vector<double> samples;
+  std::vector<double> samples, cpu_times;
+  std::int64_t preempted_samples = 0;
+  bool contended = false;
+  double cpu_total = 0, wall_total = 0;
   std::string why;
   const auto start = clock::now();
   do {
-    samples.push_back(sample());
-  } while (!should_stop(rule, samples, seconds_since(start), why));
+    if (!usage) {
+      samples.push_back(sample());
+      continue;
+    }
+    const CpuReading before = usage();
+    const auto t0 = clock::now();
+    const double timed = sample();
+    const double wall = seconds_since(t0);
+    const CpuReading after = usage();
+    const long long switches = before.involuntary_switches < 0 || after.involuntary_switches < 0
+                                   ? -1
+                                   : after.involuntary_switches - before.involuntary_switches;
+    const double cpu = after.cpu_s - before.cpu_s;
+    cpu_total += cpu;
+    wall_total += wall;
+    if (preempted({wall, cpu, threads, switches})) {
+      ++preempted_samples;
+      const auto bound = std::max<std::int64_t>(rule.min_samples, samples.size());
+      // Re-take it, within the bound and the time cap; past either, keep it: this point cannot
+      // be measured clean here.
+      if (preempted_samples <= bound && seconds_since(start) < rule.max_time_s) continue;
+      contended = true;
+    }
+    samples.push_back(timed);
+    cpu_times.push_back(cpu);
+  } while (samples.empty() || !should_stop(rule, samples, seconds_since(start), why));
   SampleStats st = summarize(samples);
   st.stopped_by = why;
+  if (usage) st.cpu_median_s = median(cpu_times);
+  if (usage && threads > 0) {
+    st.preempted_samples = preempted_samples;
+    st.contended = contended;
+    st.cpu_share = wall_total > 0 ? cpu_total / (wall_total * threads) : 0;
+  }
   return st;
 }
 

@@ -2,6 +2,7 @@
 // Sample statistics and the stopping rule. Pure logic, unit-tested.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,7 +16,30 @@ struct SampleStats {
   // preempted sample, which a plain stddev/mean is not.
   double noise = 0;
   std::string stopped_by;  // "noise" (target met), "time_cap" or "max_samples"
+  // The median CPU time of a kept sample (all threads; 0 when not read). CPU points only (see
+  // Sampler::usage): samples judged pre-empted (each re-taken while the bound allows), the CPU
+  // share the timed samples got (CPU time / (wall x threads), all samples taken), and whether
+  // the point could not be measured clean (`contended`). Empty/0/false for GPU points.
+  std::int64_t preempted_samples = 0;
+  std::optional<double> cpu_share;
+  double cpu_median_s = 0;
+  bool contended = false;
 };
+
+// One timed sample as the CPU saw it: its wall time, the CPU time all of the process's threads
+// got during it, the compute threads, and involuntary context switches (-1: not counted).
+struct CpuSample {
+  double wall_s = 0, cpu_s = 0;
+  int threads = 1;
+  long long involuntary_switches = -1;
+};
+
+// Did a compute thread lose its core during the sample? See the threshold's reasoning in
+// stats.cpp. Pure; unit-tested on synthetic samples.
+bool preempted(const CpuSample& s);
+// Below 0.9 x wall of CPU time, or 0.9 of wall x threads with an involuntary switch, a sample
+// counts as pre-empted (stats.cpp says why).
+inline constexpr double preempted_below_share = 0.9;
 
 // The middle value; the mean of the two middle values for an even count. Throws
 // std::invalid_argument for no values.
@@ -38,6 +62,19 @@ struct Sampler {
   StoppingRule rule;
   int warmup_runs = 3;
   double warmup_min_s = 0.05;
+
+  // The pre-emption check, for points whose compute threads are ours (CPU points): `usage`
+  // reads the process's CPU time and involuntary switches (platform::process_cpu_usage), read
+  // before and after each timed sample. A pre-empted sample is re-taken while the pre-empted
+  // ones number at most max(min_samples, clean ones) and the time cap allows; past that the
+  // point is contended and its samples are kept as they come. With `threads` 0 (GPU points,
+  // timed by device events) the CPU time is only recorded (cpu_median_s), never judged.
+  struct CpuReading {
+    double cpu_s = 0;
+    long long involuntary_switches = -1;
+  };
+  std::function<CpuReading()> usage;
+  int threads = 1;
 
   SampleStats measure(const std::function<double()>& sample) const;
 };

@@ -2,13 +2,19 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <map>
+#include <memory>
 #include <new>
 #include <sstream>
 
 #include "harness/check/validate.hpp"
+#include "harness/device_id.hpp"
 #include "harness/measure/inputs.hpp"
 #include "harness/model/accounting.hpp"
+#include "harness/platform.hpp"
 #include "harness/shape_json.hpp"
 
 namespace lb {
@@ -43,6 +49,25 @@ std::string gib(std::uint64_t bytes) {
   return o.str();
 }
 }  // namespace
+
+Sampler sampler_for(const Sampler& sampler, const std::string& device, const Backend& backend) {
+  // GPU points are timed by device events: the host thread's CPU time is not the measurement,
+  // so only CPU points (their compute threads are this process's) get the pre-emption check.
+  // Their CPU time per sample is still read: Google Benchmark's cpu_time reports it.
+  Sampler checked = sampler;
+  checked.threads = 0;
+  const auto id = parse_device_id(device);
+  if (id && id->kind == DeviceKind::cpu) {
+    checked.threads = 1;
+    for (const auto& [fact, value] : backend.context())
+      if (fact == "threads") checked.threads = std::max(1, std::atoi(value.c_str()));
+  }
+  checked.usage = [] {
+    const platform::CpuUsage u = platform::process_cpu_usage();
+    return Sampler::CpuReading{u.cpu_s, u.involuntary_switches};
+  };
+  return checked;
+}
 
 MeasureFn sampler_measure(const Sampler& sampler) {
   return [sampler](Case& c) { return sampler.measure([&c] { return c.run_timed(); }); };
@@ -115,6 +140,61 @@ class SilentReporter : public benchmark::BenchmarkReporter {
   bool ReportContext(const Context&) override { return true; }
   void ReportRuns(const std::vector<Run>&) override {}
 };
+
+// The --benchmark_out file, written by Google Benchmark's own reporter for the format asked
+// (--benchmark_out_format: json, csv or console), with each point's cpu_time made the median CPU
+// time of one sample. Google Benchmark itself would report the CPU time of the whole loop body:
+// warm-up and every sample, which varies with the sample count rather than with the code.
+class PerSampleCpuFileReporter : public benchmark::BenchmarkReporter {
+ public:
+  PerSampleCpuFileReporter(std::unique_ptr<benchmark::BenchmarkReporter> format,
+                           const std::map<std::string, double>& cpu_s)
+      : format_(std::move(format)), cpu_s_(cpu_s) {}
+  bool ReportContext(const Context& context) override {
+    format_->SetOutputStream(&GetOutputStream());
+    format_->SetErrorStream(&GetErrorStream());
+    return format_->ReportContext(context);
+  }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    std::vector<Run> per_sample = runs;
+    for (Run& run : per_sample)
+      if (auto it = cpu_s_.find(run.run_name.function_name); it != cpu_s_.end())
+        run.cpu_accumulated_time = it->second * static_cast<double>(run.iterations);
+    format_->ReportRuns(per_sample);
+  }
+  void Finalize() override { format_->Finalize(); }
+
+ private:
+  std::unique_ptr<benchmark::BenchmarkReporter> format_;
+  const std::map<std::string, double>& cpu_s_;
+};
+
+// Google Benchmark's reporter for --benchmark_out_format's value (json when not given); null
+// without --benchmark_out (no file). Google Benchmark has already rejected any other format.
+std::unique_ptr<benchmark::BenchmarkReporter> out_file_format(
+    const std::vector<std::string>& args) {
+  std::string format = "json";
+  bool out = false;
+  for (const auto& a : args) {
+    if (a.rfind("--benchmark_out=", 0) == 0) out = true;
+    if (a.rfind("--benchmark_out_format=", 0) == 0) format = a.substr(a.find('=') + 1);
+  }
+  if (!out) return nullptr;
+  if (format == "csv") {
+    // Deprecated upstream, yet still the format --benchmark_out_format=csv asks for.
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+    return std::make_unique<benchmark::CSVReporter>();
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+  }
+  if (format == "console")
+    return std::make_unique<benchmark::ConsoleReporter>(benchmark::ConsoleReporter::OO_None);
+  return std::make_unique<benchmark::JSONReporter>();
+}
 }  // namespace
 
 void RunLoop::run(const std::vector<PlannedPoint>& points, std::vector<std::string> args) {
@@ -125,11 +205,12 @@ void RunLoop::run(const std::vector<PlannedPoint>& points, std::vector<std::stri
   int argc = static_cast<int>(argv.size());
   benchmark::Initialize(&argc, argv.data());
   benchmark::ClearRegisteredBenchmarks();
+  std::map<std::string, double> cpu_per_sample_s;  // point name -> median CPU time of a sample
 
   for (const auto& pp : points) {
     benchmark::RegisterBenchmark(
         point_key(pp).c_str(),
-        [this, &pp](benchmark::State& state) {
+        [this, &pp, &cpu_per_sample_s](benchmark::State& state) {
           if (stop && stop()) {
             state.SkipWithError("interrupted");
             for (auto _ : state) {
@@ -143,14 +224,17 @@ void RunLoop::run(const std::vector<PlannedPoint>& points, std::vector<std::stri
           if (!point) {
             // Set-up (allocation, inputs, algorithm choice) happens inside measure_point before
             // the loop; the only time Google Benchmark sees is the median we hand it.
-            const MeasureFn sample = sampler_measure(config.sampler);
-            point = measure_point(pp, backend_for(pp), config, [&](Case& c) {
+            Backend& backend = backend_for(pp);
+            const MeasureFn sample =
+                sampler_measure(sampler_for(config.sampler, pp.device, backend));
+            point = measure_point(pp, backend, config, [&](Case& c) {
               SampleStats stats;
               loop_started = true;
               for (auto _ : state) {
                 stats = sample(c);
                 state.SetIterationTime(stats.median_s);
               }
+              cpu_per_sample_s[point_key(pp)] = stats.cpu_median_s;
               return stats;
             });
           }
@@ -170,10 +254,15 @@ void RunLoop::run(const std::vector<PlannedPoint>& points, std::vector<std::stri
         })
         ->UseManualTime()
         ->Iterations(1)
-        ->Unit(benchmark::kMillisecond);
+        ->Unit(benchmark::kMicrosecond);
   }
   SilentReporter silent;
-  benchmark::RunSpecifiedBenchmarks(&silent);
+  if (auto format = out_file_format(args)) {
+    PerSampleCpuFileReporter file(std::move(format), cpu_per_sample_s);
+    benchmark::RunSpecifiedBenchmarks(&silent, &file);
+  } else {
+    benchmark::RunSpecifiedBenchmarks(&silent);
+  }
   benchmark::ClearRegisteredBenchmarks();
 }
 

@@ -30,6 +30,9 @@ Point describe_point(const PlannedPoint& planned, const Problem& problem);
 using MeasureFn = std::function<SampleStats(Case&)>;
 Point measure_point(const PlannedPoint& planned, Backend& backend, const RunnerConfig& config,
                     const MeasureFn& measure);
+// The sampler a point on `device` measures with: the configured one, plus the pre-emption check
+// with the backend's compute threads (its "threads" fact) on the CPU.
+Sampler sampler_for(const Sampler& sampler, const std::string& device, const Backend& backend);
 // The plain measurement: the config's sampler over Case::run_timed.
 MeasureFn sampler_measure(const Sampler& sampler);
 

@@ -68,6 +68,7 @@ SessionOutcome run_session(const Plan& plan, const std::vector<Model>& models,
   for (const auto& b : outcome.results.boundaries) boundary_records.push_back(to_json(b));
   outcome.interrupted = interrupt::stop_requested().load();
   if (!outcome.write_error) {
+    if (config.before_finish) config.before_finish(writer);
     try {
       writer.finish(outcome.interrupted ? "interrupted" : "complete", model_records,
                     boundary_records);

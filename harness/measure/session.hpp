@@ -24,6 +24,9 @@ struct SessionConfig {
   Progress::Mode progress = Progress::Mode::quiet;
   // Peaks and memory per device id, for the model sums (results/aggregate.hpp).
   std::map<std::string, DeviceLimits> device_limits;
+  // Called once the points are measured, before the file is finished: what the CLI records of
+  // the machine at the end (its state after the run). May be empty.
+  std::function<void(ResultsWriter&)> before_finish;
 };
 
 struct SessionOutcome {

@@ -101,6 +101,7 @@ ModelResult sum_model(const Combo& combo, PassSet set, int batch, const OpPoints
       }
       if (p.status != Status::ok) continue;
       if (!p.timing) throw std::invalid_argument("point " + p.key() + ": status ok without timing");
+      if (p.timing->contended) ++r.contended_points;
       const double ms = op.count() * p.timing->median_s * 1e3;
       time_ms += ms;
       kind_ms[std::string(name(op.kind))] += ms;
@@ -215,7 +216,8 @@ nlohmann::json to_json(const ModelResult& r) {
                       {"folded", nullptr},
                       {"largest_fitting_batch", nullptr},
                       {"accumulation", nullptr},
-                      {"label", r.label}};
+                      {"label", r.label},
+                      {"contended_points", r.contended_points}};
   if (!r.backend.empty()) j["backend"] = r.backend;
   if (!r.time_share.empty()) j["time_share"] = r.time_share;
   if (r.kinds) j["kind_ms"] = r.kinds->ms, j["kind_share"] = r.kinds->share;

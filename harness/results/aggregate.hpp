@@ -78,6 +78,9 @@ struct ModelResult {
   std::map<std::string, double> time_share;  // op kind -> fraction of time_ms
   std::optional<KindTimes> kinds;            // kind group -> ms and fraction of time_ms
   std::optional<FoldedEstimate> folded;      // pass set fwd only
+  // How many of the summed points were contended (CPU lost to other processes while timed):
+  // their times, and so this sum, may be slower than the machine can do.
+  int contended_points = 0;
   // Only when status is oom:
   std::optional<int> largest_fitting_batch;
   std::optional<Accumulation> accumulation;

@@ -23,15 +23,20 @@ std::string_view name(Status s) {
 
 namespace {
 nlohmann::json timing_json(const SampleStats& t, const std::string& cache) {
-  return {{"cache", cache},
-          {"samples", t.samples},
-          {"median_ms", t.median_s * 1e3},
-          {"min_ms", t.min_s * 1e3},
-          {"max_ms", t.max_s * 1e3},
-          {"mean_ms", t.mean_s * 1e3},
-          {"stddev_ms", t.stddev_s * 1e3},
-          {"noise", t.noise},
-          {"stopped_by", t.stopped_by}};
+  nlohmann::json j = {{"cache", cache},
+                      {"samples", t.samples},
+                      {"median_ms", t.median_s * 1e3},
+                      {"min_ms", t.min_s * 1e3},
+                      {"max_ms", t.max_s * 1e3},
+                      {"mean_ms", t.mean_s * 1e3},
+                      {"stddev_ms", t.stddev_s * 1e3},
+                      {"noise", t.noise},
+                      {"stopped_by", t.stopped_by}};
+  if (t.cpu_share)  // CPU points: the pre-emption check's record
+    j.update({{"cpu_share", *t.cpu_share},
+              {"preempted_samples", t.preempted_samples},
+              {"contended", t.contended}});
+  return j;
 }
 
 // A name of one of `values` (an enum the results file spells by name).
@@ -60,6 +65,11 @@ SampleStats timing_from_json(const JsonField& t) {
   s.stddev_s = t["stddev_ms"].number() / 1e3;
   s.noise = t["noise"].number();
   s.stopped_by = t["stopped_by"].string();
+  if (const auto share = t.optional("cpu_share")) {  // files from before the pre-emption check
+    s.cpu_share = share->number();
+    s.preempted_samples = t["preempted_samples"].integer<std::int64_t>(0);
+    s.contended = t["contended"].boolean();
+  }
   return s;
 }
 

@@ -63,6 +63,11 @@ class ResultsWriter {
 
   const std::vector<Point>& points() const { return points_; }
   const nlohmann::json& context() const { return context_; }
+  // Sets a context field, written with the next rewrite: what is known only at the end of the
+  // run (context.machine_state's end reading).
+  void set_context(const std::string& key, nlohmann::json value) {
+    context_[key] = std::move(value);
+  }
   const std::filesystem::path& file() const { return file_; }
 
   // Journal the point (flushed before returning), then rewrite the file if a second has passed.

@@ -74,7 +74,7 @@ std::string summary_table(const std::vector<ModelResult>& results) {
       row.insert(row.end(), {"-", r.status, "-", "-"});
     } else {
       row.push_back(std::to_string(r.batch));
-      row.push_back(format_rate(*r.images_per_s));
+      row.push_back(format_rate(*r.images_per_s) + (r.contended_points ? " (contended)" : ""));
       const auto cpu = best_rate(r, "cpu");
       row.push_back(cpu ? format_speedup(*r.images_per_s / *cpu) : "-");
       const auto gpu = is_gpu(r.device) ? best_rate(r, where) : std::nullopt;
@@ -99,6 +99,13 @@ std::string summary_table(const std::vector<ModelResult>& results) {
     line.erase(line.find_last_not_of(' ') + 1);
     out += line + "\n";
   }
+  for (const auto& [key, c] : configs)
+    if (c.best && c.best->contended_points > 0) {
+      out +=
+          "(contended): summed over points whose samples lost CPU to other processes; the "
+          "rate may be slower than this machine can do.\n";
+      break;
+    }
   return out + model_sum_label + "\n";
 }
 

@@ -90,6 +90,10 @@ std::vector<std::pair<std::string, std::string>> CudaBackend::context() const {
       cudaSuccess)
     facts.emplace_back("memory_clock_max_mhz", std::to_string(memory_clock_khz / 1000));
   facts.emplace_back("memory_bus_bits", std::to_string(p.memoryBusWidth));
+  // NVML names the device by it: `run` asks NVML which other processes share this GPU.
+  char bus_id[32] = {};
+  if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, context_->device()) == cudaSuccess)
+    facts.emplace_back("pci_bus_id", bus_id);
   SmClock& clock = context_->clock();
   if (clock.error().empty()) {
     if (auto mhz = clock.default_mhz())

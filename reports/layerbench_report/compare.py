@@ -56,8 +56,14 @@ def verdict(pb: dict, pn: dict, threshold_pct):
     else:
         word = "FASTER" if ratio < 1 else "SLOWER"
     failed = [which for which, p in (("BASE", pb), ("NEW", pn)) if p["status"] == "failed"]
-    remark = f"validation failed in {' and '.join(failed)}" if failed else ""
-    return word, remark, ratio, tolerance
+    # A contended point lost CPU to other processes: its time is not this machine's best, so
+    # the verdict says so whenever either side is one.
+    contended = [which for which, p in (("BASE", pb), ("NEW", pn))
+                 if (p.get("timing") or {}).get("contended")]
+    remarks = [f"validation failed in {' and '.join(failed)}"] if failed else []
+    if contended:
+        remarks.append(f"contended in {' and '.join(contended)}: CPU lost to other processes")
+    return word, "; ".join(remarks), ratio, tolerance
 
 
 def format_table(headers, rows, right) -> str:

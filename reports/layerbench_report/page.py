@@ -78,7 +78,37 @@ def banners(data) -> str:
                        "were not reached are missing, not zero.</div>")
         if not f.points:
             out.append(f'<div class="banner">{esc(f.name)} {NOTHING_MEASURED}.</div>')
+        busy = busy_machine(f)
+        if busy:
+            out.append(f'<div class="banner">{esc(f.name)} was measured on a busy machine: '
+                       f"{esc(busy)}. Its times may be slower than the machine can do; measure "
+                       "again with other programs closed or fewer --threads than cores.</div>")
     return "".join(out)
+
+
+def busy_machine(f) -> str:
+    """What made the run's machine busy (context.machine_state, points flagged contended), or
+    "" for a quiet run or a file from before these were recorded."""
+    state = f.context.get("machine_state") or {}
+    clauses = []
+    for when in ("start", "end"):
+        reading = state.get(when) or {}
+        if reading.get("cpu_busy"):
+            clauses.append(f"{reading['other_runnable']} other runnable task(s) at the {when} "
+                           f"({state.get('threads')} threads on {state.get('processors')} "
+                           "processors)")
+        for gpu, record in (reading.get("gpus") or {}).items():
+            if record.get("other_processes"):
+                clauses.append(f"{len(record['other_processes'])} other compute process(es) on "
+                               f"{gpu} at the {when}")
+    contended = [f"{p['model']} {p['op']} b{p['batch']} {p['precision']} {p['pass']}"
+                 for p in f.points if (p.get("timing") or {}).get("contended")]
+    if contended:
+        shown = ", ".join(contended[:8]) + (f" and {len(contended) - 8} more"
+                                            if len(contended) > 8 else "")
+        clauses.append(f"{len(contended)} CPU point(s) contended, their samples not clean of "
+                       f"other processes ({shown})")
+    return "; ".join(clauses)
 
 
 def section_not_measured(not_measured) -> str:

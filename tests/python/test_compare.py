@@ -68,6 +68,19 @@ def test_verdicts_use_the_recorded_noise(pair):
     assert float(cells[7]) == pytest.approx(base_ms * 1.5, rel=1e-3)
 
 
+def test_a_contended_point_never_gets_a_bare_verdict(tmp_path):
+    base, new = read_fixture(GPU_A), read_fixture(GPU_A)
+    scale(new, CPU_POINT, 1.5)
+    find(new, CPU_POINT)["timing"].update(contended=True, cpu_share=0.6, preempted_samples=9)
+    proc = run_script("compare.py", write_json(tmp_path / "base.json", base),
+                      write_json(tmp_path / "new.json", new))
+    assert proc.returncode == 0, proc.stderr
+    line = " ".join(row(proc.stdout, CPU_POINT))
+    assert "SLOWER (contended in NEW: CPU lost to other processes)" in line, line
+    # An old file (no pre-emption fields) and a clean point: the bare verdict.
+    assert verdict(proc.stdout, SLOWER_50) == "SAME"
+
+
 def test_threshold_replaces_the_noise(pair):
     out = run_script("compare.py", *pair, "--threshold", "5").stdout
     assert verdict(out, ABOVE_NOISE) == "SAME"

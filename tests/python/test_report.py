@@ -116,6 +116,27 @@ def test_cpu_only_says_there_is_no_gpu_and_what_is_missing(tmp_path):
         assert "TF32, FP8: not measured" in text
 
 
+def test_a_busy_run_is_said_at_the_top(tmp_path):
+    doc = read_fixture(CPU_ONLY)  # TEST DATA: a busy start and one contended point made up here
+    doc["context"]["machine_state"] = {
+        "processors": 2, "threads": 2, "cpu_governor": None,
+        "start": {"other_runnable": 1, "load_average_1m": 3.1, "cpu_busy": True},
+        "end": {"other_runnable": 0, "load_average_1m": 2.0, "cpu_busy": False}}
+    timed = next(p for p in doc["points"] if p.get("timing"))
+    timed["timing"].update(contended=True, cpu_share=0.55, preempted_samples=12)
+    proc = run_script("report.py", write_json(tmp_path / "busy.json", doc), "-o", tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    page = (tmp_path / "out" / "index.html").read_text()
+    banner = re.search(r'class="banner">busy\.json was measured on a busy machine: ([^<]*)<', page)
+    assert banner, "no busy banner"
+    assert "1 other runnable task(s) at the start (2 threads on 2 processors)" in banner[1]
+    assert "1 CPU point(s) contended" in banner[1] and timed["op"] in banner[1]
+    assert "at the end" not in banner[1]  # the end reading was quiet
+    # The unchanged fixture (no machine_state: a file from before) has no such banner.
+    assert run_script("report.py", CPU_ONLY, "-o", tmp_path / "quiet").returncode == 0
+    assert "busy machine" not in (tmp_path / "quiet" / "index.html").read_text()
+
+
 def test_roofline_says_where_a_ceiling_is_unknown(fixture_report):
     page = (fixture_report / "index.html").read_text()
     # Test GPU A's context has no FP8 peak; the CPUs have no memory bandwidth.

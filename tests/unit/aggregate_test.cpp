@@ -351,6 +351,15 @@ std::set<std::string> keys(const nlohmann::json& j) {
   return k;
 }
 
+TEST(Aggregate, ASumOverContendedPointsCountsThem) {
+  std::vector<Point> points = all_points(1, false);
+  points[0].timing->contended = true;
+  const auto a = aggregate(points, models, {});
+  EXPECT_EQ(find(a, PassSet::fwd, 1).contended_points, 1);
+  EXPECT_EQ(to_json(find(a, PassSet::fwd, 1))["contended_points"], 1);
+  EXPECT_EQ(find(aggregate(all_points(1, false), models, {}), PassSet::fwd, 1).contended_points, 0);
+}
+
 TEST(Aggregate, JsonHasExactlyTheSchemasFields) {
   std::vector<Point> points = all_points(1, false, "gpu:0");
   points.push_back(make_point("blk", "fwd", 2, "gpu:0", "fp32", Status::oom));
@@ -376,7 +385,8 @@ TEST(Aggregate, JsonHasExactlyTheSchemasFields) {
                                              "folded",
                                              "largest_fitting_batch",
                                              "accumulation",
-                                             "label"}));
+                                             "label",
+                                             "contended_points"}));
   EXPECT_EQ(ok["pass"], "fwd");
   EXPECT_DOUBLE_EQ(ok["time_ms"].get<double>(), 8.5);
   EXPECT_DOUBLE_EQ(ok["peak_fraction"].get<double>(), fwd_flop_per_image / 1e9 / 8.5 / 67);

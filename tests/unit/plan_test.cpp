@@ -1,8 +1,8 @@
 #include "harness/plan/plan.hpp"
 #include "harness/measure/oom_sweep.hpp"
-#include "harness/results/point.hpp"
 #include "harness/measure/runner.hpp"
 #include "harness/model/model_file.hpp"
+#include "harness/results/point.hpp"
 
 #include <gtest/gtest.h>
 

@@ -67,5 +67,105 @@ TEST(Sampler, WarmsUpThenMeasures) {
   EXPECT_EQ(st.stopped_by, "noise");
 }
 
+// Synthetic samples (test data): 2 compute threads over 1 ms of wall time.
+TEST(Preemption, FullShareIsCleanEvenWithASwitch) {
+  EXPECT_FALSE(preempted({1e-3, 2e-3, 2, 0}));
+  EXPECT_FALSE(preempted({1e-3, 1.95e-3, 2, 1}));  // a kernel thread's blip: 2.5% lost
+}
+
+TEST(Preemption, AThreadOffItsCoreWithASwitchIsPreempted) {
+  // One of two threads gone for 3 of the 4 ms: share 5/8.
+  EXPECT_TRUE(preempted({4e-3, 5e-3, 2, 1}));
+  EXPECT_TRUE(preempted({4e-3, 0, 1, 3}));
+}
+
+TEST(Preemption, OneThreadsWorthWithoutASwitchIsAWaitNotAPreemption) {
+  // A worker asleep by its own choice (voluntary) while the caller works: share 1/2, no switch.
+  EXPECT_FALSE(preempted({1e-3, 1e-3, 2, 0}));
+}
+
+TEST(Preemption, NoThreadRunningIsPreemptedWithoutAnySwitch) {
+  // A woken worker waiting in the run queue: 31 ms of wall, 7.5 ms of CPU over 2 threads (the
+  // shape of the loaded runs), no involuntary switch counted.
+  EXPECT_TRUE(preempted({31e-3, 7.5e-3, 2, 0}));
+  EXPECT_TRUE(preempted({1e-3, 0.5e-3, 1, 0}));
+  EXPECT_FALSE(preempted({1e-3, 0.95e-3, 1, 0}));
+}
+
+TEST(Preemption, WithoutSwitchCountsTheShareDecides) {
+  EXPECT_TRUE(preempted({1e-3, 1e-3, 2, -1}));
+  EXPECT_FALSE(preempted({1e-3, 2e-3, 2, -1}));
+}
+
+TEST(Preemption, ThresholdEdgesAndDegenerateInput) {
+  const double wall = 1e-3, threads = 2;
+  EXPECT_FALSE(preempted({wall, preempted_below_share * wall * threads, 2, 1}));
+  EXPECT_TRUE(preempted({wall, 0.99 * preempted_below_share * wall * threads, 2, 1}));
+  EXPECT_FALSE(preempted({wall, preempted_below_share * wall, 2, 0}));
+  EXPECT_TRUE(preempted({wall, 0.99 * preempted_below_share * wall, 2, 0}));
+  EXPECT_FALSE(preempted({0, 0, 2, 5}));     // no wall time: nothing to judge
+  EXPECT_FALSE(preempted({1e-3, 0, 0, 5}));  // no threads: nothing to judge
+}
+
+// A Sampler fed synthetic CPU readings: each sample's CPU time is either far more than its wall
+// time (clean) or none with a switch (pre-empted), from a script.
+struct ScriptedCpu {
+  std::vector<bool> preempted_script;  // per sample; past its end, clean
+  std::size_t reads = 0;
+  Sampler::CpuReading now;
+  Sampler::CpuReading read() {
+    if (reads++ % 2 == 1) {  // the reading after a sample
+      const std::size_t sample = reads / 2 - 1;
+      const bool lost = sample < preempted_script.size() && preempted_script[sample];
+      now.cpu_s += lost ? 0 : 1e3;
+      now.involuntary_switches += lost ? 1 : 0;
+    }
+    return now;
+  }
+};
+
+Sampler scripted_sampler(ScriptedCpu& cpu) {
+  Sampler sampler;
+  sampler.rule.min_time_s = 0, sampler.rule.min_samples = 5, sampler.warmup_runs = 0;
+  sampler.warmup_min_s = 0;
+  sampler.threads = 2;
+  cpu.now.involuntary_switches = 0;
+  sampler.usage = [&cpu] { return cpu.read(); };
+  return sampler;
+}
+
+TEST(Sampler, RetakesPreemptedSamplesAndCountsThem) {
+  ScriptedCpu cpu{{false, true, false, true}};
+  int calls = 0;
+  // Pre-empted samples take 50x as long; none may reach the statistics.
+  const auto st =
+      scripted_sampler(cpu).measure([&] { return ++calls == 2 || calls == 4 ? 50 : 1; });
+  EXPECT_EQ(st.preempted_samples, 2);
+  EXPECT_EQ(st.samples, 5);
+  EXPECT_DOUBLE_EQ(st.max_s, 1.0);
+  EXPECT_FALSE(st.contended);
+  ASSERT_TRUE(st.cpu_share.has_value());
+  EXPECT_GT(*st.cpu_share, 1.0);  // the script's clean samples get far more CPU than wall
+}
+
+TEST(Sampler, APointThatCannotBeTakenCleanIsContended) {
+  ScriptedCpu cpu{std::vector<bool>(100, true)};
+  const auto st = scripted_sampler(cpu).measure([] { return 1.0; });
+  EXPECT_TRUE(st.contended);
+  EXPECT_GE(st.samples, 5);
+  // Re-takes stop at the bound: min_samples (5) re-taken, then every one kept.
+  EXPECT_EQ(st.preempted_samples, 5 + st.samples);
+  EXPECT_DOUBLE_EQ(*st.cpu_share, 0.0);
+}
+
+TEST(Sampler, WithoutTheCheckNothingIsJudged) {
+  Sampler sampler;
+  sampler.rule.min_time_s = 0, sampler.warmup_runs = 0, sampler.warmup_min_s = 0;
+  const auto st = sampler.measure([] { return 1.0; });
+  EXPECT_EQ(st.preempted_samples, 0);
+  EXPECT_FALSE(st.cpu_share.has_value());
+  EXPECT_FALSE(st.contended);
+}
+
 }  // namespace
 }  // namespace lb

@@ -80,5 +80,15 @@ TEST(Summary, SpeedupsCompareTheSameModelAndPassOnly) {
 
 TEST(Summary, NoResults) { EXPECT_EQ(summary_table({}), "No model results.\n"); }
 
+TEST(Summary, ARateSummedOverContendedPointsSaysSo) {
+  ModelResult loaded = ok("resnet50", PassSet::fwd, "cpu", "fp32", 1, 10);
+  loaded.contended_points = 2;
+  const std::string text = summary_table({loaded});
+  EXPECT_NE(text.find("10.0 (contended)"), std::string::npos) << text;
+  EXPECT_NE(text.find("lost CPU to other processes"), std::string::npos) << text;
+  EXPECT_EQ(summary_table({ok("resnet50", PassSet::fwd, "cpu", "fp32", 1, 10)}).find("contended"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace lb

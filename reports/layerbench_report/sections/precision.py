@@ -24,7 +24,13 @@ from layerbench_report.style import PASS_LINESTYLES, PRECISION_COLOURS
 
 def render(data, model, charts) -> str:
     devices = data.devices_for(model)
-    ops = data.ops(model)
+    # Memory-bound layers do no floating-point work: at 0 TFLOP/s they would read as unmeasured.
+    # The bandwidth section shows them.
+    with_flop = {p["op"] for _, p in data.points if p["model"] == model and p.get("gflop")}
+    ops = [(op, n) for op, n in data.ops(model) if op in with_flop]
+    if not ops:
+        return note("No layer of this model does floating-point work to chart by TFLOP/s; the "
+                    "bandwidth section shows them.")
     parts = []
     fig, axes = panel_grid(len(devices), layer_chart_height(ops))
     handles = []
@@ -43,7 +49,8 @@ def render(data, model, charts) -> str:
                               "Achieved TFLOP/s (work / median time) for each layer shape and "
                               "precision, one panel per device at its largest FP32 batch. "
                               "Precisions that did not run are marked at the left edge; the table "
-                              "of points not measured below gives the reasons."))
+                              "of points not measured below gives the reasons. Memory-bound "
+                              "layers (no FLOP) are in the bandwidth section."))
     parts.append(speedup_over_fp32(data, model, devices, charts))
     return "".join(parts)
 

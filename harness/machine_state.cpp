@@ -1,0 +1,184 @@
+#include "harness/machine_state.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <sstream>
+#include <thread>
+
+#include "harness/platform.hpp"
+
+namespace lb {
+
+bool cpu_busy(const CpuLoad& load) {
+  return load.other_runnable > std::max(0, load.processors - load.threads);
+}
+
+std::vector<GpuProcess> other_gpu_processes(const std::vector<GpuProcess>& on_device,
+                                            unsigned own_pid) {
+  std::vector<GpuProcess> others;
+  for (const auto& p : on_device)
+    if (p.pid != own_pid) others.push_back(p);
+  return others;
+}
+
+nlohmann::json to_json(const MachineReading& r, int processors, int threads) {
+  nlohmann::json j = {
+      {"other_runnable", nullptr}, {"load_average_1m", nullptr}, {"cpu_busy", nullptr}};
+  if (r.other_runnable) {
+    j["other_runnable"] = *r.other_runnable;
+    j["cpu_busy"] = cpu_busy({*r.other_runnable, processors, threads});
+  }
+  if (r.load_average_1m) j["load_average_1m"] = *r.load_average_1m;
+  if (!r.gpu_others.empty() || !r.gpu_errors.empty()) {
+    nlohmann::json gpus = nlohmann::json::object();
+    for (const auto& [id, others] : r.gpu_others) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const auto& p : others)
+        list.push_back({{"pid", p.pid},
+                        {"used_bytes", p.used_bytes ? nlohmann::json(*p.used_bytes) : nullptr}});
+      gpus[id] = {{"other_processes", list}};
+    }
+    for (const auto& [id, error] : r.gpu_errors) gpus[id] = {{"error", error}};
+    j["gpus"] = gpus;
+  }
+  return j;
+}
+
+namespace {
+std::string gib(std::uint64_t bytes) {
+  std::ostringstream o;
+  o.precision(3);
+  o << static_cast<double>(bytes) / (1ull << 30) << " GiB";
+  return o.str();
+}
+
+// "3 other runnable tasks at the start" style clauses for the busy readings.
+void describe(const MachineReading& r, const char* when, int processors, int threads,
+              std::vector<std::string>& clauses) {
+  if (r.other_runnable && cpu_busy({*r.other_runnable, processors, threads}))
+    clauses.push_back(std::to_string(*r.other_runnable) + " other runnable task(s) " + when);
+  for (const auto& [id, others] : r.gpu_others) {
+    if (others.empty()) continue;
+    std::uint64_t bytes = 0;
+    for (const auto& p : others) bytes += p.used_bytes.value_or(0);
+    clauses.push_back(std::to_string(others.size()) + " other compute process(es) on " + id +
+                      " holding " + gib(bytes) + " " + when);
+  }
+}
+}  // namespace
+
+std::optional<std::string> busy_warning(const std::optional<MachineReading>& start,
+                                        const MachineReading& end, int processors, int threads,
+                                        int contended_points) {
+  std::vector<std::string> clauses;
+  if (start) describe(*start, "at the start", processors, threads, clauses);
+  describe(end, "at the end", processors, threads, clauses);
+  if (contended_points > 0)
+    clauses.push_back(std::to_string(contended_points) +
+                      " CPU point(s) could not be measured clean (flagged contended)");
+  if (clauses.empty()) return std::nullopt;
+  std::string text = "warning: the machine was busy during this run: ";
+  for (std::size_t i = 0; i < clauses.size(); ++i) text += (i ? "; " : "") + clauses[i];
+  text +=
+      ". Its timings may be slower than this machine can do: close other programs (and other "
+      "GPU jobs), or give the run fewer --threads than the " +
+      std::to_string(processors) + " processors (" + std::to_string(threads) +
+      " used), then measure again.\n";
+  return text;
+}
+
+MachineReading read_machine(const std::vector<std::pair<std::string, std::string>>& gpus) {
+  MachineReading r;
+  for (int i = 0; i < 5; ++i) {
+    if (i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const auto queue = platform::run_queue();
+    const auto ours = platform::own_running_threads();
+    if (!queue || !ours) break;
+    const int others = std::max(0, queue->runnable - *ours);
+    r.other_runnable = std::min(r.other_runnable.value_or(others), others);
+    r.load_average_1m = queue->load_average_1m;
+  }
+  for (const auto& [id, bus_id] : gpus) {
+    std::string error;
+    if (auto on_device = gpu_compute_processes(bus_id, error))
+      r.gpu_others.emplace_back(id, other_gpu_processes(*on_device, platform::process_id()));
+    else
+      r.gpu_errors.emplace_back(id, error);
+  }
+  return r;
+}
+
+namespace {
+// From nvml.h: NVML_SUCCESS = 0, NVML_ERROR_INSUFFICIENT_SIZE = 7, NVML_VALUE_NOT_AVAILABLE
+// (all ones) for a memory figure NVML may not give; nvmlProcessInfo_v3_t's layout.
+constexpr int nvml_success = 0;
+constexpr int nvml_insufficient_size = 7;
+constexpr unsigned long long nvml_value_not_available = ~0ull;
+struct NvmlProcessInfo {
+  unsigned pid;
+  unsigned long long used_gpu_memory;
+  unsigned gpu_instance_id;
+  unsigned compute_instance_id;
+};
+}  // namespace
+
+std::optional<std::vector<GpuProcess>> gpu_compute_processes(const std::string& pci_bus_id,
+                                                             std::string& error) {
+  const std::string name = platform::nvml_library();
+  void* lib = platform::load_library(name, error);
+  if (!lib) {
+    error = name + ": " + error;
+    return std::nullopt;
+  }
+  auto sym = [&](const char* symbol) { return platform::find_symbol(lib, symbol); };
+  auto init = reinterpret_cast<int (*)()>(sym("nvmlInit_v2"));
+  auto shutdown = reinterpret_cast<int (*)()>(sym("nvmlShutdown"));
+  auto by_bus_id =
+      reinterpret_cast<int (*)(const char*, void**)>(sym("nvmlDeviceGetHandleByPciBusId_v2"));
+  auto processes = reinterpret_cast<int (*)(void*, unsigned*, NvmlProcessInfo*)>(
+      sym("nvmlDeviceGetComputeRunningProcesses_v3"));
+  auto error_string = reinterpret_cast<const char* (*)(int)>(sym("nvmlErrorString"));
+  if (!init || !shutdown || !by_bus_id || !processes || !error_string) {
+    error = name + " lacks nvmlDeviceGetComputeRunningProcesses_v3 or the calls around it";
+    return std::nullopt;
+  }
+  if (const int rc = init(); rc != nvml_success) {
+    error = std::string("nvmlInit_v2: ") + error_string(rc);
+    return std::nullopt;
+  }
+  std::optional<std::vector<GpuProcess>> found;
+  void* device = nullptr;
+  if (const int rc = by_bus_id(pci_bus_id.c_str(), &device); rc != nvml_success) {
+    error = "nvmlDeviceGetHandleByPciBusId_v2(" + pci_bus_id + "): " + error_string(rc);
+  } else {
+    // Ask with room for 64; NVML says how many there are when that is too few (the list may
+    // grow between the calls, hence the loop).
+    std::vector<NvmlProcessInfo> infos(64);
+    for (int attempt = 0; attempt < 4; ++attempt) {
+      auto count = static_cast<unsigned>(infos.size());
+      const int rc = processes(device, &count, infos.data());
+      if (rc == nvml_insufficient_size) {
+        infos.resize(count + 16);
+        continue;
+      }
+      if (rc != nvml_success) {
+        error = std::string("nvmlDeviceGetComputeRunningProcesses_v3: ") + error_string(rc);
+        break;
+      }
+      found.emplace();
+      for (unsigned i = 0; i < count; ++i) {
+        GpuProcess p{infos[i].pid, std::nullopt};
+        if (infos[i].used_gpu_memory != nvml_value_not_available)
+          p.used_bytes = infos[i].used_gpu_memory;
+        found->push_back(p);
+      }
+      break;
+    }
+    if (!found && error.empty())
+      error = "nvmlDeviceGetComputeRunningProcesses_v3: list kept growing";
+  }
+  shutdown();
+  return found;
+}
+
+}  // namespace lb
