@@ -24,4 +24,24 @@ std::size_t cold_set_count(std::uint64_t touched_bytes, std::uint64_t set_bytes,
   return static_cast<std::size_t>(sets);
 }
 
+CaseArena allocate_case_arena(const std::string& who, CacheMode cache, std::uint64_t touched_bytes,
+                              std::uint64_t set_bytes, std::uint64_t fixed_bytes,
+                              std::uint64_t memory_limit) {
+  CaseArena a;
+  a.sets = cache == CacheMode::cold
+               ? cold_set_count(touched_bytes, set_bytes, fixed_bytes, memory_limit)
+               : 1;
+  a.fixed_offset = a.sets * set_bytes;
+  const std::uint64_t needed = a.fixed_offset + HostArena::round_up(fixed_bytes);
+  if (memory_limit > 0 && needed > memory_limit)
+    throw OutOfMemory(who + " needs " + std::to_string(needed) + " bytes", needed, memory_limit);
+  try {
+    a.arena = std::make_unique<HostArena>(needed);
+  } catch (const std::bad_alloc&) {
+    throw OutOfMemory(who + ": host allocation of " + std::to_string(needed) + " bytes failed",
+                      needed, memory_limit);
+  }
+  return a;
+}
+
 }  // namespace lb

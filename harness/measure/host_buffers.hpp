@@ -4,6 +4,10 @@
 // so their cold modes are the same rotation.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <string>
+
+#include "harness/backend.hpp"
 
 namespace lb {
 
@@ -33,5 +37,18 @@ inline constexpr std::uint64_t max_cold_sets = 4096;
 inline constexpr std::uint64_t assumed_llc_bytes = 256ull << 20;
 std::size_t cold_set_count(std::uint64_t touched_bytes, std::uint64_t set_bytes,
                            std::uint64_t fixed_bytes, std::uint64_t memory_limit);
+
+// A CPU case's buffer sets in one arena: as many sets as its cache mode needs (cold_set_count;
+// one when warm), then `fixed_bytes` (64-byte aligned) after them. Throws OutOfMemory when that
+// exceeds the memory limit (0: none) or the host cannot allocate it; `who` ("oneDNN case") names
+// the case in the message.
+struct CaseArena {
+  std::unique_ptr<HostArena> arena;
+  std::size_t sets = 1;
+  std::uint64_t fixed_offset = 0;  // where fixed_bytes start: after the last set
+};
+CaseArena allocate_case_arena(const std::string& who, CacheMode cache, std::uint64_t touched_bytes,
+                              std::uint64_t set_bytes, std::uint64_t fixed_bytes,
+                              std::uint64_t memory_limit);
 
 }  // namespace lb

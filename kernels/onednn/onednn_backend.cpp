@@ -284,21 +284,10 @@ class OnednnCase : public Case {
     const auto scratch_desc = op.pd.scratchpad_desc();
     scratchpad_bytes_ = scratch_desc.get_size();
 
-    const std::size_t sets =
-        cache == CacheMode::cold
-            ? cold_set_count(touched_bytes, set_bytes, scratchpad_bytes_, memory_limit)
-            : 1;
-    const std::uint64_t needed = sets * set_bytes + HostArena::round_up(scratchpad_bytes_);
-    if (memory_limit > 0 && needed > memory_limit)
-      throw OutOfMemory("oneDNN case needs " + std::to_string(needed) + " bytes", needed,
-                        memory_limit);
-    try {
-      arena_ = std::make_unique<HostArena>(needed);
-    } catch (const std::bad_alloc&) {
-      throw OutOfMemory(
-          "oneDNN case: host allocation of " + std::to_string(needed) + " bytes failed", needed,
-          memory_limit);
-    }
+    CaseArena allocated = allocate_case_arena("oneDNN case", cache, touched_bytes, set_bytes,
+                                              scratchpad_bytes_, memory_limit);
+    arena_ = std::move(allocated.arena);
+    const std::size_t sets = allocated.sets;
     rotation_bytes_ = sets * touched_bytes;
 
     std::size_t offset = 0;
@@ -334,7 +323,7 @@ class OnednnCase : public Case {
       if (scratchpad_bytes_ > 0) {
         // Every set shares one scratchpad: it is the library's temporary, not an operand.
         args.emplace(DNNL_ARG_SCRATCHPAD,
-                     memory(scratch_desc, engine_, arena_->at(sets * set_bytes)));
+                     memory(scratch_desc, engine_, arena_->at(allocated.fixed_offset)));
       }
       sets_.push_back(std::move(args));
     }

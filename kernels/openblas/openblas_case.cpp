@@ -49,18 +49,10 @@ GemmCase::GemmCase(const GemmShape& shape, const std::vector<HostTensor>& inputs
     set_bytes_ += HostArena::round_up(elements_[i] * sizeof(float));
     touched_bytes += elements_[i] * sizeof(float);
   }
-  sets_ = cache == CacheMode::cold ? cold_set_count(touched_bytes, set_bytes_, 0, memory_limit) : 1;
-  const std::uint64_t needed = sets_ * set_bytes_;
-  if (memory_limit > 0 && needed > memory_limit)
-    throw OutOfMemory("OpenBLAS case needs " + std::to_string(needed) + " bytes", needed,
-                      memory_limit);
-  try {
-    arena_ = std::make_unique<HostArena>(needed);
-  } catch (const std::bad_alloc&) {
-    throw OutOfMemory(
-        "OpenBLAS case: host allocation of " + std::to_string(needed) + " bytes failed", needed,
-        memory_limit);
-  }
+  CaseArena allocated =
+      allocate_case_arena("OpenBLAS case", cache, touched_bytes, set_bytes_, 0, memory_limit);
+  arena_ = std::move(allocated.arena);
+  sets_ = allocated.sets;
   check_work_buffer_fits(memory_limit);
   rotation_bytes_ = sets_ * touched_bytes;
   // Canonical layouts are cblas's row-major ones: every set holds the same A and B.
