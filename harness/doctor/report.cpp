@@ -97,8 +97,6 @@ json to_json(const Snapshot& s, const Diagnosis& d,
         {"avx512_bf16", s.cpu.avx512_bf16},
         {"avx512_fp16", s.cpu.avx512_fp16},
         {"amx", s.cpu.amx}}},
-      {"onednn_version", optional_text(s.cpu.onednn_version)},
-      {"onednn_isa", optional_text(s.cpu.onednn_isa)},
       {"fma_peak_gflops", s.cpu.fma_peak_gflops > 0 ? json(s.cpu.fma_peak_gflops) : json(nullptr)},
       {"fma_peak_method", optional_text(s.cpu.fma_peak_method)}};
   j["cuda_build"] = s.cuda_build;
@@ -193,9 +191,6 @@ void print_text(std::ostream& out, const Snapshot& s, const Diagnosis& d,
       std::string("AVX2 ") + yes_no(s.cpu.avx2) + ", AVX-512 " + yes_no(s.cpu.avx512f) +
           ", AVX512-BF16 " + yes_no(s.cpu.avx512_bf16) + ", AVX512-FP16 " +
           yes_no(s.cpu.avx512_fp16) + ", AMX " + yes_no(s.cpu.amx));
-  row(out, "oneDNN",
-      s.cpu.onednn_version.empty() ? "not probed"
-                                   : s.cpu.onednn_version + ", dispatches to " + s.cpu.onednn_isa);
   if (s.cpu.fma_peak_gflops > 0)
     row(out, "FP32 FMA peak",
         fixed(s.cpu.fma_peak_gflops, 1) + " GFLOP/s measured (" + s.cpu.fma_peak_method + ")");

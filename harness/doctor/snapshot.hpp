@@ -16,8 +16,6 @@ struct CpuInfo {
   int cores = 0;    // physical
   int threads = 0;  // logical
   bool avx2 = false, avx512f = false, avx512_bf16 = false, avx512_fp16 = false, amx = false;
-  std::string onednn_version;   // "3.2.0"
-  std::string onednn_isa;       // what oneDNN dispatches to, e.g. "avx2"
   double fma_peak_gflops = 0;   // measured by the FMA microbenchmark, 0 if not measured
   std::string fma_peak_method;  // how it was measured (harness/measure/cpu_peak.hpp), empty if not
 };

@@ -86,17 +86,9 @@ bool can_set_threads() {
 
 // ---------------------------------------------------------------- errors
 
-std::string version_text() {
-  doctor::CpuInfo cpu;
-  probe(cpu);
-  return "oneDNN " + cpu.onednn_version;
-}
+std::string version_text() { return "oneDNN " + probe().version; }
 
-std::string isa_text() {
-  doctor::CpuInfo cpu;
-  probe(cpu);
-  return cpu.onednn_isa;
-}
+std::string isa_text() { return probe().isa; }
 
 // oneDNN's own message, what was being done, and for "unimplemented" the CPU's ISA.
 std::string error_text(const dnnl::error& e, const std::string& doing) {
@@ -499,12 +491,10 @@ class OnednnBackend : public Backend {
   }
 
   std::vector<std::pair<std::string, std::string>> context() const override {
-    doctor::CpuInfo cpu;
-    probe(cpu);
     return {{"threads", effective_threads_ > 0 ? std::to_string(effective_threads_)
                                                : std::string("library default")},
             {"threading", threading_runtime},
-            {"isa", cpu.onednn_isa}};
+            {"isa", probe().isa}};
   }
 
  private:

@@ -14,12 +14,12 @@ std::string compiled_version() {
 
 // oneDNN is linked in, so it is always loaded: its finding says which version and ISA.
 void probe_into(doctor::Snapshot& snapshot) {
-  probe(snapshot.cpu);
+  const LibraryInfo onednn = probe();
   snapshot.backends.push_back({.backend = "onednn",
                                .library = "oneDNN",
                                .compiled = compiled_version(),
-                               .loaded = snapshot.cpu.onednn_version,
-                               .notes = {"dispatches to " + snapshot.cpu.onednn_isa},
+                               .loaded = onednn.version,
+                               .notes = {"dispatches to " + onednn.isa},
                                .problem = std::nullopt});
 }
 }  // namespace
@@ -31,16 +31,14 @@ const BackendDescriptor& descriptor() {
       .probe = probe_into,
       .version_rows =
           [] {
-            doctor::CpuInfo cpu;
-            probe(cpu);
+            const LibraryInfo onednn = probe();
             return std::vector<VersionRow>{
-                {"oneDNN", doctor::compiled_and_loaded(compiled_version(), cpu.onednn_version) +
-                               " (dispatches to " + cpu.onednn_isa + ")"}};
+                {"oneDNN", doctor::compiled_and_loaded(compiled_version(), onednn.version) +
+                               " (dispatches to " + onednn.isa + ")"}};
           },
       .libraries =
-          [](const doctor::Snapshot& snapshot) {
-            return std::vector<std::pair<std::string, std::string>>{
-                {"onednn", snapshot.cpu.onednn_version}};
+          [](const doctor::Snapshot&) {
+            return std::vector<std::pair<std::string, std::string>>{{"onednn", probe().version}};
           },
       .options = {},  // --algo and --threads are the harness's
       .make = [](int, int threads, const BackendOptionValues&) { return make_backend(threads); }};

@@ -8,15 +8,17 @@
 
 namespace lb::onednn {
 
-void probe(doctor::CpuInfo& cpu) {
+LibraryInfo probe() {
+  LibraryInfo info;
   const dnnl_version_t* v = dnnl_version();
-  cpu.onednn_version =
+  info.version =
       std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
   // The highest ISA oneDNN may use on this CPU, after DNNL_MAX_CPU_ISA: its JIT kernels are
   // generated for this ISA. dnnl_cpu_isa2str names it like "cpu_isa_avx2"; keep "avx2".
   std::string isa = dnnl_cpu_isa2str(dnnl_get_effective_cpu_isa());
   if (const std::string prefix = "cpu_isa_"; isa.rfind(prefix, 0) == 0) isa.erase(0, prefix.size());
-  cpu.onednn_isa = isa;
+  info.isa = isa;
+  return info;
 }
 
 }  // namespace lb::onednn

@@ -1,10 +1,16 @@
 #pragma once
-// What oneDNN says about itself: its version and the instruction set it dispatches to.
-#include "harness/doctor/snapshot.hpp"
+// What oneDNN says about itself: its version and the instruction set it dispatches to. The doctor
+// reports them as the oneDNN backend's finding (onednn_descriptor.cpp).
+#include <string>
 
 namespace lb::onednn {
 
-// Fills cpu.onednn_version ("3.2.0") and cpu.onednn_isa (e.g. "avx2"). Needs no device.
-void probe(doctor::CpuInfo& cpu);
+struct LibraryInfo {
+  std::string version;  // "3.2.0"
+  std::string isa;      // what oneDNN dispatches to, e.g. "avx2"
+};
+
+// Needs no device.
+LibraryInfo probe();
 
 }  // namespace lb::onednn

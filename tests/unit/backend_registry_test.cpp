@@ -2,6 +2,7 @@
 // descriptor complete, and the doctor's probe and `run`'s backends made through them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -52,8 +53,11 @@ TEST(BackendRegistry, ProbeMachineAddsEachBackendsFindings) {
   const doctor::Snapshot snapshot = probe_machine();
   EXPECT_GT(snapshot.cpu.threads, 0);  // the harness's own part
   if (LAYERBENCH_HAVE_RUN) {
-    EXPECT_FALSE(snapshot.cpu.onednn_version.empty());
-    EXPECT_FALSE(snapshot.cpu.onednn_isa.empty());
+    const auto onednn = std::find_if(snapshot.backends.begin(), snapshot.backends.end(),
+                                     [](const auto& b) { return b.backend == "onednn"; });
+    ASSERT_NE(onednn, snapshot.backends.end());
+    EXPECT_FALSE(onednn->loaded.empty());
+    EXPECT_EQ(onednn->notes.front().rfind("dispatches to ", 0), 0u);
   }
   if (LAYERBENCH_HAVE_CUDA) EXPECT_NE(snapshot.cublas.compiled_version, 0);
 }
