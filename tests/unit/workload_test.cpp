@@ -653,7 +653,8 @@ TEST(Limits, MemoryBytesRefusesWhatAUint64CannotHold) {
 }
 
 TEST(Loader, MissingFileIsNamed) {
-  expect_rejected(fixtures / "no_such_file.json", "cannot be opened for reading");
+  expect_rejected(fixtures / "no_such_file.json",
+                  "cannot be opened for reading (No such file or directory)");
 }
 
 TEST(Loader, OptionalConvFieldsTakeTheirDefaults) {
