@@ -119,7 +119,13 @@ void add_doctor(CLI::App& app, Action& action) {
   sub->add_flag("--json", options->json, "Print the report as one JSON object");
   sub->add_option("--for", options->for_spec,
                   "Check the installed CUDA and cuDNN against a framework's tested build, e.g. "
-                  "tensorflow==2.15; answered from the installed package when it is that release");
+                  "tensorflow==2.15; answered from the installed package when it is that release")
+      ->check(CLI::Validator(
+          [](const std::string& value) {
+            return value.empty() ? std::string("empty value (e.g. tensorflow==2.15)")
+                                 : std::string();
+          },
+          "FRAMEWORK==VERSION"));
   sub->add_option("--python", options->python,
                   "Python interpreter whose TensorFlow, PyTorch and JAX to check (default: the "
                   "first python3 or python on PATH; none: skip them)");

@@ -121,6 +121,9 @@ expect_err "--for: TensorFlow 9.99 is not in layerbench's table of tested builds
 run_doctor --for tensorflow
 [[ "$code" == 2 ]] || fail "--for without a version exited $code, expected 2"
 expect_err "expected FRAMEWORK==VERSION"
+run_doctor --for ''
+[[ "$code" == 2 ]] || fail "--for '' exited $code, expected 2 (an unset variable is not 'no --for')"
+expect_err "--for: empty value"
 run_doctor --for pytorch==2.1
 [[ "$code" == 2 ]] || fail "--for pytorch exited $code, expected 2"
 expect_err "unknown framework \"pytorch\""
