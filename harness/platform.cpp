@@ -331,6 +331,22 @@ unsigned process_id() {
 #endif
 }
 
+std::uint64_t raise_open_file_limit(std::uint64_t wanted) {
+#ifdef _WIN32
+  return wanted;
+#else
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return wanted;  // unknown: assume enough
+  if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < wanted) {
+    rlimit raised = limit;
+    raised.rlim_cur =
+        limit.rlim_max == RLIM_INFINITY ? wanted : std::min<rlim_t>(wanted, limit.rlim_max);
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
+  }
+  return limit.rlim_cur == RLIM_INFINITY ? wanted : static_cast<std::uint64_t>(limit.rlim_cur);
+#endif
+}
+
 std::optional<std::string> cpu_frequency_governor() {
   std::ifstream in("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
   std::string governor;

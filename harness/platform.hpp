@@ -102,6 +102,10 @@ void fill_closed_standard_streams();
 // Whether standard output is a pipe whose reader has gone (`run | head -1` after head ended).
 bool stdout_reader_gone();
 
+// How many files the process may open, after raising the soft limit towards `wanted` as far as
+// the hard limit allows (`ulimit -n` sets both low; only the hard one binds). Windows: `wanted`.
+std::uint64_t raise_open_file_limit(std::uint64_t wanted);
+
 // A path that names something other than a regular file where one is needed (a symbolic link
 // where links are not followed, a FIFO, a device, a folder). what(): "<path>: is a FIFO ...".
 struct NotRegularFile : std::runtime_error {

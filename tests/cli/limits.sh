@@ -28,6 +28,15 @@ for kb in 8 16 60; do
   cases=$((cases + 1))
 done
 
+# ulimit -n: a hard limit too low for Google Benchmark's start is refused with the fix (it used to
+# die with only "Failed to read from file /sys/..."); a low soft limit alone is raised and runs.
+expect_rc 1 "ulimit -n 6" bash -c 'ulimit -n 6; exec "$@"' _ "$bin" "${run[@]}" --batch 1 \
+  --python none -o "$work/n.json"
+grep -q "ulimit -n" "$work/err" || fail "ulimit -n 6: the limit and its fix not named"
+expect_rc 0 "ulimit -Sn 6" bash -c 'ulimit -Sn 6; exec "$@"' _ "$bin" "${run[@]}" --batch 1 \
+  --python none -o "$work/ns.json"
+cases=$((cases + 2))
+
 # ulimit -v: OpenBLAS's allocator would retry its failed buffer malloc forever; every point that
 # cannot get memory is oom and the run completes. OpenBLAS only: oneDNN 3.2 itself sometimes
 # crashes (SIGSEGV in dnnl_memory's constructor) when an allocation fails under this limit.
