@@ -119,7 +119,9 @@ MachineReading reading_from_json(const nlohmann::json& j) {
   MachineReading r;
   if (j.contains("other_runnable") && j.at("other_runnable").is_number_integer())
     r.other_runnable = j.at("other_runnable").get<int>();
-  for (const auto& [id, gpu] : j.value("gpus", nlohmann::json::object()).items()) {
+  // Held in a local: items() refers to its json, which a temporary would not outlive in the loop.
+  const nlohmann::json gpus = j.value("gpus", nlohmann::json::object());
+  for (const auto& [id, gpu] : gpus.items()) {
     std::vector<GpuProcess> others;
     for (const auto& p : gpu.value("other_processes", nlohmann::json::array()))
       others.push_back(
