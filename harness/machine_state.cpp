@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "harness/platform.hpp"
+#include "harness/units.hpp"
 
 namespace lb {
 
@@ -45,13 +46,6 @@ nlohmann::json to_json(const MachineReading& r, int processors, int threads) {
 }
 
 namespace {
-std::string gib(std::uint64_t bytes) {
-  std::ostringstream o;
-  o.precision(3);
-  o << static_cast<double>(bytes) / (1ull << 30) << " GiB";
-  return o.str();
-}
-
 // "3 other runnable tasks at the start" style clauses for the busy readings.
 void describe(const MachineReading& r, const char* when, int processors, int threads,
               std::vector<std::string>& clauses) {
@@ -62,7 +56,7 @@ void describe(const MachineReading& r, const char* when, int processors, int thr
     std::uint64_t bytes = 0;
     for (const auto& p : others) bytes += p.used_bytes.value_or(0);
     clauses.push_back(std::to_string(others.size()) + " other compute process(es) on " + id +
-                      " holding " + gib(bytes) + " " + when);
+                      " holding " + gib_text(bytes) + " " + when);
   }
 }
 }  // namespace

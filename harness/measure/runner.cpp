@@ -16,6 +16,7 @@
 #include "harness/model/accounting.hpp"
 #include "harness/platform.hpp"
 #include "harness/shape_json.hpp"
+#include "harness/units.hpp"
 
 namespace lb {
 
@@ -40,15 +41,6 @@ Point describe_point(const PlannedPoint& pp, const Problem& problem) {
   p.memory_bytes = memory_bytes(problem);
   return p;
 }
-
-namespace {
-std::string gib(std::uint64_t bytes) {
-  std::ostringstream o;
-  o.precision(3);
-  o << static_cast<double>(bytes) / (1ull << 30) << " GiB";
-  return o.str();
-}
-}  // namespace
 
 Sampler sampler_for(const Sampler& sampler, const std::string& device, const Backend& backend) {
   // GPU points are timed by device events: the host thread's CPU time is not the measurement,
@@ -113,8 +105,8 @@ Point measure_point(const PlannedPoint& pp, Backend& backend, const RunnerConfig
     }
   } catch (const OutOfMemory& e) {
     p.status = Status::oom;
-    p.reason = std::string(e.what()) + " (needs " + gib(e.needed_bytes) + ", " +
-               gib(e.available_bytes) + " available)";
+    p.reason = std::string(e.what()) + " (needs " + gib_text(e.needed_bytes) + ", " +
+               gib_text(e.available_bytes) + " available)";
     p.notes["needed_bytes"] = std::to_string(e.needed_bytes);
     p.notes["available_bytes"] = std::to_string(e.available_bytes);
   } catch (const std::bad_alloc&) {

@@ -8,18 +8,12 @@
 #include <sstream>
 
 #include "harness/backend.hpp"
+#include "harness/units.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 
 namespace lb::cuda {
 
 namespace {
-std::string gib(std::uint64_t bytes) {
-  std::ostringstream o;
-  o.precision(3);
-  o << static_cast<double>(bytes) / double(1ull << 30) << " GiB";
-  return o.str();
-}
-
 std::string pci_bus_id(int device) {
   char id[32] = {};
   LB_CUDA(cudaDeviceGetPCIBusId(id, sizeof id, device));
@@ -36,8 +30,9 @@ DeviceBuffer::DeviceBuffer(std::uint64_t bytes, std::shared_ptr<MemoryLedger> le
     std::size_t free = 0, total = 0;
     cudaMemGetInfo(&free, &total);
     ptr_ = nullptr;
-    throw OutOfMemory("cudaMalloc of " + gib(bytes) + " failed: the GPU has " + gib(free) + " free",
-                      bytes, free);
+    throw OutOfMemory(
+        "cudaMalloc of " + gib_text(bytes) + " failed: the GPU has " + gib_text(free) + " free",
+        bytes, free);
   }
   LB_CUDA(rc);
   ledger_->used += bytes;
@@ -117,9 +112,9 @@ void DeviceContext::ensure_fits(std::uint64_t needed, std::uint64_t limit,
                                 const std::string& what) const {
   const std::uint64_t available = available_bytes(limit);
   if (needed > available) {
-    std::string message =
-        what + " needs " + gib(needed) + " of GPU memory but " + gib(available) + " is available";
-    if (limit) message += " (--memory-limit " + gib(limit) + ")";
+    std::string message = what + " needs " + gib_text(needed) + " of GPU memory but " +
+                          gib_text(available) + " is available";
+    if (limit) message += " (--memory-limit " + gib_text(limit) + ")";
     throw OutOfMemory(message, needed, available);
   }
 }
