@@ -52,7 +52,7 @@ train=(--device cpu --workload "$tiny" --model tiny --batch 1,2 --precision fp32
        --backend onednn,openblas --max-time-per-point 0.2 --quiet)
 "$bin" run "${train[@]}" -o "$work/killed.json" &
 pid=$!
-for _ in $(seq 200); do
+for _ in $(seq 1200); do  # bounded: 120 s (a sanitizer build on a busy machine is slow to start)
   [ -e "$work/killed.json.journal" ] && [ "$(wc -l < "$work/killed.json.journal")" -ge 6 ] && break
   sleep 0.1
 done

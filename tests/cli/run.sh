@@ -70,7 +70,7 @@ train=(--device cpu --backend onednn --workload "$tiny" --model tiny --batch 1,2
        --max-time-per-point 0.3 --quiet)
 "$bin" run "${train[@]}" -o "$work/killed.json" &
 pid=$!
-for _ in $(seq 100); do
+for _ in $(seq 1200); do  # bounded: 120 s (a sanitizer build on a busy machine is slow to start)
   [ -e "$work/killed.json.journal" ] && [ "$(wc -l < "$work/killed.json.journal")" -ge 4 ] && break
   sleep 0.1
 done
