@@ -5,18 +5,12 @@
 set -euo pipefail
 bin="$(realpath "$1")"
 tiny="$LAYERBENCH_SOURCE_DIR/tests/data/workloads/tiny.json"
-work="$(mktemp -d)"
-mounted=""
-cleanup() {
-  [ -z "$mounted" ] || umount "$mounted" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-chmod 755 "$work"
 base=(--device cpu --workload "$tiny" --model tiny --precision fp32 --quiet)
 fast=("${base[@]}" --max-time-per-point 0.02)
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib/helpers.bash"
+new_work_folder
+chmod 755 "$work"  # the unwritable-folder cases run as nobody inside it
 
 # Root writes through permission bits, so the unwritable-folder cases run as nobody when root.
 as_user() {

@@ -5,14 +5,8 @@
 set -euo pipefail
 bin="$(realpath "$1")"
 tiny="$LAYERBENCH_SOURCE_DIR/tests/data/workloads/tiny.json"
-work="$(mktemp -d)"
-mounted=""
-cleanup() {
-  [ -z "$mounted" ] || umount "$mounted" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
 source "$(dirname "${BASH_SOURCE[0]}")/lib/helpers.bash"
+new_work_folder
 run=(run --device cpu --workload "$tiny" --model tiny --precision fp32 --max-time-per-point 0.02
      --quiet)
 cases=0

@@ -2,6 +2,14 @@
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# new_work_folder: a fresh scratch folder in $work, removed on exit after unmounting the file
+# system a test mounted inside it and named in $mounted (a tiny or full disk), if any.
+new_work_folder() {
+  work="$(mktemp -d)"
+  mounted=""
+  trap '[ -z "$mounted" ] || umount "$mounted" 2>/dev/null || true; rm -rf "$work"' EXIT
+}
+
 # expect_rc CODE DESCRIPTION COMMAND...: runs the command with its output in $work/out and
 # $work/err, and fails the test (showing both) unless it exits with CODE.
 expect_rc() {
