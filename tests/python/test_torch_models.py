@@ -231,6 +231,18 @@ def test_without_a_framework_file_the_section_says_how_to_get_one(tmp_path):
     (lambda d: d["context"].pop("threads"), "context.threads"),
     (lambda d: d["runs"][0]["profile"].update(outside_ms="x"), "runs[0].profile.outside_ms"),
     (lambda d: d["runs"][0]["profile"].update(time_base="gpu"), "runs[0].profile.time_base"),
+    # NaN and infinity (Python's json writes them as NaN and Infinity) once passed, leaving
+    # holes in the charts.
+    (lambda d: d["runs"][0]["timing"].update(median_ms=float("nan")),
+     "runs[0].timing.median_ms: expected a finite number"),
+    (lambda d: d["runs"][1]["timing"].update(median_ms=float("inf")),
+     "runs[1].timing.median_ms: expected a finite number"),
+    (lambda d: d["runs"][0]["profile"].update(wall_ms=float("nan")),
+     "runs[0].profile.wall_ms: expected a finite number"),
+    (lambda d: d["runs"][0]["profile"]["group_ms"].update(gemm=float("-inf")),
+     "runs[0].profile.group_ms.gemm: expected a finite number"),
+    (lambda d: d["runs"][0].update(images_per_s=float("nan")),
+     "runs[0].images_per_s: expected a finite number"),
 ])
 def test_a_bad_framework_file_is_exit_2_naming_the_field(tmp_path, edit, field):
     doc = json.loads(TORCH_FILE.read_text())
@@ -238,7 +250,22 @@ def test_a_bad_framework_file_is_exit_2_naming_the_field(tmp_path, edit, field):
     bad = write_json(tmp_path / "bad.json", doc)
     r = run_script("report.py", LAYERBENCH_FILE, "--framework", bad, "-o", tmp_path / "out")
     assert r.returncode == 2 and "bad.json" in r.stderr and field in r.stderr, r.stderr
-    assert "Traceback" not in r.stderr
+    assert r.stderr.count("\n") == 1, r.stderr
+
+
+@pytest.mark.parametrize("content, problem", [
+    (b'{"schema": "layerbench-framework/1", "framework": "caf\xe9"}',
+     "not UTF-8 text (byte 0xe9 at offset 54)"),
+    (b'{"schema": "layerbench-framework/1", "runs": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+     "nested too deeply"),
+    (b'{"schema": "layerbench-framework/1", "runs": [', "truncated"),
+], ids=["not_utf8", "nested_too_deeply", "truncated"])
+def test_a_framework_file_that_is_not_json_is_exit_2_naming_it(tmp_path, content, problem):
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(content)
+    r = run_script("report.py", LAYERBENCH_FILE, "--framework", bad, "-o", tmp_path / "out")
+    assert r.returncode == 2 and r.stderr.startswith(f"report.py: {bad}: "), r.stderr
+    assert problem in r.stderr and r.stderr.count("\n") == 1, r.stderr
 
 
 # ------------------------------------------------------------------ with the real PyTorch
