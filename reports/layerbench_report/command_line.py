@@ -62,14 +62,23 @@ def _refuse_non_regular(path: Path, flag: str, what: str):
                        "file (choose another path)")
 
 
-def _make_folder(folder: Path, flag: str):
-    """Creates the folder and its parents, or raises BadInput naming the flag and the part of
-    the path that stands in the way (a regular file, a device, a read-only file system)."""
+def check_folder_path(folder, flag: str) -> Path:
+    """Raises BadInput when FOLDER could not be a folder: it, or the nearest part of its path
+    that exists, is something else (a regular file, a device such as /dev/null)."""
+    folder = Path(folder)
     for part in [folder, *folder.parents]:
         if part.exists() or part.is_symlink():
             if not part.is_dir():
-                raise BadInput(f"{flag}: {folder}: {part} is not a folder; choose another path")
+                where = "exists and" if part == folder else f"{part}"
+                raise BadInput(f"{flag}: {folder}: {where} is not a folder; choose another path")
             break
+    return folder
+
+
+def _make_folder(folder: Path, flag: str):
+    """Creates the folder and its parents, or raises BadInput naming the flag and the part of
+    the path that stands in the way (a regular file, a device, a read-only file system)."""
+    check_folder_path(folder, flag)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as e:
@@ -92,8 +101,6 @@ def check_output_file(path, flag: str, force: bool) -> Path:
 def output_folder(path, flag: str) -> Path:
     """Creates the output folder PATH (an existing folder is used as it is); returns it."""
     folder = Path(path)
-    if folder.is_symlink() and not folder.is_dir() or folder.exists() and not folder.is_dir():
-        raise BadInput(f"{flag}: {folder}: exists and is not a folder; choose another path")
     _make_folder(folder, flag)
     return folder
 
