@@ -62,27 +62,31 @@ def _refuse_non_regular(path: Path, flag: str, what: str):
                        "file (choose another path)")
 
 
-def check_folder_path(folder, flag: str) -> Path:
+def check_folder_path(folder, flag: str, given=None) -> Path:
     """Raises BadInput when FOLDER could not be a folder: it, or the nearest part of its path
-    that exists, is something else (a regular file, a device such as /dev/null)."""
+    that exists, is something else (a regular file, a device such as /dev/null). The message
+    names `given` (the path the user gave, FOLDER by default)."""
     folder = Path(folder)
+    given = folder if given is None else given
     for part in [folder, *folder.parents]:
         if part.exists() or part.is_symlink():
             if not part.is_dir():
-                where = "exists and" if part == folder else f"{part}"
-                raise BadInput(f"{flag}: {folder}: {where} is not a folder; choose another path")
+                where = "exists and" if part == given else f"{part}"
+                raise BadInput(f"{flag}: {given}: {where} is not a folder; choose another path")
             break
     return folder
 
 
-def _make_folder(folder: Path, flag: str):
-    """Creates the folder and its parents, or raises BadInput naming the flag and the part of
-    the path that stands in the way (a regular file, a device, a read-only file system)."""
-    check_folder_path(folder, flag)
+def _make_folder(folder: Path, flag: str, given=None):
+    """Creates the folder and its parents, or raises BadInput naming the flag, the path given
+    and the part of it that stands in the way (a regular file, a device, a read-only file
+    system)."""
+    check_folder_path(folder, flag, given)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise BadInput(f"{flag}: {folder}: cannot be created ({e.strerror}); choose a path in a "
+        where = f"{folder}:" if given in (None, folder) else f"{given}: {folder}"
+        raise BadInput(f"{flag}: {where} cannot be created ({e.strerror}); choose a path in a "
                        "folder you can write") from None
 
 
@@ -94,7 +98,7 @@ def check_output_file(path, flag: str, force: bool) -> Path:
     if path.exists() and not force:
         raise BadInput(f"{flag}: {path}: already exists; pass --force to overwrite it or choose "
                        "another path")
-    _make_folder(path.parent, flag)
+    _make_folder(path.parent, flag, path)
     return path
 
 

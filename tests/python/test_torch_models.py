@@ -74,15 +74,41 @@ def test_sample_warms_up_outside_the_timed_runs():
     (["--batch", "x"], "batch 'x'"),
     (["--precision", "fp8"], "precision fp8"),
     (["--pass", "bwd"], "pass bwd"),
-    (["--threads", "0"], "'0' is not a positive int"),
+    (["--threads", "0"], "--threads: '0': must be at least 1"),
+    (["--threads", "2.5"], "--threads: '2.5' is not an integer"),
     (["--min-time", "2", "--max-time", "1"], "--min-time must not exceed --max-time"),
-    (["--noise-target", "1.5"], "--noise-target must be below 1"),
+    (["--noise-target", "1.5"], "--noise-target: '1.5': must be below 1"),
     (["--device", "tpu"], "invalid choice"),
+    # NaN passes every "not above" check: each numeric flag refuses it and infinity.
+    *[([flag, value], f"{flag}: '{value}' is not a finite number")
+      for flag in ("--warmup-min-time", "--min-time", "--max-time", "--noise-target")
+      for value in ("nan", "inf", "1e400")],
+    (["--max-runs", "1e400"], "--max-runs: '1e400' is not an integer"),
 ])
 def test_bad_flags_exit_2_naming_the_flag(tmp_path, flags, message):
     r = run_script("torch_models.py", "-o", tmp_path / "t.json", *flags)
     assert r.returncode == 2 and message in r.stderr, r.stderr
+    assert r.stderr.count("\n") == 1, r.stderr
     assert not (tmp_path / "t.json").exists()
+
+
+@pytest.mark.parametrize("output, force, words", [
+    ("taken.json", [], "taken.json: already exists; pass --force"),
+    ("/dev/null", ["--force"], "/dev/null: exists and is not a regular file"),
+    ("taken.json/t.json", ["--force"], "taken.json is not a folder"),
+    ("/proc/nope/t.json", ["--force"], "/proc/nope/t.json: /proc/nope cannot be created"),
+    ("folder", ["--force"], "folder: exists and is a folder"),
+])
+def test_an_output_it_may_not_write_is_exit_2_before_anything_runs(tmp_path, output, force,
+                                                                   words):
+    (tmp_path / "taken.json").write_text("my measurements")
+    (tmp_path / "folder").mkdir()
+    output = output if output.startswith("/") else tmp_path / output
+    r = run_script("torch_models.py", "-o", output, *force, "--model", "resnet50")
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert r.stderr.startswith("torch_models.py: -o: ") and words in r.stderr, r.stderr
+    assert r.stderr.count("\n") == 1 and r.stdout == "", r.stderr
+    assert (tmp_path / "taken.json").read_text() == "my measurements"
 
 
 def test_without_torch_it_exits_2_and_says_how_to_install(tmp_path, monkeypatch, capsys):
