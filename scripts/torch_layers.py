@@ -28,7 +28,7 @@ import time
 
 from layerbench_report import checked_json, results_file
 from layerbench_report.command_line import (BadInput, Parser, check_output_file, number,
-                                            write_text)
+                                            pass_bytes_through, write_text)
 
 TIMINGS_FILE = "PyTorch timings file"
 
@@ -324,6 +324,7 @@ def table(args):
 
 
 def main(argv=None):
+    pass_bytes_through()
     parser = Parser(prog="torch_layers.py", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     m = sub.add_parser("measure", help="time the results file's GPU points through PyTorch")

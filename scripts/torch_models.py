@@ -41,7 +41,7 @@ from pathlib import Path
 
 from layerbench_report import framework_file
 from layerbench_report.command_line import (BadInput, Parser, check_output_file, number,
-                                            write_text)
+                                            pass_bytes_through, write_text)
 
 MODELS = ("resnet50", "vit_b_16", "vit_l_16")
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
@@ -321,6 +321,7 @@ def write(path, doc):
 
 
 def main(argv=None):
+    pass_bytes_through()
     args = parse_args(argv)
     try:
         check_output_file(args.output, "-o", args.force)

@@ -168,8 +168,12 @@ def unique(path, items, key_of, array):
 def check_regular_file(path: Path):
     """Raises BadResultsFile unless PATH is a regular file (links followed): reading a FIFO
     would wait forever for a writer, and a folder or device is never a results file."""
-    if not path.exists():
-        raise BadResultsFile(path, "no such file")
+    try:
+        path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        raise BadResultsFile(path, "no such file") from None
+    except OSError as e:  # a name too long for the file system, a folder without permission
+        raise BadResultsFile(path, f"cannot be read: {e.strerror}") from None
     if path.is_dir():
         raise BadResultsFile(path, "is a directory, not a results file")
     if not path.is_file():

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from layerbench_report import framework_file
 from layerbench_report import results_file
-from layerbench_report.command_line import BadInput, Parser, output_folder, write_text
+from layerbench_report.command_line import (BadInput, Parser, output_folder, pass_bytes_through,
+                                            write_text)
 
 from layerbench_report.data import Data, load_not_measured
 from layerbench_report.headline import headline
@@ -15,6 +16,7 @@ from layerbench_report.page import render_html
 
 
 def main(argv=None) -> int:
+    pass_bytes_through()
     ap = Parser(prog="report.py", description="HTML report from layerbench results files.")
     ap.add_argument("results", nargs="*", help="results files (layerbench run -o FILE); "
                     "framework timing files among them are recognised by their schema")

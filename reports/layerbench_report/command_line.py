@@ -14,11 +14,21 @@ import argparse
 import contextlib
 import math
 import os
+import stat
+import sys
 from pathlib import Path
 
 
 class BadInput(Exception):
     """A flag, file or field the user gave that cannot be used: one line, exit code 2."""
+
+
+def pass_bytes_through():
+    """Standard output writes an argument or file name that is not UTF-8 (Python holds its
+    bytes as lone surrogates) as the bytes it was given, whatever the locale: under a UTF-8
+    locale other than C.UTF-8 Python would raise UnicodeEncodeError printing it."""
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="surrogateescape")
 
 
 class Parser(argparse.ArgumentParser):
@@ -52,13 +62,29 @@ def number(kind=float, *, minimum=None, above=None, below=None, maximum=None):
     return parse
 
 
+def _kind(path: Path, flag: str, given=None) -> str:
+    """What stands at PATH, links not followed: "missing", "link", "folder", "file" or
+    "other" (a device, FIFO or socket). A path the system cannot look up (a name too long for
+    the file system, a folder without permission) raises BadInput naming the path given."""
+    try:
+        mode = os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return "missing"
+    except OSError as e:
+        raise BadInput(f"{flag}: {given or path}: cannot be used ({e.strerror})") from None
+    if stat.S_ISLNK(mode):
+        return "link"
+    return "folder" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else "other"
+
+
 def _refuse_non_regular(path: Path, flag: str, what: str):
-    if path.is_symlink():
+    kind = _kind(path, flag)
+    if kind == "link":
         raise BadInput(f"{flag}: {path}: is a symbolic link; {what} replaces only a regular file "
                        "(give the file it points to, or choose another path)")
-    if path.exists() and not path.is_file():
-        kind = "a folder" if path.is_dir() else "not a regular file"
-        raise BadInput(f"{flag}: {path}: exists and is {kind}; {what} replaces only a regular "
+    if kind in ("folder", "other"):
+        words = "a folder" if kind == "folder" else "not a regular file"
+        raise BadInput(f"{flag}: {path}: exists and is {words}; {what} replaces only a regular "
                        "file (choose another path)")
 
 
@@ -69,11 +95,13 @@ def check_folder_path(folder, flag: str, given=None) -> Path:
     folder = Path(folder)
     given = folder if given is None else given
     for part in [folder, *folder.parents]:
-        if part.exists() or part.is_symlink():
-            if not part.is_dir():
-                where = "exists and" if part == given else f"{part}"
-                raise BadInput(f"{flag}: {given}: {where} is not a folder; choose another path")
+        kind = _kind(part, flag, given)
+        if kind == "missing":
+            continue
+        if kind == "folder" or kind == "link" and os.path.isdir(part):
             break
+        where = "exists and" if part == given else f"{part}"
+        raise BadInput(f"{flag}: {given}: {where} is not a folder; choose another path")
     return folder
 
 
@@ -95,7 +123,7 @@ def check_output_file(path, flag: str, force: bool) -> Path:
     there only with force, anything else there never. Returns it as a Path."""
     path = Path(path)
     _refuse_non_regular(path, flag, "an output")
-    if path.exists() and not force:
+    if _kind(path, flag) == "file" and not force:
         raise BadInput(f"{flag}: {path}: already exists; pass --force to overwrite it or choose "
                        "another path")
     _make_folder(path.parent, flag, path)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 
 from layerbench_report import results_file
-from layerbench_report.command_line import Parser, number
+from layerbench_report.command_line import Parser, number, pass_bytes_through
 
 PERCENTAGE = number(float, minimum=0)
 
@@ -94,6 +94,7 @@ def sort_key(key, op_order):
 
 
 def main(argv=None) -> int:
+    pass_bytes_through()
     ap = Parser(prog="compare.py",
                 description="Compare two layerbench results files point by point.")
     ap.add_argument("base", help="the reference results file")

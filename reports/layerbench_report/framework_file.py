@@ -100,9 +100,9 @@ class FrameworkFile:
 def looks_like_framework_file(path) -> bool:
     """True when the file's first bytes name this schema (torch_models.py writes it first):
     report.py tells these files from results files without reading the whole file."""
-    if not Path(path).is_file():
-        return False  # a FIFO would block the read; results_file.load then names it
     try:
+        if not Path(path).is_file():
+            return False  # a FIFO would block the read; results_file.load then names it
         with open(path, "rb") as f:
             head = f.read(256).decode("utf-8", errors="replace")
     except OSError:

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from layerbench_report import checked_json, results_file
 from layerbench_report.command_line import (BadInput, Parser, check_folder_path, number,
-                                            output_folder)
+                                            output_folder, pass_bytes_through)
 
 ROOT = Path(__file__).resolve().parents[2]
 # The job scripts run fleet.py with a Python that may lack the report package (the system's, or
@@ -456,7 +456,9 @@ def refuse_unusable_file(message: str):
 
 def submit(script: str, path: Path) -> str:
     try:
-        path.write_text(script, encoding="utf-8")
+        # A run flag that is not UTF-8 (a file name in Latin-1) goes into the script as the
+        # bytes it was given.
+        path.write_text(script, encoding="utf-8", errors="surrogateescape")
     except OSError as e:
         raise FleetError(f"--out: {path}: cannot be written ({e.strerror})") from None
     try:
@@ -605,6 +607,7 @@ def parse_args(argv):
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    pass_bytes_through()
     try:
         command, args = parse_args(argv)
         return command(args)
