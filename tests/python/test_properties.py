@@ -461,9 +461,11 @@ def check_entry_point(name, argv, broken_text):
         make_example_folder(folder, broken_text)
         argv = [a if a.startswith("/") or a.startswith("-") or a not in PATHS else
                 str(folder / a) for a in argv]
-        # No PyTorch (a valid torch_models.py run would measure), Slurm's sbatch a stand-in.
+        # No PyTorch (a valid torch_models.py run would measure), Slurm's sbatch a stand-in, and
+        # a drawn word taken as a relative output path lands in the example's folder.
         with mock.patch.dict(sys.modules, {"torch": None}), \
-                mock.patch.dict(os.environ, {"PATH": f"{folder / 'bin'}:{os.environ['PATH']}"}):
+                mock.patch.dict(os.environ, {"PATH": f"{folder / 'bin'}:{os.environ['PATH']}"}), \
+                contextlib.chdir(folder):
             code, out, err = run_entry_point(name, argv)
         event(f"{name} exit {code}")
         assert code in codes, (argv, out, err)
