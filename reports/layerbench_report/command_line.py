@@ -38,7 +38,7 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {' '.join(message.split())}\n")
 
 
-def number(kind=float, *, minimum=None, above=None, below=None, maximum=None):
+def number(kind=float, *, minimum=None, above=None, below=None):
     """An argparse type: a finite number of `kind` (int or float) within the bounds given.
     NaN and infinity (and 1e400, which reads as infinity) switch off every comparison made with
     them, so they are refused for every numeric flag."""
@@ -54,8 +54,7 @@ def number(kind=float, *, minimum=None, above=None, below=None, maximum=None):
                                              "and values beyond a double's range are refused)")
         for bound, holds, relation in ((minimum, lambda b: value >= b, "at least"),
                                        (above, lambda b: value > b, "above"),
-                                       (below, lambda b: value < b, "below"),
-                                       (maximum, lambda b: value <= b, "at most")):
+                                       (below, lambda b: value < b, "below")):
             if bound is not None and not holds(bound):
                 raise argparse.ArgumentTypeError(f"{text!r}: must be {relation} {bound:g}")
         return value
