@@ -206,10 +206,10 @@ def check_dry_run(binary: Path, doc) -> dict:
         points = e.get("points") if isinstance(e, dict) else None
         seconds = e.get("estimated_seconds") if isinstance(e, dict) else None
         if not isinstance(points, int) or isinstance(points, bool) or not 0 <= points < 2**53:
-            raise FleetError(f"{where} devices.{dev_id}.points {json.dumps(points)}: expected "
+            raise FleetError(f"{where} devices.{dev_id!r}.points {json.dumps(points)}: expected "
                              "a count of points")
         if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds < 0:
-            raise FleetError(f"{where} devices.{dev_id}.estimated_seconds "
+            raise FleetError(f"{where} devices.{dev_id!r}.estimated_seconds "
                              f"{json.dumps(seconds)}: expected a finite number of seconds >= 0 "
                              "(NaN and infinity read as null)")
     if sum(e["points"] for e in doc["devices"].values()) == 0:
