@@ -17,32 +17,45 @@ again. The median is reported.
 table prints one row per GPU point: layer, pass, batch, precision, layerbench's median, TFLOP/s and
 fraction of the device's peak, PyTorch's median, their ratio, and layerbench's validation error.
 PyTorch is needed for measure only.
-Bad input (missing or malformed files) exits with code 2 and names the file.
+Bad input (missing or malformed files, flags, an output that exists: --force replaces a file)
+exits with code 2 and one line naming the file or flag; so does measure without PyTorch or a GPU.
 """
-import argparse
 import json
 import math
 import statistics
 import sys
 import time
-from pathlib import Path
+
+from layerbench_report import checked_json, results_file
+from layerbench_report.command_line import (BadInput, Parser, check_output_file, number,
+                                            pass_bytes_through, write_text)
+
+TIMINGS_FILE = "PyTorch timings file"
 
 
-class BadInput(Exception):
-    """A problem with a file or argument the user gave; reported with exit code 2."""
+def load_results(path) -> dict:
+    """A layerbench results file, read and checked by the report's reader."""
+    return results_file.load(path).data
 
 
-def load_json(path, what):
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except FileNotFoundError:
-        raise BadInput(f"{path}: {what} not found")
-    except json.JSONDecodeError as e:
-        raise BadInput(f"{path}: not JSON ({e})")
-    if not isinstance(data, dict) or not isinstance(data.get("points"), list):
-        raise BadInput(f"{path}: not a {what} (no 'points' list)")
-    return data
+def load_timings(path) -> dict:
+    """A timings file `measure` wrote: {"points": [{model, op, batch, precision, pass, status,
+    median_ms, reason}]}, checked as strictly as the results files."""
+    doc = checked_json.read_document(path, TIMINGS_FILE)
+    if not isinstance(doc, dict):
+        raise checked_json.BadResultsFile(path, f"not a {TIMINGS_FILE}: the top level is "
+                                                f"{checked_json.json_words(doc)}")
+    top = checked_json.Fields(path, doc, "")
+    for p in top.objects("points"):
+        p.text("model")
+        p.text("op")
+        p.count("batch")
+        p.text("precision", results_file.PRECISIONS)
+        p.text("pass", results_file.POINT_PASSES)
+        ok = p.text("status", ("ok", "failed")) == "ok"
+        p.number("median_ms", positive=True, optional=not ok, nullable=not ok)
+        p.text("reason", optional=True)
+    return doc
 
 
 def point_key(p):
@@ -189,15 +202,15 @@ def time_fn(torch, fn, cold, warmup, max_time, min_runs=5, max_runs=1000):
 
 
 def measure(args):
-    results = load_json(args.results, "layerbench results file")
+    results = load_results(args.results)
+    check_output_file(args.output, "-o", args.force)
     try:
         import torch
     except ImportError:
-        print("torch_layers.py measure: PyTorch is not installed", file=sys.stderr)
-        return 1
+        raise BadInput("measure: PyTorch is not installed (scripts/setup.sh --torch installs it "
+                       "into .venv)") from None
     if not torch.cuda.is_available():
-        print("torch_layers.py measure: PyTorch sees no CUDA device", file=sys.stderr)
-        return 1
+        raise BadInput("measure: PyTorch sees no CUDA device; measure times GPU points only")
     torch.backends.cudnn.benchmark = True
     dtypes = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16,
               "bf16": torch.bfloat16, "fp8": torch.float8_e4m3fn}
@@ -232,7 +245,7 @@ def measure(args):
         print(f"[{i}/{len(todo)}] {p['model']}/{p['op']} {pass_} b{p['batch']} {precision}: "
               f"{shown}", flush=True)
         torch.cuda.empty_cache()
-    Path(args.output).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+    write_text(args.output, json.dumps(out, indent=1) + "\n", "-o")
     return 0
 
 
@@ -299,38 +312,41 @@ def table_text(results, torch_results=None):
 
 
 def table(args):
-    results = load_json(args.results, "layerbench results file")
-    torch_results = load_json(args.torch, "PyTorch timings file") if args.torch else None
+    results = load_results(args.results)
+    torch_results = load_timings(args.torch) if args.torch else None
     text = table_text(results, torch_results)
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+        check_output_file(args.output, "-o", args.force)
+        write_text(args.output, text, "-o")
     else:
         sys.stdout.write(text)
     return 0
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    pass_bytes_through()
+    parser = Parser(prog="torch_layers.py", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     m = sub.add_parser("measure", help="time the results file's GPU points through PyTorch")
     m.add_argument("results", help="layerbench results file (JSON)")
     m.add_argument("-o", "--output", required=True,
                    help="where to write the PyTorch timings (JSON)")
-    m.add_argument("--max-time-per-point", type=float, default=0.25,
+    m.add_argument("--max-time-per-point", type=number(float, above=0), default=0.25,
                    help="seconds of timed runs per point after the first 5 (default 0.25)")
-    m.add_argument("--warmup", type=int, default=3, help="untimed runs first (default 3)")
+    m.add_argument("--warmup", type=number(int, minimum=1), default=3,
+                   help="untimed runs first, at least 1: the first call is cuDNN's autotuning "
+                        "(default 3)")
     t = sub.add_parser("table", help="print layerbench against PyTorch, one row per GPU point")
     t.add_argument("results", help="layerbench results file (JSON)")
     t.add_argument("--torch", help="PyTorch timings written by `measure`")
     t.add_argument("-o", "--output", help="write the table here instead of standard output")
+    for sub_parser in (m, t):
+        sub_parser.add_argument("--force", action="store_true",
+                                help="replace the -o file if it exists (a regular file only)")
     args = parser.parse_args(argv)
-    if getattr(args, "max_time_per_point", 1) <= 0:
-        parser.error("--max-time-per-point must be positive")
-    if getattr(args, "warmup", 1) < 1:
-        parser.error("--warmup must be at least 1 (the first call is cuDNN's autotuning)")
     try:
         return measure(args) if args.command == "measure" else table(args)
-    except BadInput as e:
+    except (BadInput, checked_json.BadResultsFile) as e:
         print(f"torch_layers.py: {e}", file=sys.stderr)
         return 2
 

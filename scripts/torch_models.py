@@ -21,15 +21,15 @@ time.perf_counter on the CPU, and between CUDA events on a GPU (after a synchron
 not overlap). The median, min, max and noise are written. Then one more run under
 torch.profiler gives the time per operator group (the attribution in the report); --no-profile
 skips it.
-The file's schema is in reports/results-schema.md ("Framework timing files"). Bad flags exit 2;
-without PyTorch the script exits 2 and says how to install it (scripts/setup.sh --torch).
+The file's schema is in reports/results-schema.md ("Framework timing files"). Bad flags and an
+-o that exists (--force replaces a regular file) exit 2 with one line naming the flag; without
+PyTorch the script exits 2 and says how to install it (scripts/setup.sh --torch).
 """
 from __future__ import annotations
 
 import argparse
 import contextlib
 import json
-import os
 import platform
 import re
 import socket
@@ -40,6 +40,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from layerbench_report import framework_file
+from layerbench_report.command_line import (BadInput, Parser, check_output_file, number,
+                                            pass_bytes_through, write_text)
 
 MODELS = ("resnet50", "vit_b_16", "vit_l_16")
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
@@ -115,46 +117,38 @@ def batches(text):
     return list(dict.fromkeys(values))
 
 
-def positive(kind):
-    def parse(text):
-        try:
-            value = kind(text)
-        except ValueError:
-            value = 0
-        if not value > 0:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a positive {kind.__name__}")
-        return value
-    return parse
+POSITIVE_INT = number(int, minimum=1)
+POSITIVE_SECONDS = number(float, above=0)
 
 
 def parse_args(argv):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = Parser(prog="torch_models.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("-o", "--output", required=True, help="the framework timing file to write")
+    ap.add_argument("--force", action="store_true",
+                    help="replace the -o file if it exists (a regular file only)")
     ap.add_argument("--model", type=csv_of(MODELS, "model"), default=["resnet50", "vit_b_16"])
     ap.add_argument("--batch", type=batches, default=[1, 8])
     ap.add_argument("--precision", type=csv_of(PRECISIONS, "precision"), default=["fp32"])
     ap.add_argument("--pass", dest="passes", type=csv_of(PASSES, "pass"), default=["fwd"])
     ap.add_argument("--device", choices=("cpu", "gpu", "all"), default="cpu",
                     help="all: the CPU and, when PyTorch sees one, the first GPU")
-    ap.add_argument("--threads", type=positive(int),
+    ap.add_argument("--threads", type=POSITIVE_INT,
                     help="CPU threads (torch.set_num_threads; default: PyTorch's)")
     ap.add_argument("--memory-format", choices=("contiguous", "channels_last"),
                     default="contiguous", help="of the input and weights (default: PyTorch's)")
-    ap.add_argument("--warmup-runs", type=positive(int), default=3)
-    ap.add_argument("--warmup-min-time", type=positive(float), default=0.05)
-    ap.add_argument("--min-time", type=positive(float), default=0.1,
+    ap.add_argument("--warmup-runs", type=POSITIVE_INT, default=3)
+    ap.add_argument("--warmup-min-time", type=POSITIVE_SECONDS, default=0.05)
+    ap.add_argument("--min-time", type=POSITIVE_SECONDS, default=0.1,
                     help="seconds of timed runs at least (default 0.1)")
-    ap.add_argument("--max-time", type=positive(float), default=1.0,
+    ap.add_argument("--max-time", type=POSITIVE_SECONDS, default=1.0,
                     help="seconds of timed runs at most, then the noise target is given up "
                          "(default 1.0)")
-    ap.add_argument("--min-runs", type=positive(int), default=5)
-    ap.add_argument("--max-runs", type=positive(int), default=10000)
-    ap.add_argument("--noise-target", type=positive(float), default=0.01)
+    ap.add_argument("--min-runs", type=POSITIVE_INT, default=5)
+    ap.add_argument("--max-runs", type=POSITIVE_INT, default=10000)
+    ap.add_argument("--noise-target", type=number(float, above=0, below=1), default=0.01)
     ap.add_argument("--no-profile", dest="profile", action="store_false",
                     help="skip the profiled run that splits the time by operator group")
     args = ap.parse_args(argv)
-    if args.noise_target >= 1:
-        ap.error("--noise-target must be below 1")
     if args.min_time > args.max_time:
         ap.error("--min-time must not exceed --max-time")
     return args
@@ -323,13 +317,21 @@ def measure_one(torch, torchvision, args, device, model_name, pass_, precision, 
 
 def write(path, doc):
     """Atomically, so that a killed run leaves the previous complete state."""
-    tmp = Path(str(path) + ".tmp")
-    tmp.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    write_text(path, json.dumps(doc, indent=1) + "\n", "-o")
 
 
 def main(argv=None):
+    pass_bytes_through()
     args = parse_args(argv)
+    try:
+        check_output_file(args.output, "-o", args.force)
+        return measure_all(args)
+    except BadInput as e:
+        print(f"torch_models.py: {e}", file=sys.stderr)
+        return 2
+
+
+def measure_all(args):
     try:
         import torch
         import torchvision

@@ -164,13 +164,36 @@ def unique(path, items, key_of, array):
                                        f"{'/'.join(map(str, key))} (first: {array}[{first[key]}])")
         first[key] = i
 
+
 def check_regular_file(path: Path):
     """Raises BadResultsFile unless PATH is a regular file (links followed): reading a FIFO
     would wait forever for a writer, and a folder or device is never a results file."""
-    if not path.exists():
-        raise BadResultsFile(path, "no such file")
+    try:
+        path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        raise BadResultsFile(path, "no such file") from None
+    except OSError as e:  # a name too long for the file system, a folder without permission
+        raise BadResultsFile(path, f"cannot be read: {e.strerror}") from None
     if path.is_dir():
         raise BadResultsFile(path, "is a directory, not a results file")
     if not path.is_file():
         kind = "a FIFO" if path.is_fifo() else "a device or socket"
         raise BadResultsFile(path, f"is {kind}, not a regular file")
+
+
+def read_document(path, kind: str):
+    """The JSON document in the file at PATH, read strictly (parse): kind (e.g. 'layerbench
+    results file') is what its messages say the file is not. Raises BadResultsFile naming the
+    file: not a regular file, unreadable, not UTF-8, not JSON, nested too deeply."""
+    path = Path(path)
+    check_regular_file(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise BadResultsFile(path, f"cannot be read: {e.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise BadResultsFile(path, f"not UTF-8 text (byte 0x{raw[e.start]:02x} at offset "
+                                   f"{e.start}): not a {kind}") from None
+    return parse(path, text, kind)

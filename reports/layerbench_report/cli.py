@@ -1,25 +1,27 @@
 """The command line of scripts/report.py."""
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 from layerbench_report import framework_file
 from layerbench_report import results_file
+from layerbench_report.command_line import (BadInput, Parser, output_folder, pass_bytes_through,
+                                            write_text)
 
 from layerbench_report.data import Data, load_not_measured
 from layerbench_report.headline import headline
-from layerbench_report.outputs import summary_markdown, write_csv
+from layerbench_report.outputs import csv_text, summary_markdown
 from layerbench_report.page import render_html
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description="HTML report from layerbench results files.")
+    pass_bytes_through()
+    ap = Parser(prog="report.py", description="HTML report from layerbench results files.")
     ap.add_argument("results", nargs="*", help="results files (layerbench run -o FILE); "
                     "framework timing files among them are recognised by their schema")
-    ap.add_argument("-o", "--output", required=True, help="directory for index.html, results.csv "
-                    "and summary.md")
+    ap.add_argument("-o", "--output", required=True, help="folder for index.html, results.csv "
+                    "and summary.md (made if absent; those three files in it are replaced)")
     ap.add_argument("--baseline", help="the results file the others are normalised to "
                     "(default: the first)")
     ap.add_argument("--skip-bad", action="store_true", help="leave out files that cannot be read "
@@ -46,7 +48,7 @@ def main(argv=None) -> int:
         # A fleet whose every target failed still gets a page that says why.
         files = results_file.load_all(args.results, args.skip_bad, warn) \
             if args.results or not not_measured else []
-    except results_file.BadResultsFile as e:
+    except (results_file.BadResultsFile, BadInput) as e:
         print(f"report.py: {e}", file=sys.stderr)
         return 2
     baseline_index = 0
@@ -59,13 +61,16 @@ def main(argv=None) -> int:
             return 2
         baseline_index = matches[0]
     data = Data(files, baseline_index, frameworks)
-    out = Path(args.output)
-    out.mkdir(parents=True, exist_ok=True)
     heads = {m: headline(data, m) for m in data.models}
     page, n_charts = render_html(data, heads, skipped, not_measured)
-    (out / "index.html").write_text(page, encoding="utf-8")
-    write_csv(data, out / "results.csv")
-    (out / "summary.md").write_text(summary_markdown(data, heads, not_measured), encoding="utf-8")
+    try:
+        out = output_folder(args.output, "-o")
+        write_text(out / "index.html", page, "-o")
+        write_text(out / "results.csv", csv_text(data), "-o")
+        write_text(out / "summary.md", summary_markdown(data, heads, not_measured), "-o")
+    except BadInput as e:
+        print(f"report.py: {e}", file=sys.stderr)
+        return 2
     print(f"report.py: wrote {out / 'index.html'} ({n_charts} charts, {len(data.points)} points "
           f"from {len(files)} file(s)), results.csv and summary.md")
     return 0

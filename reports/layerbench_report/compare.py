@@ -13,10 +13,12 @@ scripts/compare.py is its command line.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 
 from layerbench_report import results_file
+from layerbench_report.command_line import Parser, number, pass_bytes_through
+
+PERCENTAGE = number(float, minimum=0)
 
 
 def setup_differences(base: results_file.ResultsFile, new: results_file.ResultsFile) -> list:
@@ -91,29 +93,16 @@ def sort_key(key, op_order):
             results_file.precision_order(precision), batch, op_order.get((model, op), 0))
 
 
-def percentage(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text}: must be a percentage >= 0")
-    return value
-
-
-class Parser(argparse.ArgumentParser):
-    def error(self, message):  # bad usage is bad input: exit 2 with one line, as argparse does
-        self.exit(2, f"compare.py: {message}\n")
-
-
 def main(argv=None) -> int:
-    ap = Parser(description="Compare two layerbench results files point by point.")
+    pass_bytes_through()
+    ap = Parser(prog="compare.py",
+                description="Compare two layerbench results files point by point.")
     ap.add_argument("base", help="the reference results file")
     ap.add_argument("new", help="the results file to judge against it")
-    ap.add_argument("--threshold", type=percentage, metavar="PCT",
+    ap.add_argument("--threshold", type=PERCENTAGE, metavar="PCT",
                     help="SAME when the times differ by at most PCT percent (default: the larger "
                          "recorded noise of the two points)")
-    ap.add_argument("--fail-above", type=percentage, metavar="PCT",
+    ap.add_argument("--fail-above", type=PERCENTAGE, metavar="PCT",
                     help="exit 1 when any point BASE timed is slower by more than PCT percent "
                          "in NEW or has no time in NEW")
     args = ap.parse_args(argv)

@@ -1,11 +1,9 @@
 """The merged data of all results files: devices, points and model-level records."""
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from pathlib import Path
 
-from layerbench_report import results_file
+from layerbench_report import checked_json, results_file
 
 from layerbench_report.style import CPU_COLOURS, GPU_COLOURS
 
@@ -135,12 +133,7 @@ NOT_MEASURED_SCHEMA = "layerbench-not-measured/1"
 def load_not_measured(path):
     """The records of a fleet's not-measured file: [{target, job_id, node, partition, reason}].
     Raises results_file.BadResultsFile naming the file and the problem."""
-    try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as e:
-        raise results_file.BadResultsFile(path, f"cannot be read: {e.strerror}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise results_file.BadResultsFile(path, f"not a not-measured file: {e}") from None
+    doc = checked_json.read_document(path, "not-measured file")
     if not isinstance(doc, dict) or doc.get("schema") != NOT_MEASURED_SCHEMA:
         raise results_file.BadResultsFile(
             path, f'not a not-measured file: schema is not "{NOT_MEASURED_SCHEMA}"')

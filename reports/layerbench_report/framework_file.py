@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from layerbench_report import results_file
-from layerbench_report.checked_json import BadResultsFile, Fields, check_regular_file, unique
+from layerbench_report.checked_json import BadResultsFile, Fields, read_document, unique
 
 SCHEMA = "layerbench-framework/1"
 SCHEMA_FAMILY = "layerbench-framework/"
@@ -100,9 +100,9 @@ class FrameworkFile:
 def looks_like_framework_file(path) -> bool:
     """True when the file's first bytes name this schema (torch_models.py writes it first):
     report.py tells these files from results files without reading the whole file."""
-    if not Path(path).is_file():
-        return False  # a FIFO would block the read; results_file.load then names it
     try:
+        if not Path(path).is_file():
+            return False  # a FIFO would block the read; results_file.load then names it
         with open(path, "rb") as f:
             head = f.read(256).decode("utf-8", errors="replace")
     except OSError:
@@ -164,16 +164,4 @@ def run_id(r: dict) -> tuple:
 
 
 def load(path) -> FrameworkFile:
-    path = Path(path)
-    check_regular_file(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise BadResultsFile(path, "no such file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise BadResultsFile(path, f"cannot be read: {e}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise BadResultsFile(path, f"not valid JSON: {e.msg} at line {e.lineno}") from None
-    return check(path, data)
+    return check(path, read_document(path, "framework timing file"))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import io
 
 from layerbench_report.markup import P, md_table
 from layerbench_report.page import NOTHING_MEASURED
@@ -15,19 +16,20 @@ CSV_FIELDS = ["file", "model", "op", "kind", "count", "batch", "precision", "pas
               "implementation", "shape_text"]
 
 
-def write_csv(data, path):
-    with open(path, "w", newline="", encoding="utf-8") as out:
-        w = csv.writer(out)
-        w.writerow(CSV_FIELDS)
-        for d, p in data.all_points:
-            t = p.get("timing") if isinstance(p.get("timing"), dict) else {}
-            v = p.get("validation") if isinstance(p.get("validation"), dict) else {}
-            w.writerow([d.file.name, p["model"], p["op"], p.get("kind"), p.get("count"),
-                        p["batch"], p["precision"], p["pass"], p["device"], d.name, p["status"],
-                        p.get("reason", ""), t.get("median_ms"), t.get("noise"), t.get("samples"),
-                        p.get("tflops"), p.get("gbps"), p.get("gflop"), p.get("bytes"),
-                        p.get("intensity"), v.get("rel_l2"), v.get("tolerance"), v.get("passed"),
-                        p.get("backend"), p.get("implementation"), p.get("shape_text")])
+def csv_text(data) -> str:
+    out = io.StringIO(newline="")
+    w = csv.writer(out)
+    w.writerow(CSV_FIELDS)
+    for d, p in data.all_points:
+        t = p.get("timing") if isinstance(p.get("timing"), dict) else {}
+        v = p.get("validation") if isinstance(p.get("validation"), dict) else {}
+        w.writerow([d.file.name, p["model"], p["op"], p.get("kind"), p.get("count"),
+                    p["batch"], p["precision"], p["pass"], p["device"], d.name, p["status"],
+                    p.get("reason", ""), t.get("median_ms"), t.get("noise"), t.get("samples"),
+                    p.get("tflops"), p.get("gbps"), p.get("gflop"), p.get("bytes"),
+                    p.get("intensity"), v.get("rel_l2"), v.get("tolerance"), v.get("passed"),
+                    p.get("backend"), p.get("implementation"), p.get("shape_text")])
+    return out.getvalue()
 
 
 def summary_markdown(data, heads, not_measured=()) -> str:

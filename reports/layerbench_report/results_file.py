@@ -9,8 +9,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from layerbench_report.checked_json import (BadResultsFile, Fields, check_regular_file, json_words,
-                                            loads, parse, quoted, unique)
+from layerbench_report.checked_json import (BadResultsFile, Fields, json_words, loads, quoted,
+                                            read_document, unique)
 
 SCHEMA = "layerbench-results/1"
 SCHEMA_FAMILY = "layerbench-results/"
@@ -253,18 +253,7 @@ def _merge_journal(results: ResultsFile):
 
 def load(path) -> ResultsFile:
     """Reads and checks one results file. Raises BadResultsFile naming the file."""
-    path = Path(path)
-    check_regular_file(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise BadResultsFile(path, f"cannot be read: {e.strerror}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise BadResultsFile(path, "not JSON (not UTF-8 text): not a layerbench results file") \
-            from None
-    results = check(path, parse(path, text, "layerbench results file"))
+    results = check(path, read_document(path, "layerbench results file"))
     _merge_journal(results)
     return results
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import re
 import shlex
 import socket
@@ -27,7 +28,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from layerbench_report import results_file
+from layerbench_report import checked_json, results_file
+from layerbench_report.command_line import (BadInput, Parser, check_folder_path, number,
+                                            output_folder, pass_bytes_through)
 
 ROOT = Path(__file__).resolve().parents[2]
 # The job scripts run fleet.py with a Python that may lack the report package (the system's, or
@@ -55,7 +58,7 @@ STARTUP_ALLOWANCE_S = 300
 REPORT_TIME_LIMIT_MIN = 30  # chosen: report.py over a fleet's files; --report-options time=...
 
 
-class FleetError(Exception):
+class FleetError(BadInput):
     """Bad input: one line naming the flag, file or field; exit code 2."""
 
 
@@ -101,7 +104,29 @@ def parse_options(text: str, flag: str, reserved=RESERVED_OPTIONS) -> tuple:
     return tuple(options)
 
 
-def parse_targets(text: str) -> list:
+# The report job's files (jobs/report.sbatch, logs/report-<job>.out): no target may take its name.
+REPORT_SLUG = "report"
+# What a job adds to its target's file-name part: "-<node>-<job id>" and the longest suffix
+# (".doctor.json", ".json.journal"). Node names are host names (at most 64 bytes, POSIX
+# HOST_NAME_MAX); Slurm job ids, with an array task's, stay within 24 digits.
+NAME_ADDED_BY_JOB = len("-") + 64 + len("-") + 24 + len(".json.journal")
+
+
+def name_max(folder: Path) -> int:
+    """The longest file name the file system of FOLDER (or its nearest existing parent) takes."""
+    for part in [folder, *folder.parents]:
+        if part.is_dir():
+            try:
+                return os.pathconf(part, "PC_NAME_MAX")
+            except (OSError, ValueError):
+                break
+    return 255  # the limit of the common Linux file systems (ext4, XFS, Btrfs)
+
+
+def parse_targets(text: str, name_limit: int = 255) -> list:
+    """The targets of --targets; refused when two would write the same files (their file-name
+    parts, after the characters a file name cannot hold are replaced, are equal, or one is the
+    report's) or a file name would exceed name_limit bytes."""
     targets = []
     for part in text.split(";"):
         if not part.strip():
@@ -112,6 +137,14 @@ def parse_targets(text: str) -> list:
         if clash:
             raise FleetError(f"--targets: '{clash.text}' and '{target.text}' would share the file "
                              f"name '{target.slug}'; make their values differ")
+        if target.slug == REPORT_SLUG:
+            raise FleetError(f"--targets: '{target.text}' would share the file name "
+                             f"'{REPORT_SLUG}' of the report job; make its values differ")
+        room = name_limit - NAME_ADDED_BY_JOB
+        if len(target.slug.encode()) > room:
+            raise FleetError(f"--targets: '{target.text[:60]}...' makes a file-name part of "
+                             f"{len(target.slug.encode())} bytes; this file system takes "
+                             f"{name_limit} per name, which leaves {room} for it")
         targets.append(target)
     return targets
 
@@ -153,32 +186,68 @@ def node_plan(dry_run: dict, device: str, gpus) -> tuple:
     auto/all, so every GPU the target gets adds that GPU's plan again (points run one after
     another)."""
     points, seconds = 0, 0.0
-    for dev_id, e in (dry_run.get("devices") or {}).items():
+    for dev_id, e in dry_run["devices"].items():
         copies = (gpus or 1) if dev_id.startswith("gpu") and device in ("auto", "all") else 1
-        points += copies * int(e["points"])
-        seconds += copies * float(e["estimated_seconds"])
+        points += copies * e["points"]
+        seconds += copies * e["estimated_seconds"]
     return points, seconds
+
+
+def check_dry_run(binary: Path, doc) -> dict:
+    """The plan `run --dry-run` printed, checked: {"devices": {id: {"points": N,
+    "estimated_seconds": S}}}, every count a non-negative integer, every time finite and >= 0,
+    and at least one point in all (a plan of none measures nothing: a --benchmark_filter
+    that matches no point, say). Raises FleetError."""
+    where = f"--binary: {binary} run --dry-run printed"
+    if not isinstance(doc, dict) or not isinstance(doc.get("devices"), dict):
+        raise FleetError(f"{where} {checked_json.json_words(doc)}, not a plan with \"devices\" "
+                         "(a layerbench of another version? rebuild it)")
+    for dev_id, e in doc["devices"].items():
+        points = e.get("points") if isinstance(e, dict) else None
+        seconds = e.get("estimated_seconds") if isinstance(e, dict) else None
+        if not isinstance(points, int) or isinstance(points, bool) or not 0 <= points < 2**53:
+            raise FleetError(f"{where} devices.{dev_id!r}.points {json.dumps(points)}: expected "
+                             "a count of points")
+        if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds < 0:
+            raise FleetError(f"{where} devices.{dev_id!r}.estimated_seconds "
+                             f"{json.dumps(seconds)}: expected a finite number of seconds >= 0 "
+                             "(NaN and infinity read as null)")
+    if sum(e["points"] for e in doc["devices"].values()) == 0:
+        raise FleetError("layerbench run flags: the plan has no point to measure (a "
+                         "--benchmark_filter or --model that matches nothing?); no job written")
+    return doc
+
+
+# Slurm keeps a time limit in whole minutes in 32 bits; its two largest values mean "infinite"
+# and "not set" (INFINITE and NO_VAL in slurm.h).
+SLURM_MAX_MINUTES = 0xFFFFFFFD
 
 
 def time_limit_minutes(points: int, estimate_s: float, margin: float) -> int:
     """(estimate x margin + points x set-up allowance + start-up allowance), in whole minutes."""
     seconds = estimate_s * margin + points * SETUP_S_PER_POINT + STARTUP_ALLOWANCE_S
+    if not seconds / 60 <= SLURM_MAX_MINUTES:
+        raise FleetError(f"--time-margin: a time limit of {estimate_s:g} s x {margin:g} + "
+                         f"{points} points x {SETUP_S_PER_POINT} s is beyond what Slurm can set "
+                         f"({SLURM_MAX_MINUTES} minutes); lower the margin or plan fewer points")
     return max(1, math.ceil(seconds / 60))
 
 
 def dry_run_estimate(binary: Path, suite: str, run_flags) -> dict:
     cmd = [str(binary), "run", "--dry-run", "--suite", suite, *run_flags]
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
+                              timeout=120)
     except (OSError, subprocess.TimeoutExpired) as e:
         raise FleetError(f"--binary: {binary} run --dry-run failed: {e}") from None
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or ["(no message)"])[-1]
         raise FleetError(f"layerbench run flags: {last}")
     try:
-        return json.loads(proc.stdout)
-    except json.JSONDecodeError:
+        doc = checked_json.loads(proc.stdout)
+    except (ValueError, RecursionError):
         raise FleetError(f"--binary: {binary} has no `run --dry-run` (rebuild it)") from None
+    return check_dry_run(binary, doc)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -289,9 +358,9 @@ def load_results_dir(results_dir: Path, warn):
             warn(f"{path}: not a regular file, skipped")
         else:
             try:
-                doc = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-                warn(f"{path}: not a doctor report ({e})")
+                doc = checked_json.read_document(path, "doctor report")
+            except checked_json.BadResultsFile as e:
+                warn(str(e))
                 continue
             if isinstance(doc, dict):
                 doctors.append(doc)
@@ -379,8 +448,19 @@ def find_python() -> str:
     return str(venv) if venv.exists() else sys.executable
 
 
+def refuse_unusable_file(message: str):
+    """--resume cannot tell whether the target of a file it cannot read finished: it would
+    submit that target again beside the file. The user decides."""
+    raise FleetError(f"--resume: {message}; move it out of results/ (or repair it), then resume")
+
+
 def submit(script: str, path: Path) -> str:
-    path.write_text(script, encoding="utf-8")
+    try:
+        # A run flag that is not UTF-8 (a file name in Latin-1) goes into the script as the
+        # bytes it was given.
+        path.write_text(script, encoding="utf-8", errors="surrogateescape")
+    except OSError as e:
+        raise FleetError(f"--out: {path}: cannot be written ({e.strerror})") from None
     try:
         proc = subprocess.run(["sbatch", "--parsable", str(path)], capture_output=True, text=True,
                               timeout=120)
@@ -396,7 +476,9 @@ def submit(script: str, path: Path) -> str:
 
 
 def fleet_main(args) -> int:
-    targets = parse_targets(args.targets)
+    out = check_folder_path(Path(args.out).resolve(), "--out")
+    check_out_path(out)
+    targets = parse_targets(args.targets, name_max(out))
     report_options = parse_options(args.report_options, "--report-options",
                                    RESERVED_OPTIONS - {"time"}) if args.report_options else ()
     run_flags = args.run_flags[1:] if args.run_flags[:1] == ["--"] else args.run_flags
@@ -404,14 +486,10 @@ def fleet_main(args) -> int:
         if flag.split("=", 1)[0] in RESERVED_RUN_FLAGS:
             raise FleetError(f"run flags: {flag.split('=', 1)[0]} is set by the fleet itself "
                              "(use --suite, --out and --resume of fleet.sh)")
-    if not (args.time_margin >= 1):
-        raise FleetError(f"--time-margin: {args.time_margin} must be at least 1")
     binary = Path(args.binary).resolve()
     if not binary.is_file():
         raise FleetError(f"--binary: {binary} not found (build layerbench first: scripts/test.sh, "
                          "or the manual build of docs/building.md)")
-    out = Path(args.out).resolve()
-    check_out_path(out)
     results_dir = out / "results"
     device = run_device(run_flags)
     python = find_python()
@@ -421,7 +499,7 @@ def fleet_main(args) -> int:
         if not args.resume:
             raise FleetError(f"--out: {results_dir} already holds results; --resume continues "
                              "that fleet, or choose another --out")
-        results, _ = load_results_dir(results_dir, lambda m: print(f"fleet: {m}", file=sys.stderr))
+        results, _ = load_results_dir(results_dir, refuse_unusable_file)
         done = complete_targets(results)
 
     estimate = dry_run_estimate(binary, args.suite, run_flags)
@@ -444,8 +522,8 @@ def fleet_main(args) -> int:
             jobs, out=out, python=python, device=device, report_options=report_options))
         return 0
 
-    for sub in ("results", "logs", "jobs"):
-        (out / sub).mkdir(parents=True, exist_ok=True)
+    for folder in (out, out / "results", out / "logs", out / "jobs"):
+        output_folder(folder, "--out")
     jobs = []
     for t, minutes, script in scripts:
         job = submit(script, out / "jobs" / f"{t.slug}.sbatch")
@@ -490,18 +568,18 @@ def job_report_main(args) -> int:
 
 def parse_args(argv):
     if argv[:1] == ["job-resume-file"]:
-        ap = argparse.ArgumentParser(prog="fleet.py job-resume-file")
+        ap = Parser(prog="fleet.py job-resume-file")
         ap.add_argument("--results", required=True)
         ap.add_argument("--target", required=True)
         return job_resume_file_main, ap.parse_args(argv[1:])
     if argv[:1] == ["job-report"]:
-        ap = argparse.ArgumentParser(prog="fleet.py job-report")
+        ap = Parser(prog="fleet.py job-report")
         ap.add_argument("--out", required=True)
         ap.add_argument("--device", required=True)
         ap.add_argument("--job", nargs=2, action="append", default=[],
                         metavar=("JOB_ID", "TARGET"))
         return job_report_main, ap.parse_args(argv[1:])
-    ap = argparse.ArgumentParser(
+    ap = Parser(
         prog="fleet.sh", description="layerbench on several Slurm node types, then one report.",
         epilog="Flags after -- go to `layerbench run` (e.g. -- --device gpu --precision fp16).")
     ap.add_argument("--targets", required=True,
@@ -518,7 +596,7 @@ def parse_args(argv):
                     help="print the sbatch scripts instead of submitting them")
     ap.add_argument("--binary", default=str(ROOT / "build" / "layerbench"),
                     help="the layerbench binary, on shared storage (default build/layerbench)")
-    ap.add_argument("--time-margin", type=float, default=DEFAULT_TIME_MARGIN,
+    ap.add_argument("--time-margin", type=number(float, minimum=1), default=DEFAULT_TIME_MARGIN,
                     help=f"time limit = estimate x this + {SETUP_S_PER_POINT} s per point + "
                          f"{STARTUP_ALLOWANCE_S} s (default {DEFAULT_TIME_MARGIN})")
     ap.add_argument("--report-options", default="",
@@ -529,10 +607,11 @@ def parse_args(argv):
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    pass_bytes_through()
     try:
         command, args = parse_args(argv)
         return command(args)
-    except FleetError as e:
+    except BadInput as e:
         print(f"fleet: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

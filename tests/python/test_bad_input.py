@@ -47,7 +47,24 @@ def empty(tmp_path):
     return path, "empty file"
 
 
-CASES = [not_json, no_schema, unknown_version, truncated, missing, bad_point, empty]
+def not_utf8(tmp_path):
+    path = tmp_path / "latin1.json"
+    # A device name in Latin-1: one byte that no UTF-8 text holds.
+    text = CPU_ONLY.read_bytes()
+    assert b"(fixture)" in text
+    path.write_bytes(text.replace(b"(fixture)", b"(fixt\xfcre)", 1))
+    return path, "not UTF-8 text (byte 0xfc at offset"
+
+
+def nested_too_deeply(tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text('{"schema": "layerbench-results/1", "x": ' + "[" * 100_000 + "]" * 100_000 +
+                    "}")
+    return path, "nested too deeply"
+
+
+CASES = [not_json, no_schema, unknown_version, truncated, missing, bad_point, empty, not_utf8,
+         nested_too_deeply]
 
 
 def assert_one_clear_line(proc, script, path, problem):
@@ -116,3 +133,57 @@ def test_journal_of_an_incomplete_file_is_checked_too(tmp_path):
     proc = run_script("report.py", path, "-o", tmp_path / "out")
     assert_one_clear_line(proc, "report.py", f"{path}.journal",
                           "device: 'gpu:7' is not in context.devices")
+
+
+def output_is_a_file(tmp_path):
+    (tmp_path / "taken").write_text("my notes")
+    return tmp_path / "taken", "exists and is not a folder"
+
+
+def output_under_a_file(tmp_path):
+    (tmp_path / "taken").write_text("my notes")
+    return tmp_path / "taken" / "report", f"{tmp_path / 'taken'} is not a folder"
+
+
+def output_is_a_device(tmp_path):
+    return "/dev/null", "exists and is not a folder"
+
+
+def output_cannot_be_made(tmp_path):
+    return "/proc/nope", "cannot be created"
+
+
+def output_file_is_a_folder(tmp_path):
+    (tmp_path / "out" / "index.html").mkdir(parents=True)
+    return tmp_path / "out", "index.html: exists and is a folder"
+
+
+def output_file_is_a_link(tmp_path):
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "summary.md").symlink_to("/dev/null")
+    return tmp_path / "out", "summary.md: is a symbolic link"
+
+
+@pytest.mark.parametrize("case", [output_is_a_file, output_under_a_file, output_is_a_device,
+                                  output_cannot_be_made, output_file_is_a_folder,
+                                  output_file_is_a_link], ids=lambda c: c.__name__)
+def test_report_refuses_an_output_it_cannot_write_naming_it(tmp_path, case):
+    out, problem = case(tmp_path)
+    proc = run_script("report.py", CPU_ONLY, "-o", out)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.startswith(f"report.py: -o: {out}") and problem in proc.stderr
+    assert proc.stderr.count("\n") == 1, proc.stderr
+    if (tmp_path / "taken").exists():
+        assert (tmp_path / "taken").read_text() == "my notes"
+
+
+def test_report_into_an_existing_folder_replaces_its_own_files(tmp_path):
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "index.html").write_text("an older report")
+    (tmp_path / "out" / "notes.txt").write_text("mine")
+    proc = run_script("report.py", CPU_ONLY, "-o", tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    assert "an older report" not in (tmp_path / "out" / "index.html").read_text()
+    assert (tmp_path / "out" / "notes.txt").read_text() == "mine"
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "index.html", "notes.txt", "results.csv", "summary.md"]

@@ -157,7 +157,26 @@ def test_points_match_on_the_device(tmp_path):
 
 
 @pytest.mark.parametrize("flag", ["--threshold", "--fail-above"])
-def test_a_bad_percentage_is_bad_input(flag):
-    proc = run_script("compare.py", GPU_A, GPU_A, flag, "-5")
+@pytest.mark.parametrize("value, problem", [
+    ("-5", "'-5': must be at least 0"),
+    ("nan", "'nan' is not a finite number"),
+    ("inf", "'inf' is not a finite number"),
+    ("1e400", "'1e400' is not a finite number"),  # reads as infinity
+])
+def test_a_bad_percentage_is_bad_input(flag, value, problem):
+    proc = run_script("compare.py", GPU_A, GPU_A, flag, value)
     assert proc.returncode == 2
-    assert f"{flag}: -5: must be a percentage >= 0" in proc.stderr
+    assert proc.stderr.startswith(f"compare.py: argument {flag}: {problem}")
+    assert proc.stderr.count("\n") == 1, proc.stderr
+
+
+def test_a_nan_gate_cannot_pass_a_point_ten_times_slower(tmp_path):
+    """A comparison with NaN is false: --fail-above nan once judged no point slower."""
+    base = read_fixture(GPU_A)
+    new = read_fixture(GPU_A)
+    new["points"][0]["timing"]["median_ms"] *= 10
+    paths = write_json(tmp_path / "b.json", base), write_json(tmp_path / "n.json", new)
+    assert run_script("compare.py", *paths, "--fail-above", "50").returncode == 1
+    for flag in ("--fail-above", "--threshold"):
+        proc = run_script("compare.py", *paths, flag, "nan", "--fail-above", "50")
+        assert proc.returncode == 2 and "'nan' is not a finite number" in proc.stderr

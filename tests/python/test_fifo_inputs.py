@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from conftest import GPU_A, SCRIPTS, run_script
+from conftest import GPU_A, REPORTS, SCRIPTS, run_script
 
 
 @pytest.fixture
@@ -46,7 +46,7 @@ def test_fleet_skips_a_fifo_in_its_results_folder(tmp_path):
             "print(len(fleet.load_results_dir(pathlib.Path(sys.argv[1]), print)[0]))")
     proc = subprocess.run([sys.executable, "-c", code, str(results)], capture_output=True,
                           text=True, timeout=60, env={**os.environ, "PYTHONPATH": os.pathsep.join(
-                              [str(SCRIPTS / "slurm"), str(SCRIPTS)])})
+                              [str(SCRIPTS / "slurm"), str(SCRIPTS), str(REPORTS)])})
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert len(lines) == 3 and lines[-1] == "0", proc.stdout  # two warnings, no results

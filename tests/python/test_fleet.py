@@ -368,3 +368,114 @@ def test_the_report_step_writes_the_list_and_a_report_of_every_results_file(flee
     # Both the complete and the unfinished (partial) files are in the report, labelled.
     assert "(partition alpha, node node7)" in page and "(partition gamma, node node7)" in page
     assert "gamma-node7-13.json is INCOMPLETE" in page
+
+
+# ---- bad input reaches exit 2 and one line, whatever the flag, the folder or the binary
+
+def fleet_exit_2(*args, words):
+    proc = run_script("slurm/fleet.py", *args)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert words in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
+    return proc
+
+
+@pytest.mark.parametrize("margin", ["inf", "1e400", "nan", "Infinity"])
+def test_a_time_margin_that_is_not_finite_is_refused(tmp_path, margin):
+    fleet_exit_2("--binary", tmp_path, "--targets", "partition=a", "--out", tmp_path / "f",
+                 "--time-margin", margin, words=f"--time-margin: '{margin}' is not a finite")
+
+
+def test_a_time_limit_beyond_slurms_is_refused():
+    with pytest.raises(fleet.FleetError, match="--time-margin: .* beyond what Slurm can set"):
+        fleet.time_limit_minutes(4, 0.4, 1e300)
+
+
+def fake_binary(tmp_path, plan):
+    """Test stand-in for layerbench whose `run --dry-run` prints PLAN (text or bytes)."""
+    path = tmp_path / "fake-layerbench"
+    (tmp_path / "plan.txt").write_bytes(plan if isinstance(plan, bytes) else plan.encode())
+    path.write_text(f"#!/bin/sh\ncat {shlex.quote(str(tmp_path / 'plan.txt'))}\n")
+    path.chmod(0o755)
+    return path
+
+
+@pytest.mark.parametrize("plan, words", [
+    ("[1, 2]", "printed an array, not a plan"),
+    ('{"devices": []}', "printed an object, not a plan"),
+    ('{"devices": {"cpu": {"points": "4", "estimated_seconds": 1}}}', "'cpu'.points \"4\""),
+    ('{"devices": {"cpu": {"points": 4.5, "estimated_seconds": 1}}}', "'cpu'.points 4.5"),
+    ('{"devices": {"cpu": {"points": -1, "estimated_seconds": 1}}}', "'cpu'.points -1"),
+    ('{"devices": {"cpu": 7}}', "'cpu'.points null"),
+    ('{"devices": {"cpu": {"points": 4, "estimated_seconds": 1e999}}}',
+     "'cpu'.estimated_seconds null"),
+    ('{"devices": {"cpu": {"points": 4, "estimated_seconds": NaN}}}',
+     "'cpu'.estimated_seconds null"),
+    ('{"devices": {"cpu": {"points": 4, "estimated_seconds": true}}}',
+     "'cpu'.estimated_seconds true"),
+    ('{"points": 0, "devices": {"cpu": {"points": 0, "estimated_seconds": 0}}}',
+     "the plan has no point to measure"),
+    ('{"points": 0, "devices": {}}', "the plan has no point to measure"),
+    ("[" * 100_000, "has no `run --dry-run`"),
+    (b"\xff not UTF-8", "has no `run --dry-run`"),
+], ids=lambda x: x[:40] if isinstance(x, str) else None)
+def test_a_plan_the_fleet_cannot_use_writes_no_job(tmp_path, plan, words):
+    binary_path = fake_binary(tmp_path, plan)
+    for mode in (["--dry-run"], []):
+        proc = fleet_exit_2("--binary", binary_path, "--targets", "partition=a", "--out",
+                            tmp_path / "f", *mode, words=words)
+        assert proc.stdout == "" and not (tmp_path / "f").exists()
+
+
+@pytest.mark.parametrize("out, words", [
+    ("/dev/null", "--out: /dev/null: exists and is not a folder"),
+    ("/proc/nope", "--out: /proc/nope: cannot be created"),
+    ("file/sub", "file is not a folder"),
+    ("file", "file: exists and is not a folder"),
+])
+@pytest.mark.parametrize("mode", [["--dry-run"], []], ids=["dry", "submit"])
+def test_an_out_that_cannot_be_a_folder_is_refused(tmp_path, out, words, mode):
+    (tmp_path / "file").write_text("mine")
+    plan = '{"devices": {"cpu": {"points": 4, "estimated_seconds": 0.4}}}'
+    out = out if out.startswith("/") else tmp_path / out
+    if out == "/proc/nope" and mode:
+        pytest.skip("a dry run creates nothing, so it cannot know /proc refuses a folder")
+    fleet_exit_2("--binary", fake_binary(tmp_path, plan), "--targets", "partition=a", "--out",
+                 out, *mode, words=words)
+    assert (tmp_path / "file").read_text() == "mine"
+
+
+@pytest.mark.parametrize("targets, words", [
+    ("partition=report", "share the file name 'report' of the report job"),
+    ("partition=" + "a" * 4000, "makes a file-name part of 4000 bytes"),
+    ("partition=a;partition=" + "b" * 200, "makes a file-name part of 200 bytes"),
+], ids=["report", "4000_bytes", "200_bytes"])
+def test_targets_whose_files_would_clash_or_not_fit_are_refused(tmp_path, targets, words):
+    plan = '{"devices": {"cpu": {"points": 4, "estimated_seconds": 0.4}}}'
+    fleet_exit_2("--binary", fake_binary(tmp_path, plan), "--targets", targets, "--out",
+                 tmp_path / "f", "--dry-run", words=words)
+
+
+def test_the_longest_target_name_that_fits_makes_names_within_the_limit(tmp_path):
+    room = 255 - fleet.NAME_ADDED_BY_JOB
+    target, = fleet.parse_targets("partition=" + "a" * room, 255)
+    longest = f"{target.slug}-{'n' * 64}-{'9' * 24}.json.journal"
+    assert len(longest) == 255
+    with pytest.raises(fleet.FleetError):
+        fleet.parse_targets("partition=" + "a" * (room + 1), 255)
+
+
+@pytest.mark.parametrize("damage", ["truncated", "dangling", "not_utf8"])
+def test_resume_over_a_results_file_it_cannot_read_is_bad_input(tmp_path, damage):
+    results = tmp_path / "f" / "results"
+    results.mkdir(parents=True)
+    bad = results / "a-node7-11.json"
+    if damage == "truncated":
+        bad.write_text('{"schema": "layerbench-results/1", "status": "comp')
+    elif damage == "dangling":
+        bad.symlink_to(tmp_path / "gone.json")
+    else:
+        bad.write_bytes(b'{"schema": "layerbench-results/1", "status": "\xff"}')
+    plan = '{"devices": {"cpu": {"points": 4, "estimated_seconds": 0.4}}}'
+    proc = fleet_exit_2("--binary", fake_binary(tmp_path, plan), "--targets", "partition=a",
+                        "--out", tmp_path / "f", "--resume", "--dry-run", words=f"--resume: {bad}")
+    assert "move it out of results/" in proc.stderr

@@ -1,21 +1,32 @@
 """Property tests (hypothesis) of the results reader, compare.py and report.py on broken files:
 the real files of fixtures/real/ with fields replaced by NaN, infinity, zero, negative, wrong
-types or other valid values, deleted or duplicated; cut short; not JSON at all. Every input ends
-in exit 0 with a sane output, or exit 2 with one line naming the file; never a traceback.
+types or other valid values, deleted or duplicated; cut short; not UTF-8; not JSON at all. Every
+input ends in exit 0 with a sane output, or exit 2 with one line naming the file; never a
+traceback. The same holds for the framework timing files, and for the command lines of every
+Python entry point (report.py, compare.py, the Slurm fleet, torch_models.py, torch_layers.py):
+any argv drawn from their flags, numbers (NaN, infinity, 1e400 among them) and paths (missing,
+folders, devices, under a regular file, not UTF-8) ends in exit 0 (1 for compare.py's gate) or
+exit 2 with one line, and never replaces a file it was not told to.
 Derandomized, so that CI meets the same examples every run; max_examples bound the time."""
 import contextlib
 import csv
 import io
 import json
 import math
+import os
+import shutil
+import stat
+import sys
 import tempfile
 from pathlib import Path
+from unittest import mock
 
 from hypothesis import HealthCheck, event, given, settings, strategies as st
 
-from conftest import FIXTURES, run_script
+from conftest import FIXTURES, SCRIPTS, import_file, run_script
 
 from layerbench_report import compare
+from layerbench_report import framework_file
 from layerbench_report import results_file
 from layerbench_report import cli
 
@@ -54,10 +65,10 @@ def places(node, path=()):
 
 
 @st.composite
-def mutated_document(draw, names=tuple(REAL_TEXT)):
+def mutated_document(draw, names=tuple(REAL_TEXT), texts=None):
     """A real file's document with one to three fields replaced, deleted or duplicated."""
     name = draw(st.sampled_from(names))
-    doc = json.loads(REAL_TEXT[name])
+    doc = json.loads((texts or REAL_TEXT)[name])
     for _ in range(draw(st.integers(1, 3))):
         paths = list(places(doc))
         read = [p for p in paths if p[-1] in READ]
@@ -101,8 +112,9 @@ def rerun(draw, name):
 
 @st.composite
 def broken_file(draw, names=tuple(REAL_TEXT)):
-    """(the real file it came from, the text of a broken file)."""
-    kind = draw(st.sampled_from(["mutated", "mutated", "mutated", "cut", "garbage"]))
+    """(the real file it came from, the text of a broken file; bytes where not UTF-8)."""
+    kind = draw(st.sampled_from(["mutated", "mutated", "mutated", "cut", "garbage",
+                                 "not_utf8"]))
     if kind == "mutated":
         name, doc = draw(mutated_document(names))
         return name, json.dumps(doc).replace(f'"{TOO_LARGE}"', "1e400")
@@ -110,6 +122,10 @@ def broken_file(draw, names=tuple(REAL_TEXT)):
     if kind == "cut":
         text = REAL_TEXT[name].rstrip()
         return name, text[:draw(st.integers(0, len(text) - 1))]
+    if kind == "not_utf8":  # one byte no UTF-8 text holds, as a Latin-1 name would put there
+        raw = REAL_TEXT[name].encode()
+        at = draw(st.integers(0, len(raw) - 1))
+        return name, raw[:at] + bytes([draw(st.integers(0x80, 0xFF))]) + raw[at + 1:]
     return name, draw(st.text(max_size=40))
 
 
@@ -130,7 +146,10 @@ USABLE_FILE = broken_file().filter(accepted)
 def write_broken(folder, stem, name, text, draw_journal_cut=None):
     """Writes the file (and, if its real file had one, the journal, perhaps cut short)."""
     path = Path(folder) / f"{stem}.json"
-    path.write_text(text)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text)
     if name in JOURNALS:
         journal = JOURNALS[name]
         cut = len(journal) if draw_journal_cut is None else draw_journal_cut(len(journal))
@@ -287,3 +306,204 @@ class Capture:
 
     def text(self):
         return self.out.getvalue() + self.err.getvalue()
+
+
+# ---- framework timing files
+
+FRAMEWORK_FILE = FIXTURES / "real" / "models" / "torch_models_cpu.json"
+FRAMEWORK_TEXT = {FRAMEWORK_FILE.name: FRAMEWORK_FILE.read_text()}
+
+
+@st.composite
+def broken_framework_file(draw):
+    """The text (bytes where not UTF-8) of a real framework file with fields broken."""
+    kind = draw(st.sampled_from(["mutated", "mutated", "mutated", "cut", "not_utf8"]))
+    text = FRAMEWORK_TEXT[FRAMEWORK_FILE.name]
+    if kind == "mutated":
+        _, doc = draw(mutated_document(tuple(FRAMEWORK_TEXT), FRAMEWORK_TEXT))
+        return json.dumps(doc).replace(f'"{TOO_LARGE}"', "1e400")
+    if kind == "cut":
+        return text[:draw(st.integers(0, len(text) - 1))]
+    raw = text.encode()
+    at = draw(st.integers(0, len(raw) - 1))
+    return raw[:at] + bytes([draw(st.integers(0x80, 0xFF))]) + raw[at + 1:]
+
+
+def finite_numbers(node):
+    """Every number in a document (NaN and infinity included) is finite."""
+    if isinstance(node, dict):
+        return all(finite_numbers(v) for v in node.values())
+    if isinstance(node, list):
+        return all(finite_numbers(v) for v in node)
+    return not isinstance(node, float) or math.isfinite(node)
+
+
+@settings(max_examples=300, **SETTINGS)
+@given(broken_framework_file())
+def test_the_framework_reader_accepts_finite_times_or_names_the_problem(text):
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "torch.json"
+        path.write_bytes(text if isinstance(text, bytes) else text.encode())
+        try:
+            loaded = framework_file.load(path)
+        except results_file.BadResultsFile as e:
+            event("refused")
+            assert "\n" not in str(e) and str(e).startswith(f"{path}: ")
+            return
+    event("accepted")
+    assert finite_numbers(loaded.data)
+    for run in loaded.runs:
+        if run["status"] == "ok":
+            assert all(run["timing"][k] > 0 for k in ("median_ms", "min_ms", "max_ms"))
+            assert run["images_per_s"] > 0
+
+
+# ---- the command lines of every entry point
+
+fleet = import_file(SCRIPTS / "slurm" / "fleet.py")
+torch_models = import_file(SCRIPTS / "torch_models.py")
+torch_layers = import_file(SCRIPTS / "torch_layers.py")
+
+NUMBERS = ["nan", "NaN", "inf", "-inf", "Infinity", "1e400", "-1e400", "0", "-0", "-1", "0.5",
+           "1", "1.5", "2", "8", "100", "1e300", "9" * 400, "0x10", "1_000", "", "x", " 1 "]
+WORDS = ["fp32", "fp16,bf16", "fwd", "fwd,train", "cpu", "gpu", "all", "resnet50", "1,8",
+         "quick", "partition=a", "partition=a;partition=b", "partition=report",
+         "partition=" + "a" * 300, "partition=a b", "time=5", "gres=gpu:2", "\udce9", "-"]
+# Paths, relative to each example's folder (absolute ones stand for themselves).
+PATHS = ["results.json", "framework.json", "broken.json", "latin1.json", "absent.json",
+         "folder", "results.json/under", "/dev/null", "/proc/nope", "/proc/nope/x.json",
+         "caf\udce9.json", "out", "out/deeper", "existing.txt", "plan-zero", "plan-good",
+         "plan-array", "plan-huge"]
+
+PLANS = {"plan-good": '{"points": 4, "devices": {"cpu": {"points": 4, "estimated_seconds": 0.4}}}',
+         "plan-zero": '{"points": 0, "devices": {"cpu": {"points": 0, "estimated_seconds": 0}}}',
+         "plan-array": "[4]",
+         "plan-huge": '{"devices": {"cpu": {"points": 4, "estimated_seconds": 1e999}}}'}
+
+# Test stand-in for Slurm's sbatch (test data): answers a made-up job id, submits nothing.
+FAKE_SBATCH = "#!/bin/sh\necho 4242\n"
+
+
+def make_example_folder(folder: Path, broken_text):
+    """The files the drawn paths name: a real results file, a framework file, a broken and a
+    not-UTF-8 one, a folder, a file that must survive, fake binaries printing each plan."""
+    shutil.copy(REAL / "sigint_0.json", folder / "results.json")
+    shutil.copy(FRAMEWORK_FILE, folder / "framework.json")
+    write_broken(folder, "broken", "sigint_0.json", broken_text)
+    (folder / "latin1.json").write_bytes((REAL / "sigint_0.json").read_bytes().replace(
+        b'"status"', b'"st\xe4tus"', 1))
+    (folder / "folder").mkdir()
+    (folder / "existing.txt").write_text("measured before")
+    (folder / os.fsencode("caf\udce9.json").decode("utf-8", "surrogateescape")).write_bytes(
+        (folder / "results.json").read_bytes())
+    for name, plan in PLANS.items():
+        (folder / f"{name}.txt").write_text(plan)
+        (folder / name).write_text(f"#!/bin/sh\ncat '{folder / name}.txt'\n")
+        (folder / name).chmod(0o755)
+    (folder / "bin").mkdir()
+    (folder / "bin" / "sbatch").write_text(FAKE_SBATCH)
+    (folder / "bin" / "sbatch").chmod(0o755)
+
+
+@st.composite
+def argv_of(draw, flags, first=()):
+    """An argv: an optional first word, then flags with a drawn value and lone values."""
+    argv = [draw(st.sampled_from(first))] if first else []
+    for _ in range(draw(st.integers(0, 7))):
+        kind = draw(st.sampled_from(["flag", "flag", "flag", "path", "word"]))
+        if kind == "flag":
+            argv.append(draw(st.sampled_from(flags)))
+            kind = draw(st.sampled_from(["number", "number", "path", "path", "word", "none"]))
+        if kind == "number":
+            argv.append(draw(st.sampled_from(NUMBERS)))
+        elif kind == "path":
+            argv.append(draw(st.sampled_from(PATHS)))
+        elif kind == "word":
+            argv.append(draw(st.sampled_from(WORDS)))
+    return argv
+
+
+ENTRY_POINTS = {
+    # name: (main, flags, first words, exit codes, the prefixes of its one-line errors)
+    "report.py": (cli.main, ["-o", "--output", "--baseline", "--skip-bad", "--not-measured",
+                             "--framework"], (), (0, 2), ("report.py: ",)),
+    "compare.py": (compare.main, ["--threshold", "--fail-above"], (), (0, 1, 2),
+                   ("compare.py: ",)),
+    "fleet": (fleet.main, ["--targets", "--suite", "--out", "--resume", "--dry-run", "--binary",
+                           "--time-margin", "--report-options", "--", "--device",
+                           "--benchmark_filter=zzz"], (), (0, 2), ("fleet: ", "fleet.sh: ")),
+    "torch_models.py": (torch_models.main, [
+        "-o", "--force", "--model", "--batch", "--precision", "--pass", "--device", "--threads",
+        "--memory-format", "--warmup-runs", "--warmup-min-time", "--min-time", "--max-time",
+        "--min-runs", "--max-runs", "--noise-target", "--no-profile"], (), (0, 2),
+        ("torch_models.py: ",)),
+    "torch_layers.py": (torch_layers.main, ["-o", "--output", "--torch", "--force",
+                                            "--max-time-per-point", "--warmup"],
+                        ("table", "measure", "compare"), (0, 2), ("torch_layers.py",)),
+}
+
+
+def run_entry_point(name, argv):
+    """(exit code, stdout, stderr) of the entry point's main(argv), in this process."""
+    main = ENTRY_POINTS[name][0]
+    with Capture() as out:
+        try:
+            code = main(argv)
+        except SystemExit as e:  # argparse's usage errors
+            code = e.code
+    return code, out.out.getvalue(), out.err.getvalue()
+
+
+def check_entry_point(name, argv, broken_text):
+    _, _, _, codes, prefixes = ENTRY_POINTS[name]
+    with tempfile.TemporaryDirectory() as folder_name:
+        folder = Path(folder_name)
+        make_example_folder(folder, broken_text)
+        argv = [a if a.startswith("/") or a.startswith("-") or a not in PATHS else
+                str(folder / a) for a in argv]
+        # No PyTorch (a valid torch_models.py run would measure), Slurm's sbatch a stand-in, and
+        # a drawn word taken as a relative output path lands in the example's folder.
+        with mock.patch.dict(sys.modules, {"torch": None}), \
+                mock.patch.dict(os.environ, {"PATH": f"{folder / 'bin'}:{os.environ['PATH']}"}), \
+                contextlib.chdir(folder):
+            code, out, err = run_entry_point(name, argv)
+        event(f"{name} exit {code}")
+        assert code in codes, (argv, out, err)
+        if code == 2:
+            lines = err.splitlines()
+            if name == "report.py" and "--skip-bad" in argv:  # a warning per file left out first
+                assert all(line.endswith("(skipped)") for line in lines[:-1]), (argv, err)
+                lines = lines[-1:]
+            assert len(lines) == 1 and lines[0].startswith(prefixes), (argv, err)
+        # A file is replaced only where the command line says so: -o FILE --force.
+        if "--force" not in argv:
+            assert (folder / "existing.txt").read_text() == "measured before", argv
+        assert (folder / "results.json").read_bytes() == (REAL / "sigint_0.json").read_bytes()
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+# A valid command of each entry point, which the drawn arguments follow half of the time, so
+# that the drawn flags reach the checks past the first missing argument.
+VALID_STARTS = {
+    "report.py": ["results.json", "-o", "out"],
+    "compare.py": ["results.json", "results.json"],
+    "fleet": ["--targets", "partition=a", "--out", "out", "--binary", "plan-good"],
+    "torch_models.py": ["-o", "out/torch.json"],
+    "torch_layers.py": ["table", "results.json"],
+}
+
+
+@st.composite
+def entry_point_argv(draw):
+    name = draw(st.sampled_from(sorted(ENTRY_POINTS)))
+    _, flags, first, _, _ = ENTRY_POINTS[name]
+    if draw(st.booleans()):
+        return name, VALID_STARTS[name] + draw(argv_of(flags))
+    return name, draw(argv_of(flags, first))
+
+
+@settings(max_examples=250, **SETTINGS)
+@given(entry_point_argv(), broken_file(("sigint_0.json",)))
+def test_every_entry_point_ends_in_its_exit_codes_with_one_line(case, broken):
+    name, argv = case
+    check_entry_point(name, argv, broken[1])

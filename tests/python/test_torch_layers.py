@@ -57,17 +57,98 @@ def test_table_ratios_against_torch_timings(tmp_path):
 def test_bad_arguments_exit_2(args):
     r = run_script("torch_layers.py", *args)
     assert r.returncode == 2
-    assert "error" in r.stderr
+    assert r.stderr.startswith("torch_layers.py") and r.stderr.count("\n") == 1, r.stderr
+
+
+@pytest.mark.parametrize("flag, value, words", [
+    ("--max-time-per-point", "nan", "'nan' is not a finite number"),
+    ("--max-time-per-point", "inf", "'inf' is not a finite number"),
+    ("--max-time-per-point", "1e400", "'1e400' is not a finite number"),
+    ("--max-time-per-point", "0", "'0': must be above 0"),
+    ("--warmup", "0", "'0': must be at least 1"),
+    ("--warmup", "1e400", "'1e400' is not an integer"),
+])
+def test_numeric_flags_refuse_nan_and_infinity(tmp_path, flag, value, words):
+    """NaN once passed the check `<= 0`: every comparison with NaN is false."""
+    r = run_script("torch_layers.py", "measure", GPU_A, "-o", tmp_path / "t.json", flag, value)
+    assert r.returncode == 2 and f"argument {flag}: {words}" in r.stderr, r.stderr
+    assert r.stderr.count("\n") == 1, r.stderr
+
+
+def torch_timings(tmp_path, edit):
+    doc = {"torch": "test-data", "points": [
+        {"model": p["model"], "op": p["op"], "batch": p["batch"], "precision": p["precision"],
+         "pass": p["pass"], "status": "ok", "median_ms": 1.0, "reason": ""}
+        for p in gpu_ok_points()[:2]]}
+    edit(doc)
+    path = tmp_path / "torch.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda d: d["points"][0].update(median_ms=float("nan")),
+     "points[0].median_ms: expected a finite number"),
+    (lambda d: d["points"][1].update(median_ms=-2), "points[1].median_ms: must be positive"),
+    (lambda d: d["points"].append(7), "points[2]: expected an object"),
+    (lambda d: d["points"][0].update(reason=5), "points[0].reason: expected a string"),
+    (lambda d: d.update(points={}), "points: expected an array"),
+])
+def test_a_bad_timings_file_is_exit_2_naming_the_field(tmp_path, edit, words):
+    path = torch_timings(tmp_path, edit)
+    r = run_script("torch_layers.py", "table", GPU_A, "--torch", path)
+    assert r.returncode == 2 and r.stderr.startswith(f"torch_layers.py: {path}: "), r.stderr
+    assert words in r.stderr and r.stderr.count("\n") == 1, r.stderr
+
+
+@pytest.mark.parametrize("content, words", [
+    (b'{"schema": "layerbench-results/1", "host": "caf\xe9"}', "not UTF-8 text"),
+    (b"[" * 100_000, "nested too deeply"),
+    (b'{"schema": "layerbench-results/1", "status": "complete", "points": [1]}',
+     "context: missing"),
+], ids=["not_utf8", "nested_too_deeply", "not_a_results_file"])
+@pytest.mark.parametrize("command", ["table", "measure"])
+def test_a_results_file_is_read_as_strictly_as_the_report_reads_it(tmp_path, content, words,
+                                                                    command):
+    path = tmp_path / "results.json"
+    path.write_bytes(content)
+    out = ["-o", tmp_path / "t.json"] if command == "measure" else []
+    r = run_script("torch_layers.py", command, path, *out)
+    assert r.returncode == 2 and r.stderr.startswith(f"torch_layers.py: {path}: "), r.stderr
+    assert words in r.stderr and r.stderr.count("\n") == 1, r.stderr
+
+
+@pytest.mark.parametrize("output, force, words", [
+    ("taken.txt", [], "taken.txt: already exists; pass --force"),
+    ("/dev/null", ["--force"], "/dev/null: exists and is not a regular file"),
+    ("taken.txt/table.txt", ["--force"], "taken.txt is not a folder"),
+    ("/proc/nope/table.txt", ["--force"], "/proc/nope cannot be created"),
+])
+@pytest.mark.parametrize("command", ["table", "measure"])
+def test_an_output_it_may_not_write_is_exit_2(tmp_path, output, force, words, command):
+    (tmp_path / "taken.txt").write_text("mine")
+    output = output if output.startswith("/") else tmp_path / output
+    r = run_script("torch_layers.py", command, GPU_A, "-o", output, *force)
+    assert r.returncode == 2 and r.stderr.startswith("torch_layers.py: -o: "), r.stderr
+    assert words in r.stderr and r.stderr.count("\n") == 1, r.stderr
+    assert (tmp_path / "taken.txt").read_text() == "mine"
+
+
+def test_force_replaces_a_table(tmp_path):
+    (tmp_path / "table.txt").write_text("an older table")
+    r = run_script("torch_layers.py", "table", GPU_A, "-o", tmp_path / "table.txt", "--force")
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "table.txt").read_text().startswith("layer")
 
 
 def test_missing_and_malformed_files_are_named(tmp_path):
     r = run_script("torch_layers.py", "table", tmp_path / "absent.json")
     assert r.returncode == 2
-    assert "absent.json" in r.stderr and "not found" in r.stderr
+    assert "absent.json" in r.stderr and "no such file" in r.stderr
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     r = run_script("torch_layers.py", "table", bad)
-    assert r.returncode == 2 and "bad.json: not JSON" in r.stderr
+    assert r.returncode == 2 and "bad.json: not valid JSON" in r.stderr, r.stderr
     no_points = tmp_path / "empty.json"
     no_points.write_text("{}")
     r = run_script("torch_layers.py", "table", GPU_A, "--torch", no_points)
@@ -78,7 +159,7 @@ def test_missing_and_malformed_files_are_named(tmp_path):
                     reason="PyTorch is installed here")
 def test_measure_without_torch_says_so(tmp_path):
     r = run_script("torch_layers.py", "measure", GPU_A, "-o", tmp_path / "t.json")
-    assert r.returncode == 1
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
     assert "PyTorch is not installed" in r.stderr
     assert not (tmp_path / "t.json").exists()
 

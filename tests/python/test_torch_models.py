@@ -74,15 +74,41 @@ def test_sample_warms_up_outside_the_timed_runs():
     (["--batch", "x"], "batch 'x'"),
     (["--precision", "fp8"], "precision fp8"),
     (["--pass", "bwd"], "pass bwd"),
-    (["--threads", "0"], "'0' is not a positive int"),
+    (["--threads", "0"], "--threads: '0': must be at least 1"),
+    (["--threads", "2.5"], "--threads: '2.5' is not an integer"),
     (["--min-time", "2", "--max-time", "1"], "--min-time must not exceed --max-time"),
-    (["--noise-target", "1.5"], "--noise-target must be below 1"),
+    (["--noise-target", "1.5"], "--noise-target: '1.5': must be below 1"),
     (["--device", "tpu"], "invalid choice"),
+    # NaN passes every "not above" check: each numeric flag refuses it and infinity.
+    *[([flag, value], f"{flag}: '{value}' is not a finite number")
+      for flag in ("--warmup-min-time", "--min-time", "--max-time", "--noise-target")
+      for value in ("nan", "inf", "1e400")],
+    (["--max-runs", "1e400"], "--max-runs: '1e400' is not an integer"),
 ])
 def test_bad_flags_exit_2_naming_the_flag(tmp_path, flags, message):
     r = run_script("torch_models.py", "-o", tmp_path / "t.json", *flags)
     assert r.returncode == 2 and message in r.stderr, r.stderr
+    assert r.stderr.count("\n") == 1, r.stderr
     assert not (tmp_path / "t.json").exists()
+
+
+@pytest.mark.parametrize("output, force, words", [
+    ("taken.json", [], "taken.json: already exists; pass --force"),
+    ("/dev/null", ["--force"], "/dev/null: exists and is not a regular file"),
+    ("taken.json/t.json", ["--force"], "taken.json is not a folder"),
+    ("/proc/nope/t.json", ["--force"], "/proc/nope/t.json: /proc/nope cannot be created"),
+    ("folder", ["--force"], "folder: exists and is a folder"),
+])
+def test_an_output_it_may_not_write_is_exit_2_before_anything_runs(tmp_path, output, force,
+                                                                   words):
+    (tmp_path / "taken.json").write_text("my measurements")
+    (tmp_path / "folder").mkdir()
+    output = output if output.startswith("/") else tmp_path / output
+    r = run_script("torch_models.py", "-o", output, *force, "--model", "resnet50")
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert r.stderr.startswith("torch_models.py: -o: ") and words in r.stderr, r.stderr
+    assert r.stderr.count("\n") == 1 and r.stdout == "", r.stderr
+    assert (tmp_path / "taken.json").read_text() == "my measurements"
 
 
 def test_without_torch_it_exits_2_and_says_how_to_install(tmp_path, monkeypatch, capsys):
@@ -231,6 +257,18 @@ def test_without_a_framework_file_the_section_says_how_to_get_one(tmp_path):
     (lambda d: d["context"].pop("threads"), "context.threads"),
     (lambda d: d["runs"][0]["profile"].update(outside_ms="x"), "runs[0].profile.outside_ms"),
     (lambda d: d["runs"][0]["profile"].update(time_base="gpu"), "runs[0].profile.time_base"),
+    # NaN and infinity (Python's json writes them as NaN and Infinity) once passed, leaving
+    # holes in the charts.
+    (lambda d: d["runs"][0]["timing"].update(median_ms=float("nan")),
+     "runs[0].timing.median_ms: expected a finite number"),
+    (lambda d: d["runs"][1]["timing"].update(median_ms=float("inf")),
+     "runs[1].timing.median_ms: expected a finite number"),
+    (lambda d: d["runs"][0]["profile"].update(wall_ms=float("nan")),
+     "runs[0].profile.wall_ms: expected a finite number"),
+    (lambda d: d["runs"][0]["profile"]["group_ms"].update(gemm=float("-inf")),
+     "runs[0].profile.group_ms.gemm: expected a finite number"),
+    (lambda d: d["runs"][0].update(images_per_s=float("nan")),
+     "runs[0].images_per_s: expected a finite number"),
 ])
 def test_a_bad_framework_file_is_exit_2_naming_the_field(tmp_path, edit, field):
     doc = json.loads(TORCH_FILE.read_text())
@@ -238,7 +276,22 @@ def test_a_bad_framework_file_is_exit_2_naming_the_field(tmp_path, edit, field):
     bad = write_json(tmp_path / "bad.json", doc)
     r = run_script("report.py", LAYERBENCH_FILE, "--framework", bad, "-o", tmp_path / "out")
     assert r.returncode == 2 and "bad.json" in r.stderr and field in r.stderr, r.stderr
-    assert "Traceback" not in r.stderr
+    assert r.stderr.count("\n") == 1, r.stderr
+
+
+@pytest.mark.parametrize("content, problem", [
+    (b'{"schema": "layerbench-framework/1", "framework": "caf\xe9"}',
+     "not UTF-8 text (byte 0xe9 at offset 54)"),
+    (b'{"schema": "layerbench-framework/1", "runs": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+     "nested too deeply"),
+    (b'{"schema": "layerbench-framework/1", "runs": [', "truncated"),
+], ids=["not_utf8", "nested_too_deeply", "truncated"])
+def test_a_framework_file_that_is_not_json_is_exit_2_naming_it(tmp_path, content, problem):
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(content)
+    r = run_script("report.py", LAYERBENCH_FILE, "--framework", bad, "-o", tmp_path / "out")
+    assert r.returncode == 2 and r.stderr.startswith(f"report.py: {bad}: "), r.stderr
+    assert problem in r.stderr and r.stderr.count("\n") == 1, r.stderr
 
 
 # ------------------------------------------------------------------ with the real PyTorch
