@@ -61,8 +61,13 @@ Sampler sampler_for(const Sampler& sampler, const std::string& device, const Bac
   return checked;
 }
 
-MeasureFn sampler_measure(const Sampler& sampler) {
-  return [sampler](Case& c) { return sampler.measure([&c] { return c.run_timed(); }); };
+MeasureFn sampler_measure(const Sampler& sampler, const PointWatchdog* watchdog) {
+  return [sampler, watchdog](Case& c) {
+    return sampler.measure([&c, watchdog] {
+      if (watchdog) watchdog->check();
+      return c.run_timed();
+    });
+  };
 }
 
 Point measure_point(const PlannedPoint& pp, Backend& backend, const RunnerConfig& config,
@@ -217,8 +222,9 @@ void RunLoop::run(const std::vector<PlannedPoint>& points, std::vector<std::stri
             // Set-up (allocation, inputs, algorithm choice) happens inside measure_point before
             // the loop; the only time Google Benchmark sees is the median we hand it.
             Backend& backend = backend_for(pp);
+            const PointWatch watch(watchdog, pp);
             const MeasureFn sample =
-                sampler_measure(sampler_for(config.sampler, pp.device, backend));
+                sampler_measure(sampler_for(config.sampler, pp.device, backend), watchdog);
             point = measure_point(pp, backend, config, [&](Case& c) {
               SampleStats stats;
               loop_started = true;
