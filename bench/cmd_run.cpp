@@ -18,6 +18,7 @@
 #include "harness/input_error.hpp"
 #include "harness/measure/benchmark_flags.hpp"
 #include "harness/measure/interrupt.hpp"
+#include "harness/measure/point_watchdog.hpp"
 #include "harness/measure/session.hpp"
 #include "harness/model/model_file.hpp"
 #include "harness/plan/plan_estimate.hpp"
@@ -34,7 +35,8 @@ struct RunFlags {
   RunOptions settings = default_run_options();
   std::string seed;  // read into settings.seed at the flag boundary
   std::string output, resume;
-  std::string python;  // --python, as the doctor takes it
+  std::string python;        // --python, as the doctor takes it
+  double point_timeout = 0;  // --point-timeout; 0: not given, the default bound
   bool force = false, quiet = false, dry_run = false;
   std::vector<std::string> benchmark_args;
 };
@@ -60,6 +62,10 @@ void read_flags(RunFlags& f, const CLI::App& sub) {
     workload = fs::absolute(workload).lexically_normal().string();
   }
   for (const std::string& argument : f.benchmark_args) check_benchmark_flag(argument);
+  // A week at most: a chosen bound, far from the overflow of the watchdog's clock arithmetic.
+  if (sub.count("--point-timeout"))
+    check_in_range("--point-timeout", f.point_timeout, 0, true, 7 * 24 * 3600,
+                   "a number of seconds");
 }
 
 // The results file: a new one, or the resumed one after checking it was measured here.
@@ -168,6 +174,9 @@ int run_main(RunFlags f, const CLI::App& sub) {
       previous ? recorded_limits(previous->document.at("context")) : machine.limits;
   cap_gpu_memory(session.device_limits, o.memory_limit_gb);
   session.before_finish = [&](ResultsWriter& w) { record_machine_state_at_end(w, f.quiet); };
+  session.point_time_bound_s =
+      f.point_timeout > 0 ? f.point_timeout : default_point_time_bound_s(o.max_time_per_point);
+  session.stuck_point_exit_code = exit_point_stuck;
   auto writer = open_results(f, std::move(previous), std::move(machine));
   const SessionOutcome outcome =
       run_session(plan, models, *writer, session, [&](const PlannedPoint& pp) -> Backend& {
@@ -221,6 +230,11 @@ void add_run(CLI::App& app, Action& action) {
   sub->add_option("--threads", o.threads, "CPU threads (default: all cores)");
   sub->add_option("--max-time-per-point", o.max_time_per_point,
                   "Seconds of sampling after which a noisy point stops (default 1)");
+  sub->add_option(
+      "--point-timeout", flags->point_timeout,
+      "Seconds after which a point is stopped between samples and recorded failed; "
+      "one stuck past twice that (at least 30 s more) stops the run, exit 124. Default: "
+      "300 + 20 x --max-time-per-point");
   sub->add_option("--noise-target", o.noise_target,
                   "Relative noise at which sampling stops early (default 0.01)");
   sub->add_flag("--warm", o.warm, "Measure with warm caches (default: cold)");

@@ -24,6 +24,9 @@ inline constexpr int exit_ok = 0;
 inline constexpr int exit_failed = 1;  // failed points, or only the CPU usable (doctor)
 inline constexpr int exit_usage = 2;   // bad flags or bad input files
 inline constexpr int exit_interrupted = 130;
+// `run`: a point stuck past its time bound (--point-timeout) and a grace stopped the run; 124 as
+// timeout(1) says a command ran out of time.
+inline constexpr int exit_point_stuck = 124;
 
 // Runs a subcommand's body; bad input (lb::InputError, or std::invalid_argument from the flag
 // parsers, which name the flag) becomes one line "layerbench <command>: <what>" and exit_usage.

@@ -23,11 +23,13 @@ int report_input_errors(const std::string& command, const Action& body) {
   return exit_usage;
 }
 
-// A failed write to standard output (a full disk, a closed stream) is a failure, not exit 0.
+// A failed write to standard output (a full disk, a closed stream) is a failure, not exit 0. A
+// reader that has gone (`layerbench --version | head -1`) took what it wanted: not a failure, and
+// nothing to say (`run` has already stopped for it, saying so).
 int check_stdout(int code) {
   errno = 0;
   std::cout.flush();
-  if (std::cout) return code;
+  if (std::cout || platform::stdout_reader_gone()) return code;
   std::cerr << "layerbench: standard output could not be written ("
             << (errno ? std::strerror(errno) : "write failed") << ")\n";
   return code == exit_ok ? exit_failed : code;

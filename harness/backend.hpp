@@ -62,7 +62,8 @@ class Backend {
   virtual std::string name() const = 0;    // "onednn", "cuda"
   virtual std::string device() const = 0;  // "cpu", "gpu:0"
   // Empty when this backend can run the problem; otherwise the reason, e.g. oneDNN's own
-  // "unimplemented" for bf16 on an AVX2 CPU. A precision is never silently run as another.
+  // "unimplemented" for bf16 on an AVX2 CPU. A precision is never silently run as another. May
+  // throw OutOfMemory when the check itself cannot get memory.
   virtual std::optional<std::string> unsupported_reason(const Problem& problem) const = 0;
   // Allocate, upload the inputs, choose the algorithm. Throws OutOfMemory, Unsupported or
   // LibraryError; nothing leaks when it throws.

@@ -27,6 +27,7 @@
 #include <windows.h>
 #else
 #include <dlfcn.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 #endif
@@ -344,6 +345,20 @@ std::uint64_t raise_open_file_limit(std::uint64_t wanted) {
     if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
   }
   return limit.rlim_cur == RLIM_INFINITY ? wanted : static_cast<std::uint64_t>(limit.rlim_cur);
+#endif
+}
+
+bool address_space_available(std::uint64_t bytes) {
+#ifdef _WIN32
+  void* reserved = VirtualAlloc(nullptr, bytes, MEM_RESERVE, PAGE_NOACCESS);
+  if (reserved) VirtualFree(reserved, 0, MEM_RELEASE);
+  return reserved != nullptr;
+#else
+  void* reserved =
+      mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (reserved == MAP_FAILED) return false;
+  munmap(reserved, bytes);
+  return true;
 #endif
 }
 

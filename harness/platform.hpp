@@ -102,6 +102,10 @@ void fill_closed_standard_streams();
 // Whether standard output is a pipe whose reader has gone (`run | head -1` after head ended).
 bool stdout_reader_gone();
 
+// Whether `bytes` of address space can still be mapped now: a reservation that commits no memory,
+// made and released at once. Binds under `ulimit -v` (RLIMIT_AS).
+bool address_space_available(std::uint64_t bytes);
+
 // How many files the process may open, after raising the soft limit towards `wanted` as far as
 // the hard limit allows (`ulimit -n` sets both low; only the hard one binds). Windows: `wanted`.
 std::uint64_t raise_open_file_limit(std::uint64_t wanted);

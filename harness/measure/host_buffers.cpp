@@ -7,6 +7,13 @@
 
 namespace lb {
 
+void require_library_headroom(const std::string& who) {
+  if (!platform::address_space_available(library_headroom_bytes))
+    throw OutOfMemory(who + ": less than " + std::to_string(library_headroom_bytes >> 20) +
+                          " MiB of address space left for the libraries' own allocations",
+                      0, 0);
+}
+
 HostArena::HostArena(std::size_t bytes)
     : data_(static_cast<std::byte*>(::operator new (bytes, std::align_val_t{alignment}))) {}
 
@@ -41,6 +48,7 @@ CaseArena allocate_case_arena(const std::string& who, CacheMode cache, std::uint
     throw OutOfMemory(who + ": host allocation of " + std::to_string(needed) + " bytes failed",
                       needed, memory_limit);
   }
+  require_library_headroom(who);
   return a;
 }
 

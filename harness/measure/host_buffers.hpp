@@ -11,6 +11,16 @@
 
 namespace lb {
 
+// Address space left free for the libraries' own small allocations beyond a point's buffers.
+// oneDNN 3.2 does not survive a failed one: its objects' operator new returns null, which C++
+// then constructs on (SIGSEGV in dnnl_memory's constructor under `ulimit -v`). 32 MiB is a chosen
+// margin: glibc's main arena grows in 1 MiB mappings once brk fails, oneDNN's JIT kernels take
+// pages each; 128 MiB (a new thread arena's reservation) left no point of the tiny model room
+// under `ulimit -v 1000000`, where the process alone takes about 860 MiB.
+inline constexpr std::uint64_t library_headroom_bytes = 32ull << 20;
+// Throws OutOfMemory naming `who` when less than library_headroom_bytes of address space is left.
+void require_library_headroom(const std::string& who);
+
 // One 64-byte aligned allocation; throws std::bad_alloc when the host has no room.
 class HostArena {
  public:
@@ -40,8 +50,8 @@ std::size_t cold_set_count(std::uint64_t touched_bytes, std::uint64_t set_bytes,
 
 // A CPU case's buffer sets in one arena: as many sets as its cache mode needs (cold_set_count;
 // one when warm), then `fixed_bytes` (64-byte aligned) after them. Throws OutOfMemory when that
-// exceeds the memory limit (0: none) or the host cannot allocate it; `who` ("oneDNN case") names
-// the case in the message.
+// exceeds the memory limit (0: none), the host cannot allocate it or it leaves less than the
+// library headroom; `who` ("oneDNN case") names the case in the message.
 struct CaseArena {
   std::unique_ptr<HostArena> arena;
   std::size_t sets = 1;

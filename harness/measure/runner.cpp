@@ -12,6 +12,7 @@
 
 #include "harness/check/validate.hpp"
 #include "harness/device_id.hpp"
+#include "harness/measure/host_buffers.hpp"
 #include "harness/measure/inputs.hpp"
 #include "harness/model/accounting.hpp"
 #include "harness/platform.hpp"
@@ -61,8 +62,13 @@ Sampler sampler_for(const Sampler& sampler, const std::string& device, const Bac
   return checked;
 }
 
-MeasureFn sampler_measure(const Sampler& sampler) {
-  return [sampler](Case& c) { return sampler.measure([&c] { return c.run_timed(); }); };
+MeasureFn sampler_measure(const Sampler& sampler, const PointWatchdog* watchdog) {
+  return [sampler, watchdog](Case& c) {
+    return sampler.measure([&c, watchdog] {
+      if (watchdog) watchdog->check();
+      return c.run_timed();
+    });
+  };
 }
 
 Point measure_point(const PlannedPoint& pp, Backend& backend, const RunnerConfig& config,
@@ -76,15 +82,17 @@ Point measure_point(const PlannedPoint& pp, Backend& backend, const RunnerConfig
     p.reason = *why;
     return p;
   }
-  if (auto why = backend.unsupported_reason(problem)) {
-    p.status = Status::unsupported;
-    p.reason = *why;
-    return p;
-  }
   std::unique_ptr<Case> c;
   std::vector<HostTensor> inputs;
   try {
+    // Inside the try: a backend's support check may itself run out of memory.
+    if (auto why = backend.unsupported_reason(problem)) {
+      p.status = Status::unsupported;
+      p.reason = *why;
+      return p;
+    }
     inputs = make_inputs(problem, config.seed);
+    require_library_headroom("the point's inputs");  // room for the library's set-up
     c = backend.prepare(problem, inputs, config.case_options);
     p.backend = c->library();
     p.implementation = c->implementation();
@@ -105,10 +113,15 @@ Point measure_point(const PlannedPoint& pp, Backend& backend, const RunnerConfig
     }
   } catch (const OutOfMemory& e) {
     p.status = Status::oom;
-    p.reason = std::string(e.what()) + " (needs " + gib_text(e.needed_bytes) + ", " +
-               gib_text(e.available_bytes) + " available)";
-    p.notes["needed_bytes"] = std::to_string(e.needed_bytes);
-    p.notes["available_bytes"] = std::to_string(e.available_bytes);
+    p.reason = e.what();
+    // 0: not known (a library's own out-of-memory status, too little address space left).
+    if (e.needed_bytes > 0) {
+      p.reason += " (needs " + gib_text(e.needed_bytes);
+      if (e.available_bytes > 0) p.reason += ", " + gib_text(e.available_bytes) + " available";
+      p.reason += ")";
+      p.notes["needed_bytes"] = std::to_string(e.needed_bytes);
+    }
+    if (e.available_bytes > 0) p.notes["available_bytes"] = std::to_string(e.available_bytes);
   } catch (const std::bad_alloc&) {
     // The host ran out (its inputs, a library's own allocation): out of memory like a device
     // that cannot fit the point, and the run goes on.
@@ -217,8 +230,9 @@ void RunLoop::run(const std::vector<PlannedPoint>& points, std::vector<std::stri
             // Set-up (allocation, inputs, algorithm choice) happens inside measure_point before
             // the loop; the only time Google Benchmark sees is the median we hand it.
             Backend& backend = backend_for(pp);
+            const PointWatch watch(watchdog, pp);
             const MeasureFn sample =
-                sampler_measure(sampler_for(config.sampler, pp.device, backend));
+                sampler_measure(sampler_for(config.sampler, pp.device, backend), watchdog);
             point = measure_point(pp, backend, config, [&](Case& c) {
               SampleStats stats;
               loop_started = true;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "harness/backend.hpp"
+#include "harness/measure/point_watchdog.hpp"
 #include "harness/plan/plan.hpp"
 #include "harness/results/point.hpp"
 #include "harness/stats.hpp"
@@ -33,8 +34,9 @@ Point measure_point(const PlannedPoint& planned, Backend& backend, const RunnerC
 // The sampler a point on `device` measures with: the configured one, plus the pre-emption check
 // with the backend's compute threads (its "threads" fact) on the CPU.
 Sampler sampler_for(const Sampler& sampler, const std::string& device, const Backend& backend);
-// The plain measurement: the config's sampler over Case::run_timed.
-MeasureFn sampler_measure(const Sampler& sampler);
+// The plain measurement: the config's sampler over Case::run_timed, checking `watchdog` (when not
+// null) before each run, so that a point past its time bound stops between samples.
+MeasureFn sampler_measure(const Sampler& sampler, const PointWatchdog* watchdog = nullptr);
 
 // Runs points in order through Google Benchmark (each registered at run time with manual
 // time = the median of its samples), calling `on_point` after each. `backend_for` gives the
@@ -49,6 +51,8 @@ struct RunLoop {
   // Checked before each point; once true, the rest are skipped (Ctrl-C, a results file that
   // can no longer be written).
   std::function<bool()> stop;
+  // Bounds each measured point's time, when not null.
+  PointWatchdog* watchdog = nullptr;
 
   void run(const std::vector<PlannedPoint>& points, std::vector<std::string> benchmark_args);
 };

@@ -1,10 +1,56 @@
 #include "harness/measure/session.hpp"
 
+#include <cstdlib>
 #include <iostream>
+#include <sstream>
 
 #include "harness/measure/interrupt.hpp"
 
 namespace lb {
+namespace {
+
+// The results file's records of the model sums and the boundaries.
+std::pair<nlohmann::json, nlohmann::json> model_records(const Aggregation& results) {
+  nlohmann::json models = nlohmann::json::array(), boundaries = nlohmann::json::array();
+  for (const auto& r : results.models) models.push_back(to_json(r));
+  for (const auto& b : results.boundaries) boundaries.push_back(to_json(b));
+  return {models, boundaries};
+}
+
+// A point stuck in a call that does not return: recorded failed, so that --resume goes past it
+// (a call that hung once, a deadlocked library or a hung driver, would hang every resume), and
+// the file finished "interrupted" with what was measured. Runs on the watchdog's thread while
+// the point's own thread is stuck, and ends the process.
+[[noreturn]] void stop_at_stuck_point(const PlannedPoint& pp, const PointWatchdog& watchdog,
+                                      ResultsWriter& writer, const std::vector<Model>& models,
+                                      const SessionConfig& config) {
+  Point p = describe_point(pp, problem_for(*pp.op, pp.batch, pp.pass, pp.precision));
+  p.cache = config.runner.case_options.cache == CacheMode::cold ? "cold" : "warm";
+  p.status = Status::failed;
+  std::ostringstream why;
+  why << "did not return within " << watchdog.bound_s() + watchdog.grace_s()
+      << " s, the point time bound of " << watchdog.bound_s()
+      << " s (--point-timeout) and the grace after it: stuck in a library call or the set-up; "
+         "the run was stopped";
+  p.reason = why.str();
+  std::cerr << "\nlayerbench run: " << p.key() << " " << p.reason << ".\n";
+  try {
+    writer.append(p);
+    const auto [model_json, boundary_json] =
+        model_records(aggregate(writer.points(), models, config.device_limits));
+    writer.finish("interrupted", model_json, boundary_json);
+    std::cerr << "  It is recorded failed in " << writer.file().string()
+              << "; `layerbench run --resume " << writer.file().string()
+              << "` measures the points after it.\n";
+  } catch (const OutputError& e) {
+    std::cerr << "layerbench run: " << e.what() << "\n  The points measured before it are in "
+              << writer.file().string() << " and its journal.\n";
+  }
+  std::cerr.flush();
+  std::_Exit(config.stuck_point_exit_code);
+}
+
+}  // namespace
 
 SessionOutcome run_session(const Plan& plan, const std::vector<Model>& models,
                            ResultsWriter& writer, const SessionConfig& config,
@@ -58,20 +104,24 @@ SessionOutcome run_session(const Plan& plan, const std::vector<Model>& models,
     progress.point_done(p.key(), std::string(name(p.status)), pp.gflop);
   };
 
+  std::optional<PointWatchdog> watchdog;
+  if (config.point_time_bound_s > 0) {
+    const double bound_s = config.point_time_bound_s;
+    watchdog.emplace(bound_s, point_stuck_grace_s(bound_s), [&](const PlannedPoint& pp) {
+      stop_at_stuck_point(pp, *watchdog, writer, models, config);
+    });
+    loop.watchdog = &*watchdog;
+  }
   loop.run(plan.points, config.benchmark_args);
   progress.finish();
 
   outcome.results = aggregate(writer.points(), models, config.device_limits);
-  nlohmann::json model_records = nlohmann::json::array(),
-                 boundary_records = nlohmann::json::array();
-  for (const auto& r : outcome.results.models) model_records.push_back(to_json(r));
-  for (const auto& b : outcome.results.boundaries) boundary_records.push_back(to_json(b));
+  const auto [model_json, boundary_json] = model_records(outcome.results);
   outcome.interrupted = interrupt::stop_requested().load();
   if (!outcome.write_error) {
     if (config.before_finish) config.before_finish(writer);
     try {
-      writer.finish(outcome.interrupted ? "interrupted" : "complete", model_records,
-                    boundary_records);
+      writer.finish(outcome.interrupted ? "interrupted" : "complete", model_json, boundary_json);
     } catch (const OutputError& e) {
       outcome.write_error = e.what();
     }

@@ -27,6 +27,11 @@ struct SessionConfig {
   // Called once the points are measured, before the file is finished: what the CLI records of
   // the machine at the end (its state after the run). May be empty.
   std::function<void(ResultsWriter&)> before_finish;
+  // Each measured point's time bound in seconds (harness/measure/point_watchdog.hpp); 0: none. A
+  // point stuck past the bound and its grace is recorded failed, the file finished "interrupted",
+  // and the process ends with `stuck_point_exit_code`.
+  double point_time_bound_s = 0;
+  int stuck_point_exit_code = 1;
 };
 
 struct SessionOutcome {

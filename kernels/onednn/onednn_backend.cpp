@@ -363,10 +363,15 @@ class OnednnCase : public Case {
 
   HostTensor output() override {
     HostTensor out{output_dims_, std::vector<float>(element_count(output_dims_))};
-    memory host(op_.canonical_output, engine_, out.data.data());
-    memory& result = sets_[current_].at(op_.output_arg);
-    dnnl::reorder(result, host).execute(stream_, result, host);
-    stream_.wait();
+    require_library_headroom("oneDNN output");
+    try {
+      memory host(op_.canonical_output, engine_, out.data.data());
+      memory& result = sets_[current_].at(op_.output_arg);
+      dnnl::reorder(result, host).execute(stream_, result, host);
+      stream_.wait();
+    } catch (const dnnl::error& e) {  // the reorder's creation can run out of memory
+      rethrow(e, "reading the output back");
+    }
     return out;
   }
 
@@ -453,6 +458,7 @@ class OnednnBackend : public Backend {
 
   std::optional<std::string> unsupported_reason(const Problem& problem) const override {
     if (auto refusal = precision_refusal(problem.precision)) return refusal;
+    require_library_headroom("oneDNN's support check");  // it creates a primitive descriptor
     apply_threads(threads_);
     try {
       make_operation(problem, engine_, dnnl::algorithm::convolution_auto);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Signals other than Ctrl-C and SIGTERM, and a standard output that is gone or full: a run stops
 # after the current point with a loadable file marked interrupted and exit 130, never dying by the
-# signal; a command whose output cannot be written says so and exits 1 instead of 0.
+# signal; a command whose output cannot be written says so and exits 1 instead of 0, except to a
+# reader that has gone, which had what it wanted.
 set -euo pipefail
 bin="$(realpath "$1")"
 tiny="$LAYERBENCH_SOURCE_DIR/tests/data/workloads/tiny.json"
@@ -60,4 +61,24 @@ check_stdout "--dry-run >/dev/full" full "${run[@]}" --dry-run
 check_stdout "--dry-run >&-" closed "${run[@]}" --dry-run
 check_stdout "list --json >&-" closed list --json
 check_stdout "doctor --json >/dev/full" full doctor --json
+
+# A reader that took what it wanted and went (`layerbench --version | head -1`): exit 0, nothing
+# said. Here standard output is a pipe whose reader has closed before the first write, so the
+# write fails every time (with `| head -1` it fails only when head is quicker).
+gone_reader() {  # gone_reader ARGS...
+  local rc=0
+  python3 -c 'import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+sys.exit(subprocess.run(sys.argv[1:], stdout=w).returncode)' timeout 120 "$bin" "$@" \
+    2>"$work/err" || rc=$?
+  [ "$rc" -eq 0 ] || { cat "$work/err" >&2; fail "$* | a reader gone: exit $rc, wanted 0"; }
+  [ ! -s "$work/err" ] || { cat "$work/err" >&2; fail "$* | a reader gone: said something"; }
+  cases=$((cases + 1))
+}
+gone_reader --version
+gone_reader list --json
+gone_reader "${run[@]}" --dry-run
+"$bin" --version | head -1 >/dev/null || fail "--version | head -1: exit $?, wanted 0"
+cases=$((cases + 1))
 echo "streams.sh: all $cases checks passed"

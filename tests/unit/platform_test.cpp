@@ -61,5 +61,11 @@ TEST(Platform, ModulePathOfCodeInThisExecutable) {
   EXPECT_EQ(std::filesystem::path(path).filename(), executable_path().filename());
 }
 
+// A reservation of 1 MiB fits any process; 2^62 bytes exceeds every x86-64 or ARM64 address space.
+TEST(Platform, AddressSpaceAvailableReservesAndReleases) {
+  EXPECT_TRUE(address_space_available(1ull << 20));
+  EXPECT_FALSE(address_space_available(1ull << 62));
+}
+
 }  // namespace
 }  // namespace lb::platform

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The point time bound (--point-timeout): a point past it is stopped between samples and recorded
+# failed, and the run goes on; a point stuck inside a library call that never returns is recorded
+# by the watchdog, the file finished interrupted with every point measured before it, exit 124,
+# and --resume goes on past it. Bounded: the stuck case takes the 1 s bound and 30 s of grace.
+set -euo pipefail
+bin="$(realpath "$1")"
+tiny="$LAYERBENCH_SOURCE_DIR/tests/data/workloads/tiny.json"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/helpers.bash"
+new_work_folder
+run=(run --device cpu --backend onednn --workload "$tiny" --model tiny --precision fp32 --batch 1
+     --pass fwd --max-time-per-point 0.02 --python none --quiet)
+cases=0
+
+for bad in 0 -1 abc 1e9; do
+  expect_rc 2 "--point-timeout $bad" "$bin" "${run[@]}" --point-timeout "$bad" -o "$work/bad.json"
+  grep -q -- "--point-timeout" "$work/err" || fail "--point-timeout $bad: the flag not named"
+  cases=$((cases + 1))
+done
+
+# A bound shorter than any point's set-up: each point stops before its first sample, failed with
+# the bound as its reason; the run completes (exit 1: failed points).
+expect_rc 1 "a bound below the set-up" timeout 300 "$bin" "${run[@]}" --point-timeout 0.000001 \
+  -o "$work/short.json"
+[ "$(json "$work/short.json" "d['status']")" = complete ] || fail "short bound: run not complete"
+[ "$(json "$work/short.json" "len(d['points']) == 4 and all(p['status'] == 'failed' and
+     'exceeded the point time bound' in p['reason'] for p in d['points'])")" = True ] \
+  || fail "short bound: not every point failed for its bound: $(cat "$work/short.json")"
+cases=$((cases + 1))
+
+if [ -z "${LAYERBENCH_STALL_LIBRARY:-}" ]; then
+  echo "skipped the stuck point: this build has no oneDNN stand-in (LAYERBENCH_STALL_LIBRARY)"
+else
+  # oneDNN's matmul never returns (tests/cli/lib/stall_onednn.cpp): the convolutions stem and body
+  # measure, the linear op proj hangs inside the call.
+  out="$work/stuck.json"
+  expect_rc 124 "a point stuck in oneDNN" env LD_PRELOAD="$LAYERBENCH_STALL_LIBRARY" \
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+    timeout 300 "$bin" "${run[@]}" --point-timeout 1 -o "$out"
+  grep -q "tiny/proj/b1/fp32/fwd/cpu did not return within 31 s" "$work/err" \
+    && grep -q -- "--resume $out" "$work/err" || fail "stuck point: not named, or no resume hint"
+  [ "$(json "$out" "d['status']")" = interrupted ] || fail "stuck point: file not interrupted"
+  [ "$(json "$out" "[(p['op'], p['status']) for p in d['points']]")" = \
+    "[('stem', 'ok'), ('body', 'ok'), ('proj', 'failed')]" ] \
+    || fail "stuck point: wanted stem and body ok, proj failed: $(cat "$out")"
+  cases=$((cases + 1))
+
+  # --resume (the library no longer stalls) keeps proj as recorded, not retried, and measures mix.
+  expect_rc 1 "--resume after a stuck point" timeout 300 "$bin" run --resume "$out" --python none \
+    --quiet
+  [ "$(json "$out" "d['status']")" = complete ] || fail "resume: not complete"
+  [ "$(json "$out" "[(p['op'], p['status'], 'did not return' in p.get('reason', ''))
+       for p in d['points']]")" = \
+    "[('stem', 'ok', False), ('body', 'ok', False), ('proj', 'failed', True), ('mix', 'ok', False)]" ] \
+    || fail "resume: proj retried or mix not measured: $(cat "$out")"
+  cases=$((cases + 1))
+fi
+echo "point_bound.sh: all $cases checks passed"
