@@ -27,6 +27,7 @@
 #include <windows.h>
 #else
 #include <dlfcn.h>
+#include <link.h>  // link_map, for dlinfo
 #include <sys/resource.h>
 #include <unistd.h>
 #endif
@@ -77,16 +78,15 @@ void* find_symbol(void* library, const char* symbol) {
 #endif
 }
 
-std::string library_path(void* library, const char* any_symbol) {
+std::string library_path(void* library) {
 #ifdef _WIN32
   char buffer[MAX_PATH];
   const DWORD n = GetModuleFileNameA(reinterpret_cast<HMODULE>(library), buffer, MAX_PATH);
-  (void)any_symbol;
   return std::string(buffer, n);
 #else
-  Dl_info info{};
-  void* sym = find_symbol(library, any_symbol);
-  return sym && dladdr(sym, &info) && info.dli_fname ? info.dli_fname : "";
+  link_map* map = nullptr;
+  return library && dlinfo(library, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name ? map->l_name
+                                                                                      : "";
 #endif
 }
 

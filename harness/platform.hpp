@@ -20,8 +20,9 @@ std::filesystem::path executable_path();
 // absent. load_library returns nullptr and fills `error` with the loader's message on failure.
 void* load_library(const std::string& name, std::string& error);
 void* find_symbol(void* library, const char* symbol);
-// The file a loaded library came from, where the OS can tell.
-std::string library_path(void* library, const char* any_symbol);
+// The file a loaded library came from (the path the loader found for a bare name), where the OS
+// can tell.
+std::string library_path(void* library);
 
 // Value of an environment variable; empty optional when unset (set-but-empty is "").
 std::optional<std::string> getenv_opt(const char* name);
