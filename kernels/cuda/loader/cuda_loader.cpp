@@ -14,6 +14,7 @@
 #include "harness/backend.hpp"
 #include "harness/doctor/loader_message.hpp"
 #include "harness/platform.hpp"
+#include "kernels/cuda/loader/elf_file.hpp"
 
 namespace lb::cuda {
 namespace {
@@ -33,6 +34,18 @@ doctor::LibraryInfo load(const std::string& soname, int compiled_version,
                          const char* version_symbol, const char* cuda_symbol) {
   doctor::LibraryInfo lib;
   lib.compiled_version = compiled_version;
+  // The file the loader would take, checked first: a truncated one would crash it.
+  for (const std::string& folder : platform::library_search_folders()) {
+    const std::filesystem::path file = std::filesystem::path(folder) / soname;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(file, ec)) continue;
+    lib.error = elf_truncation(file.string());
+    if (!lib.error.empty()) {
+      lib.path = file.string();
+      return lib;
+    }
+    break;
+  }
   void* handle = platform::load_library(soname, lib.error);
   if (!handle) {
     lib.path = doctor::file_in_loader_message(lib.error);
