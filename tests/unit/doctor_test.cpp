@@ -333,7 +333,7 @@ Snapshot plugin_not_loaded(Snapshot s, const std::string& error) {
 }
 
 TEST(DoctorDiagnosis, BrokenCudnnFileIsNamedWithTheLoadersMessageAndTheFix) {
-  Snapshot s = plugin_not_loaded(healthy(), "not loaded: it needs cuDNN, which did not load");
+  Snapshot s = plugin_not_loaded(healthy(), "it needs cuDNN, which did not load");
   s.cudnn.loaded = false;
   s.cudnn.loaded_version = 0;
   s.cudnn.error = "/tmp/half/libcudnn.so.8: file too short";

@@ -75,8 +75,8 @@ void load_plugin(Loaded& l) {
                                                       exe_dir.parent_path() / relative};
   l.plugin.path = candidates.front().string();
   if (!l.cudnn.loaded || !l.cublas.loaded) {
-    l.plugin.error = std::string("not loaded: it needs ") + (l.cudnn.loaded ? "cuBLAS" : "cuDNN") +
-                     ", which did not load";
+    l.plugin.error =
+        std::string("it needs ") + (l.cudnn.loaded ? "cuBLAS" : "cuDNN") + ", which did not load";
     return;
   }
   std::error_code ec;
