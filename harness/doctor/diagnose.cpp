@@ -401,8 +401,10 @@ void check_cuda_plugin(const Context& c, std::vector<Finding>& out) {
                                     : "the CUDA toolkit and cuDNN layerbench was built with";
     f.fixes = {broken_file_fix(c, file, release)};
   } else {
-    f.fixes = {"Rebuild layerbench (cmake --build) or reinstall it (cmake --install): " +
-               plugin.path + " must come from the same build as the binary."};
+    f.fixes = {
+        "Rebuild layerbench (cmake --build) or reinstall it (cmake --install): the binary "
+        "needs its CUDA backend " +
+        plugin.path + ", whole and from the same build."};
   }
   out.push_back(f);
 }

@@ -89,6 +89,8 @@ void load_plugin(Loaded& l) {
     return;
   }
   l.plugin.path = found->string();
+  l.plugin.error = elf_truncation(l.plugin.path);
+  if (!l.plugin.error.empty()) return;
   void* handle = platform::load_library(l.plugin.path, l.plugin.error);
   if (!handle) return;
   const auto entry =
