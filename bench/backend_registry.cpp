@@ -7,7 +7,7 @@
 #include "kernels/openblas/openblas_backend.hpp"
 #endif
 #if LAYERBENCH_HAVE_CUDA
-#include "kernels/cuda/cuda_backend.hpp"
+#include "kernels/cuda/loader/cuda_loader.hpp"
 #endif
 
 namespace lb {

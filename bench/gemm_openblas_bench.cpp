@@ -79,7 +79,7 @@ OpenBlas load_openblas(const std::vector<std::string>& names, std::string& error
     blas.get_corename = reinterpret_cast<TextFn>(find_symbol(library, "openblas_get_corename"));
     if (blas.sgemm && blas.set_num_threads && blas.get_num_threads && blas.get_config &&
         blas.get_corename) {
-      blas.file = lb::platform::library_path(library, "cblas_sgemm");
+      blas.file = lb::platform::library_path(library);
       return blas;
     }
     error += (error.empty() ? "" : "; ") + name + ": not OpenBLAS (a symbol is missing)";

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -27,6 +28,7 @@
 #include <windows.h>
 #else
 #include <dlfcn.h>
+#include <link.h>  // link_map, for dlinfo
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -78,17 +80,32 @@ void* find_symbol(void* library, const char* symbol) {
 #endif
 }
 
-std::string library_path(void* library, const char* any_symbol) {
+std::string library_path(void* library) {
 #ifdef _WIN32
   char buffer[MAX_PATH];
   const DWORD n = GetModuleFileNameA(reinterpret_cast<HMODULE>(library), buffer, MAX_PATH);
-  (void)any_symbol;
   return std::string(buffer, n);
 #else
-  Dl_info info{};
-  void* sym = find_symbol(library, any_symbol);
-  return sym && dladdr(sym, &info) && info.dli_fname ? info.dli_fname : "";
+  link_map* map = nullptr;
+  return library && dlinfo(library, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name ? map->l_name
+                                                                                      : "";
 #endif
+}
+
+std::vector<std::string> library_search_folders() {
+  std::vector<std::string> folders;
+#ifndef _WIN32
+  void* self = dlopen(nullptr, RTLD_NOW);
+  Dl_serinfo size{};
+  if (!self || dlinfo(self, RTLD_DI_SERINFOSIZE, &size) != 0) return folders;
+  const std::unique_ptr<Dl_serinfo, decltype(&std::free)> info(
+      static_cast<Dl_serinfo*>(std::malloc(size.dls_size)), &std::free);
+  if (!info || dlinfo(self, RTLD_DI_SERINFOSIZE, info.get()) != 0 ||
+      dlinfo(self, RTLD_DI_SERINFO, info.get()) != 0)
+    return folders;
+  for (unsigned i = 0; i < info->dls_cnt; ++i) folders.emplace_back(info->dls_serpath[i].dls_name);
+#endif
+  return folders;
 }
 
 std::optional<std::string> getenv_opt(const char* name) {

@@ -20,8 +20,13 @@ std::filesystem::path executable_path();
 // absent. load_library returns nullptr and fills `error` with the loader's message on failure.
 void* load_library(const std::string& name, std::string& error);
 void* find_symbol(void* library, const char* symbol);
-// The file a loaded library came from, where the OS can tell.
-std::string library_path(void* library, const char* any_symbol);
+// The file a loaded library came from (the path the loader found for a bare name), where the OS
+// can tell.
+std::string library_path(void* library);
+// The folders the dynamic loader searches for a bare library name loaded from this program, in
+// its order (LD_LIBRARY_PATH, the run path, the system folders; not ld.so.cache): Linux's
+// dlinfo(RTLD_DI_SERINFO). Empty elsewhere.
+std::vector<std::string> library_search_folders();
 
 // Value of an environment variable; empty optional when unset (set-but-empty is "").
 std::optional<std::string> getenv_opt(const char* name);

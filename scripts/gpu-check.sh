@@ -309,8 +309,13 @@ run_build() {
     grep -E "error|Error" -A3 "$stage/build.log" | head -40
   send build
   [ -x "$BUILD/layerbench" ] || { finish; }
-  if ldd "$BUILD/layerbench" | grep -q 'libcuda\.so'; then fail "layerbench must not link libcuda"; fi
+  # The driver is only ever opened at run time, by the binary and by its CUDA backend's plugin.
+  for file in "$BUILD/layerbench" "$BUILD"/lib/layerbench/liblayerbench_cuda.so; do
+    if ldd "$file" | grep -q 'libcuda\.so'; then fail "$file must not link libcuda"; fi
+  done
   "$BUILD/layerbench" --version | tee -a "$stage/libraries.txt"
+  grep -q "CUDA backend *loaded from" "$stage/libraries.txt" ||
+    fail "the CUDA backend's plugin does not load (libraries.txt)"
   timed "GPU tests (ctest -R '[Cc]uda')" "$GPU_TESTS_ESTIMATE_S" "$stage/ctest.log" \
     ctest --test-dir "$BUILD" -R '[Cc]uda' --output-on-failure --timeout 120
   cp "$BUILD/Testing/Temporary/LastTest.log" "$stage/ctest-LastTest.log" 2>/dev/null

@@ -7,6 +7,7 @@
 #include <regex>
 #include <stdexcept>
 
+#include "harness/doctor/loader_message.hpp"
 #include "harness/doctor/versions.hpp"
 #include "harness/doctor/windows_dlls.hpp"
 
@@ -312,6 +313,20 @@ void check_gpus(const Context& c, Diagnosis& d, std::vector<Finding>& out) {
   }
 }
 
+// "cuDNN 9 for CUDA 13.x": the release this build needs of a library.
+std::string needed_release(const Context& c, const char* display, const LibraryInfo& lib,
+                           LibraryVersion (*decode)(int)) {
+  return std::string(display) + " " + std::to_string(decode(lib.compiled_version).major) +
+         " for CUDA " + std::to_string(cuda_major(c.s.runtime_version)) + ".x";
+}
+
+// What to do about a file the loader found first but cannot use.
+std::string broken_file_fix(const Context& c, const std::string& file, const std::string& release) {
+  return "Remove or fix " + file + ": the loader takes the first file of its name along " +
+         c.library_path_variable() +
+         ", then the run path layerbench was built with. Or reinstall " + release + ".";
+}
+
 void check_library(const Context& c, const char* subject, const char* display,
                    const LibraryInfo& lib, LibraryVersion (*decode)(int),
                    const std::string& windows_dll, std::vector<Finding>& out) {
@@ -320,16 +335,16 @@ void check_library(const Context& c, const char* subject, const char* display,
   if (!lib.loaded) {
     std::string message = std::string(display) + " could not be loaded";
     if (!lib.error.empty()) message += " (" + lib.error + ")";
-    const std::string install = "Install " + std::string(display) + " " +
-                                std::to_string(built.major) + " for CUDA " +
-                                std::to_string(cuda_major(c.s.runtime_version)) + ".x";
-    out.push_back(
-        {Severity::error,
-         subject,
-         message,
-         {c.windows() ? install + " and put the folder holding " + windows_dll + " on PATH."
-                      : install + " where layerbench was built against it, or add its "
-                                  "folder to LD_LIBRARY_PATH."}});
+    const std::string release = needed_release(c, display, lib, decode);
+    std::string fix;
+    if (c.windows())
+      fix = "Install " + release + " and put the folder holding " + windows_dll + " on PATH.";
+    else if (!lib.path.empty())  // a file of its name was found: it is broken or not the library
+      fix = broken_file_fix(c, lib.path, release);
+    else
+      fix = "Install " + release +
+            " where layerbench was built against it, or add its folder to LD_LIBRARY_PATH.";
+    out.push_back({Severity::error, subject, message, {fix}});
     return;
   }
   const LibraryVersion loaded = decode(lib.loaded_version);
@@ -360,6 +375,38 @@ void check_library(const Context& c, const char* subject, const char* display,
                        cuda_version_text(c.s.runtime_version),
                    {"Install the " + std::string(display) + " build for CUDA " +
                     std::to_string(cuda_major(c.s.runtime_version)) + ".x."}});
+}
+
+// The CUDA backend's plugin, once cuDNN and cuBLAS have loaded (if one has not, its own finding
+// says why): the loader's message, and the file at fault where it can be told.
+void check_cuda_plugin(const Context& c, std::vector<Finding>& out) {
+  const PluginInfo& plugin = c.s.cuda_plugin;
+  if (plugin.loaded || !c.s.cudnn.loaded || !c.s.cublas.loaded) return;
+  Finding f{
+      Severity::error, "cuda", "the CUDA backend cannot be loaded (" + plugin.error + ")", {}};
+  std::string file = file_in_loader_message(plugin.error);
+  if (file == plugin.path) file.clear();  // the plugin itself, or a symbol one of them lacks
+  const std::string symbol = undefined_symbol_in_loader_message(plugin.error);
+  const bool cudnn =
+      file.empty() ? symbol.rfind("cudnn", 0) == 0 : file.find("/libcudnn") != std::string::npos;
+  const bool cublas =
+      file.empty() ? symbol.rfind("cublas", 0) == 0 : file.find("/libcublas") != std::string::npos;
+  if (file.empty() && cudnn) file = c.s.cudnn.path;
+  if (file.empty() && cublas) file = c.s.cublas.path;
+  if (!file.empty()) {
+    if (!symbol.empty()) f.message += ": " + file + " lacks " + symbol;
+    const std::string release = cudnn ? needed_release(c, "cuDNN", c.s.cudnn, decode_cudnn_version)
+                                : cublas
+                                    ? needed_release(c, "cuBLAS", c.s.cublas, decode_cublas_version)
+                                    : "the CUDA toolkit and cuDNN layerbench was built with";
+    f.fixes = {broken_file_fix(c, file, release)};
+  } else {
+    f.fixes = {
+        "Rebuild layerbench (cmake --build) or reinstall it (cmake --install): the binary "
+        "needs its CUDA backend " +
+        plugin.path + ", whole and from the same build."};
+  }
+  out.push_back(f);
 }
 
 std::string ready_verdict(const Snapshot& s, const Diagnosis& d) {
@@ -416,7 +463,8 @@ Diagnosis diagnose(const Snapshot& s, const Facts& facts) {
   const bool driver_ok = std::none_of(out.begin(), out.begin() + before_env, [](const Finding& f) {
     return f.subject == "driver" && f.severity == Severity::error;
   });
-  if (s.cuda_build && driver_ok) check_devices(c, hidden, out);
+  // Without the plugin no device was probed: its finding below is the reason.
+  if (s.cuda_build && driver_ok && s.cuda_plugin.loaded) check_devices(c, hidden, out);
   check_gpus(c, d, out);
   if (s.cuda_build) {
     check_library(
@@ -424,6 +472,7 @@ Diagnosis diagnose(const Snapshot& s, const Facts& facts) {
         "cudnn64_" + std::to_string(decode_cudnn_version(s.cudnn.compiled_version).major) + ".dll",
         out);
     check_library(c, "cublas", "cuBLAS", s.cublas, decode_cublas_version, "cublas64_*.dll", out);
+    check_cuda_plugin(c, out);
   }
   // Blocking problems first, in the order checked: the first is the reason.
   std::stable_partition(out.begin(), out.end(),

@@ -60,8 +60,7 @@ DriverInfo probe_driver() {
   void* driver = platform::load_library(d.library, d.load_error);
   if (!driver) return d;
   d.loaded = true;
-  if (const std::string path = platform::library_path(driver, "cuDriverGetVersion"); !path.empty())
-    d.library = path;
+  if (const std::string path = platform::library_path(driver); !path.empty()) d.library = path;
   if (auto get = reinterpret_cast<CuDriverGetVersion>(
           platform::find_symbol(driver, "cuDriverGetVersion"))) {
     int version = 0;

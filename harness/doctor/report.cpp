@@ -130,8 +130,11 @@ json to_json(const Snapshot& s, const Diagnosis& d,
   if (s.cuda_build) {
     j["cudnn"] = library_json(s.cudnn, decode_cudnn_version);
     j["cublas"] = library_json(s.cublas, decode_cublas_version);
+    j["cuda_plugin"] = {{"loaded", s.cuda_plugin.loaded},
+                        {"path", optional_text(s.cuda_plugin.path)},
+                        {"error", optional_text(s.cuda_plugin.error)}};
   } else {
-    j["cudnn"] = j["cublas"] = nullptr;
+    j["cudnn"] = j["cublas"] = j["cuda_plugin"] = nullptr;
   }
   if (s.dll_search) {  // Windows only: the Linux report keeps its fields
     j["windows_dlls"] = json::array();
@@ -218,6 +221,8 @@ void print_text(std::ostream& out, const Snapshot& s, const Diagnosis& d,
             (s.device_error.empty() ? "" : " (" + s.device_error + ")"));
     row(out, "cuDNN", library_text(s.cudnn, decode_cudnn_version));
     row(out, "cuBLAS", library_text(s.cublas, decode_cublas_version));
+    row(out, "CUDA backend",
+        s.cuda_plugin.loaded ? s.cuda_plugin.path : "NOT LOADED (" + s.cuda_plugin.error + ")");
   }
 
   for (const auto& g : s.gpus) {

@@ -45,8 +45,18 @@ struct LibraryInfo {
   int compiled_version = 0;  // from the headers this build used
   int loaded_version = 0;    // reported by the library at run time
   int cuda_version = 0;      // cuDNN: the CUDA version it was built for (cudnnGetCudartVersion)
-  std::string error;
-  std::string path;  // file the library was loaded from, where the OS can tell
+  std::string error;         // why it is not loaded: the loader's message, or the symbol it lacks
+  // The file it was loaded from, where the OS can tell; when a file of its name failed to load,
+  // that file, as the loader's message names it (empty when none was found).
+  std::string path;
+};
+
+// The CUDA backend's plugin (liblayerbench_cuda.so), which the binary loads at run time once
+// cuDNN and cuBLAS have loaded: every CUDA call is in it.
+struct PluginInfo {
+  bool loaded = false;
+  std::string path;   // the file loaded, or the first place it was looked for
+  std::string error;  // why not: the loader's message, or that a library it needs did not load
 };
 
 // An NVIDIA DLL found along Windows' DLL search order (windows_dlls.hpp).
@@ -80,12 +90,13 @@ struct Snapshot {
   CpuInfo cpu;
   bool cuda_build = false;          // built with the CUDA backend: its probe sets this
   std::string build_architectures;  // "75;80;86;89;90", from the same probe
-  int runtime_version = 0;          // CUDA runtime linked in, e.g. 13000
+  int runtime_version = 0;          // CUDA runtime linked into the plugin, e.g. 13000
   DriverInfo driver;
   int device_count = 0;
   std::string device_error;  // cudaGetDeviceCount's error, if any
   std::vector<GpuInfo> gpus;
   LibraryInfo cudnn, cublas;
+  PluginInfo cuda_plugin;  // CUDA builds: the loader fills it and the fields above
   std::map<std::string, std::optional<std::string>> env;  // variables that change the outcome
   bool dll_search = false;               // Windows: the DLL search order was searched (dlls below)
   std::vector<DllInfo> dlls;             // NVIDIA DLLs found, in search order

@@ -4,14 +4,9 @@
 #include <string>
 
 #include "harness/backend.hpp"
-#include "harness/backend_descriptor.hpp"
 #include "kernels/cuda/logic/cuda_options.hpp"
 
 namespace lb::cuda {
-
-// cuDNN and cuBLASLt as bench/backend_registry.cpp lists them: the GPUs, their probe, --version
-// rows, their `run` options (logic/cuda_options.hpp) and one backend per GPU.
-const BackendDescriptor& descriptor();
 
 // The number of CUDA devices; 0 with `error` set to the runtime's reason (e.g. no driver).
 int device_count(std::string& error);

@@ -1,13 +1,9 @@
 #include "kernels/cuda/cuda_probe.hpp"
 
-#include <cublasLt.h>
 #include <cuda_runtime_api.h>
-#include <cudnn.h>
 
 #include <string>
 
-#include "build_info.hpp"
-#include "harness/platform.hpp"
 #include "kernels/cuda/arch_probe.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 
@@ -48,25 +44,7 @@ doctor::GpuInfo probe_gpu(int device) {
 
 }  // namespace
 
-void probe_libraries(doctor::Snapshot& s) {
-  if (cudaRuntimeGetVersion(&s.runtime_version) != cudaSuccess) s.runtime_version = CUDART_VERSION;
-  // cudnnGetVersion and cublasLtGetVersion only report numbers: safe without a device.
-  s.cudnn.compiled_version = CUDNN_VERSION;
-  s.cudnn.loaded_version = static_cast<int>(cudnnGetVersion());
-  s.cudnn.cuda_version = static_cast<int>(cudnnGetCudartVersion());
-  s.cudnn.loaded = s.cudnn.loaded_version > 0;
-  s.cudnn.path = platform::module_path_of(reinterpret_cast<const void*>(&cudnnGetVersion));
-  s.cublas.compiled_version = CUBLAS_VERSION;
-  s.cublas.loaded_version = static_cast<int>(cublasLtGetVersion());
-  s.cublas.cuda_version = static_cast<int>(cublasLtGetCudartVersion());
-  s.cublas.loaded = s.cublas.loaded_version > 0;
-  s.cublas.path = platform::module_path_of(reinterpret_cast<const void*>(&cublasLtGetVersion));
-}
-
-void probe(doctor::Snapshot& s) {
-  s.cuda_build = true;
-  s.build_architectures = build::cuda_architectures;
-  probe_libraries(s);
+void probe_devices(doctor::Snapshot& s) {
   int count = 0;
   if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess) {
     s.device_error = cuda_error_text(e);

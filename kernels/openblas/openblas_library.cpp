@@ -34,7 +34,7 @@ Library load() {
     bind(handle, "openblas_get_config", lib.get_config, missing);
     bind(handle, "openblas_get_corename", lib.get_corename, missing);
     if (missing.empty()) {
-      lib.file = platform::library_path(handle, "cblas_sgemm");
+      lib.file = platform::library_path(handle);
       return lib;
     }
     errors += (errors.empty() ? "" : "; ") + name + ": not OpenBLAS (no " + missing + ")";

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "bench/backend_registry.hpp"
+#include "harness/backend.hpp"
 
 namespace lb {
 namespace {
@@ -79,6 +80,25 @@ TEST(BackendRegistry, LibrariesAreRecordedOnceUnderTheirKeys) {
     for (const auto& [fact, value] : backend->make(0, 0, {})->context())
       EXPECT_FALSE(keys.count(fact) || fact.find("version") != std::string::npos)
           << backend->name << " repeats a library version in its device facts: " << fact;
+  }
+}
+
+// The CUDA backend's plugin loads from the build tree (lib/layerbench, beside tests/), and what it
+// throws is caught here, across the plugin boundary: without a GPU, the LibraryError saying so.
+TEST(BackendRegistry, CudaPluginLoadsAndItsErrorsReachTheBinary) {
+  if (!LAYERBENCH_HAVE_CUDA) GTEST_SKIP() << "layerbench was built without CUDA";
+  const doctor::Snapshot snapshot = probe_machine();
+  ASSERT_TRUE(snapshot.cuda_plugin.loaded) << snapshot.cuda_plugin.error;
+  EXPECT_NE(snapshot.cuda_plugin.path.find("/lib/layerbench/liblayerbench_cuda"), std::string::npos)
+      << snapshot.cuda_plugin.path;
+  EXPECT_TRUE(snapshot.cudnn.loaded && snapshot.cublas.loaded);
+  EXPECT_FALSE(snapshot.cudnn.path.empty());
+  for (const BackendDescriptor* backend : backend_descriptors()) {
+    if (backend->device_kind != DeviceKind::gpu) continue;
+    if (snapshot.device_count > 0)
+      EXPECT_EQ(backend->make(0, 0, {})->device(), "gpu:0");
+    else
+      EXPECT_THROW(backend->make(0, 0, {}), LibraryError) << snapshot.device_error;
   }
 }
 

@@ -16,6 +16,7 @@
 #include "harness/data_paths.hpp"
 #include "harness/doctor/diagnose.hpp"
 #include "harness/doctor/facts.hpp"
+#include "harness/doctor/loader_message.hpp"
 #include "harness/doctor/probe.hpp"
 #include "harness/doctor/report.hpp"
 #include "harness/doctor/versions.hpp"
@@ -75,6 +76,7 @@ Snapshot healthy() {
   s.gpus = {h100()};
   s.cudnn = {true, 8907, 8907, 12020, "", "/usr/lib/libcudnn.so.8"};
   s.cublas = {true, 120405, 120405, 12040, "", "/usr/lib/libcublasLt.so.12"};
+  s.cuda_plugin = {true, "/opt/lb/lib/layerbench/liblayerbench_cuda.so", ""};
   s.env = {{"CUDA_VISIBLE_DEVICES", std::nullopt},
            {"NVIDIA_TF32_OVERRIDE", std::nullopt},
            {"CUBLAS_WORKSPACE_CONFIG", std::nullopt},
@@ -287,11 +289,105 @@ TEST(DoctorDiagnosis, CudnnMissing) {
   Snapshot s = healthy();
   s.cudnn.loaded = false;
   s.cudnn.loaded_version = 0;
-  s.cudnn.error = "libcudnn_graph.so.8: cannot open shared object file";
+  s.cudnn.error = "libcudnn.so.8: cannot open shared object file: No such file or directory";
+  s.cudnn.path = "";  // no file of its name was found
   const Diagnosis d = diagnose(s, facts());
   EXPECT_FALSE(d.gpu_usable);
   EXPECT_TRUE(contains(d.reason, "cuDNN could not be loaded")) << d.reason;
   EXPECT_TRUE(any_contains(d.fixes, "Install cuDNN 8 for CUDA 12.x"));
+}
+
+// Messages as glibc's dlerror() words them.
+TEST(DoctorLoaderMessage, NamesTheFileAndTheUndefinedSymbol) {
+  EXPECT_EQ(file_in_loader_message("/tmp/half/libcudnn.so.9: file too short"),
+            "/tmp/half/libcudnn.so.9");
+  EXPECT_EQ(file_in_loader_message("/a b/libcublasLt.so.13: version `libcublasLt.so.13' not found "
+                                   "(required by /opt/lib/liblayerbench_cuda.so)"),
+            "/a b/libcublasLt.so.13");
+  EXPECT_EQ(file_in_loader_message("/x/libcudnn.so.9: invalid ELF header"), "/x/libcudnn.so.9");
+  // A name not found: no file to name.
+  EXPECT_EQ(file_in_loader_message(
+                "libcudnn.so.9: cannot open shared object file: No such file or directory"),
+            "");
+  EXPECT_EQ(file_in_loader_message(""), "");
+  EXPECT_EQ(file_in_loader_message("/no/separator"), "");
+  EXPECT_EQ(undefined_symbol_in_loader_message(
+                "/opt/lib/liblayerbench_cuda.so: undefined symbol: cudnnBackendExecute"),
+            "cudnnBackendExecute");
+  EXPECT_EQ(undefined_symbol_in_loader_message(
+                "/opt/lib/liblayerbench_cuda.so: undefined symbol: cublasLtMatmul, version "
+                "libcublasLt.so.13"),
+            "cublasLtMatmul");
+  EXPECT_EQ(undefined_symbol_in_loader_message("/x/libcudnn.so.9: file too short"), "");
+}
+
+// The CUDA libraries and the plugin as the loader (kernels/cuda/loader) records a broken file
+// first on the library path.
+Snapshot plugin_not_loaded(Snapshot s, const std::string& error) {
+  s.cuda_plugin.loaded = false;
+  s.cuda_plugin.error = error;
+  s.device_count = 0;
+  s.gpus.clear();
+  s.device_error = "not probed: the CUDA backend is not loaded";
+  return s;
+}
+
+TEST(DoctorDiagnosis, BrokenCudnnFileIsNamedWithTheLoadersMessageAndTheFix) {
+  Snapshot s = plugin_not_loaded(healthy(), "it needs cuDNN, which did not load");
+  s.cudnn.loaded = false;
+  s.cudnn.loaded_version = 0;
+  s.cudnn.error = "/tmp/half/libcudnn.so.8: file too short";
+  s.cudnn.path = "/tmp/half/libcudnn.so.8";
+  s.env["LD_LIBRARY_PATH"] = "/tmp/half";
+  const Diagnosis d = diagnose(s, facts());
+  EXPECT_FALSE(d.gpu_usable);
+  EXPECT_EQ(d.reason, "cuDNN could not be loaded (/tmp/half/libcudnn.so.8: file too short)");
+  EXPECT_TRUE(any_contains(d.fixes,
+                           "Remove or fix /tmp/half/libcudnn.so.8: the loader takes the "
+                           "first file of its name along LD_LIBRARY_PATH"));
+  EXPECT_TRUE(any_contains(d.fixes, "Or reinstall cuDNN 8 for CUDA 12.x."));
+  // One finding for it: neither the plugin nor the unprobed devices repeat it.
+  for (const auto& f : d.findings)
+    EXPECT_TRUE(f.subject != "cuda" && f.subject != "devices") << f.subject << ": " << f.message;
+}
+
+TEST(DoctorDiagnosis, PluginFailingOnALibrarysVersionNamesThatLibrarysFile) {
+  const Snapshot s = plugin_not_loaded(
+      healthy(),
+      "/tmp/old/libcublasLt.so.12: version `libcublasLt.so.12' not found (required by "
+      "/opt/lb/lib/layerbench/liblayerbench_cuda.so)");
+  const Diagnosis d = diagnose(s, facts());
+  EXPECT_FALSE(d.gpu_usable);
+  EXPECT_TRUE(contains(d.reason,
+                       "the CUDA backend cannot be loaded (/tmp/old/libcublasLt.so.12: "
+                       "version `libcublasLt.so.12' not found"))
+      << d.reason;
+  EXPECT_TRUE(any_contains(d.fixes, "Remove or fix /tmp/old/libcublasLt.so.12"));
+  EXPECT_TRUE(any_contains(d.fixes, "reinstall cuBLAS 12 for CUDA 12.x"));
+  EXPECT_EQ(find(d, Severity::error, "CUDA found no GPU"), nullptr);
+}
+
+TEST(DoctorDiagnosis, PluginMissingASymbolNamesTheLibraryThatLacksIt) {
+  Snapshot s = plugin_not_loaded(healthy(),
+                                 "/opt/lb/lib/layerbench/liblayerbench_cuda.so: undefined symbol: "
+                                 "cudnnBackendCreateDescriptor, version libcudnn.so.8");
+  s.cudnn.path = "/tmp/stub/libcudnn.so.8";
+  const Diagnosis d = diagnose(s, facts());
+  EXPECT_FALSE(d.gpu_usable);
+  EXPECT_TRUE(contains(d.reason, "/tmp/stub/libcudnn.so.8 lacks cudnnBackendCreateDescriptor"))
+      << d.reason;
+  EXPECT_TRUE(any_contains(d.fixes, "Remove or fix /tmp/stub/libcudnn.so.8"));
+  EXPECT_TRUE(any_contains(d.fixes, "reinstall cuDNN 8 for CUDA 12.x"));
+}
+
+TEST(DoctorDiagnosis, PluginOfAnotherBuildIsRebuilt) {
+  Snapshot s = healthy();
+  s = plugin_not_loaded(s, s.cuda_plugin.path + " is from another build (layerbench 0.1.0 (git " +
+                               "aaa)) than this binary (layerbench 0.1.0 (git bbb))");
+  const Diagnosis d = diagnose(s, facts());
+  EXPECT_FALSE(d.gpu_usable);
+  EXPECT_TRUE(contains(d.reason, "is from another build")) << d.reason;
+  EXPECT_TRUE(any_contains(d.fixes, "Rebuild layerbench (cmake --build) or reinstall it"));
 }
 
 TEST(DoctorDiagnosis, CudnnMajorMismatchIsAnError) {

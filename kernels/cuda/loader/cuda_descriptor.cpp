@@ -1,0 +1,76 @@
+// The CUDA backend (cuDNN and cuBLASLt) as the application sees it
+// (harness/backend_descriptor.hpp): its libraries and plugin loaded at run time (cuda_loader.hpp).
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "build_info.hpp"
+#include "harness/doctor/versions.hpp"
+#include "kernels/cuda/loader/cuda_loader.hpp"
+
+namespace lb::cuda {
+namespace {
+
+void probe(doctor::Snapshot& s) {
+  s.cuda_build = true;
+  s.build_architectures = build::cuda_architectures;
+  probe_libraries(s);
+  if (s.cuda_plugin.loaded)
+    plugin().probe_devices(s);
+  else
+    s.device_error = "not probed: the CUDA backend is not loaded";
+}
+
+// "compiled 9.13.0, loaded 9.13.0", or "compiled 9.13.0, NOT LOADED: why".
+std::string library_row(const doctor::LibraryInfo& lib, doctor::LibraryVersion (*decode)(int)) {
+  const std::string compiled = doctor::text(decode(lib.compiled_version));
+  return lib.loaded
+             ? doctor::compiled_and_loaded(compiled, doctor::text(decode(lib.loaded_version)))
+             : "compiled " + compiled + ", NOT LOADED: " + lib.error;
+}
+
+}  // namespace
+
+const BackendDescriptor& descriptor() {
+  static const BackendDescriptor cuda{
+      .name = "cuda",
+      .device_kind = DeviceKind::gpu,
+      .probe = probe,
+      .version_rows =
+          [] {
+            doctor::Snapshot s;
+            probe_libraries(s);
+            const doctor::PluginInfo& plugin = s.cuda_plugin;
+            return std::vector<VersionRow>{
+                {"CUDA runtime", doctor::cuda_version_text(s.runtime_version) +
+                                     " (linked statically into the CUDA backend), architectures " +
+                                     build::cuda_architectures},
+                {"cuDNN",
+                 library_row(s.cudnn, doctor::decode_cudnn_version) +
+                     (s.cudnn.loaded ? " (built for CUDA " +
+                                           doctor::cuda_version_text(s.cudnn.cuda_version) + ")"
+                                     : "")},
+                {"cuBLAS", library_row(s.cublas, doctor::decode_cublas_version)},
+                {"CUDA backend",
+                 plugin.loaded ? "loaded from " + plugin.path : "NOT LOADED: " + plugin.error}};
+          },
+      // A library that did not load has no version: "" (context.doctor says why).
+      .libraries =
+          [](const doctor::Snapshot& s) {
+            using doctor::decode_cublas_version, doctor::decode_cudnn_version, doctor::text;
+            return std::vector<std::pair<std::string, std::string>>{
+                {"cuda_runtime", doctor::cuda_version_text(s.runtime_version)},
+                {"driver", s.driver.version},
+                {"cudnn", s.cudnn.loaded ? text(decode_cudnn_version(s.cudnn.loaded_version)) : ""},
+                {"cublas",
+                 s.cublas.loaded ? text(decode_cublas_version(s.cublas.loaded_version)) : ""}};
+          },
+      .options = option_declarations(),
+      .make =
+          [](int device_index, int, const BackendOptionValues& options) {
+            return plugin().make_backend(device_index, parse_options(options));
+          }};
+  return cuda;
+}
+
+}  // namespace lb::cuda
