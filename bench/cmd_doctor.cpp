@@ -86,7 +86,8 @@ int run_doctor(const DoctorOptions& options) {
         frameworks.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(frameworks.error);
     report["frameworks"] = frameworks.probe ? doctor::frameworks_json(*frameworks.probe, verdicts)
                                             : nlohmann::json::array();
-    std::cout << report.dump(2) << "\n";
+    // An environment value that is not UTF-8 is shown with U+FFFD, not a type_error.
+    std::cout << report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     doctor::print_text(std::cout, snapshot, diagnosis, framework);
     if (frameworks.probe) doctor::print_frameworks(std::cout, *frameworks.probe, verdicts);

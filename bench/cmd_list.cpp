@@ -167,7 +167,8 @@ int run_list(const ListOptions& o) {
                                    {"ops", t.ops},
                                    {"layers", t.layers}}}});
   }
-  if (o.json) std::cout << listing.dump(2) << "\n";
+  if (o.json)  // a file name that is not UTF-8 is shown with U+FFFD, not a type_error
+    std::cout << listing.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   return exit_ok;
 }
 

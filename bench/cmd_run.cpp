@@ -23,7 +23,9 @@
 #include "harness/model/model_file.hpp"
 #include "harness/plan/plan_estimate.hpp"
 #include "harness/platform.hpp"
+#include "harness/results/resume_check.hpp"
 #include "harness/results/summary.hpp"
+#include "harness/utf8.hpp"
 
 namespace lb::cli {
 namespace {
@@ -43,8 +45,8 @@ struct RunFlags {
 
 // The flags' text into the settings' values, refusing what CLI11 alone would let through: an
 // empty value (a shell variable left unset, not a request for the default), a seed outside
-// 0..2^64-1, a folder as --workload. A relative --workload is stored absolute, so that --resume
-// from another folder finds it.
+// 0..2^64-1, a folder or a path that is not UTF-8 as --workload. A relative --workload is
+// stored absolute, so that --resume from another folder finds it.
 void read_flags(RunFlags& f, const CLI::App& sub) {
   for (const CLI::Option* option : sub.get_options())
     for (const std::string& value : option->results())
@@ -60,6 +62,9 @@ void read_flags(RunFlags& f, const CLI::App& sub) {
     if (fs::is_directory(workload))
       throw InputError("--workload: " + workload + " is a folder, not a model file");
     workload = fs::absolute(workload).lexically_normal().string();
+    if (!is_utf8(workload))
+      throw InputError("--workload: " + utf8_or_replaced(workload) + ": its path is not UTF-8 " +
+                       "text, which the results file must record it as (for --resume); rename it");
   }
   for (const std::string& argument : f.benchmark_args) check_benchmark_flag(argument);
   // A week at most: a chosen bound, far from the overflow of the watchdog's clock arithmetic.
@@ -68,19 +73,38 @@ void read_flags(RunFlags& f, const CLI::App& sub) {
                    "a number of seconds");
 }
 
-// The results file: a new one, or the resumed one after checking it was measured here.
+// A resumed file must continue exactly: its model files and points are the plan's
+// (harness/results/resume_check.hpp). Checked before the machine is measured, so that a refusal
+// is quick. A file from before the model files' hashes records them from here on.
+void check_resumed_file(const RunFlags& f, LoadedResults& previous, const Plan& plan) {
+  const std::string cache = f.settings.warm ? "warm" : "cold";
+  try {
+    if (check_resumable(previous, f.resume, plan, cache) == ResumeRecord::exact) return;
+  } catch (const ResultsError& e) {
+    throw InputError(std::string("--resume: ") + e.what());
+  }
+  previous.document["settings"]["model_files"] = model_files_json(plan);
+  if (!f.quiet)
+    std::cerr << "layerbench run: " << f.resume << " was written before results files recorded "
+              << "their model files' hashes: its points match the model files as they are now, "
+              << "which it records from here on\n";
+}
+
+// The results file: a new one, recording the model files the plan reads, or the resumed one
+// after checking it was measured here.
 std::unique_ptr<ResultsWriter> open_results(const RunFlags& f,
                                             std::optional<LoadedResults> previous,
-                                            MachineRecord machine) {
+                                            MachineRecord machine, const Plan& plan) {
   if (previous) {
     check_same_machine(previous->document.at("context"), machine.context);
     return std::make_unique<ResultsWriter>(f.resume, std::move(*previous));
   }
   machine.context["noise_target"] = f.settings.noise_target;
   machine.context["max_time_per_point_s"] = f.settings.max_time_per_point;
+  nlohmann::json settings = settings_json(f.settings);
+  settings["model_files"] = model_files_json(plan);
   return std::make_unique<ResultsWriter>(f.output.empty() ? default_output_path() : f.output,
-                                         std::move(machine.context), settings_json(f.settings),
-                                         f.force);
+                                         std::move(machine.context), std::move(settings), f.force);
 }
 
 // The run's settings, typed: from the flags, or with --resume from the file (flags given again
@@ -95,8 +119,29 @@ RunSetup read_settings(RunFlags& f, const CLI::App& sub, std::optional<LoadedRes
                                 [&](const std::string& flag) { return sub.count(flag) > 0; });
     return parse_settings(f.settings, SettingsSource::resumed_file);
   } catch (const std::exception& e) {
-    throw InputError("--resume: " + f.resume + ": " + e.what());
+    throw InputError("--resume: " + f.resume + ": " + e.what() + "; " + resume_refused_advice);
   }
+}
+
+// The shipped models and the --workload files; for a resumed file, a model file it names that
+// cannot be read any more is its settings' fault, named so.
+std::vector<Model> read_models(const RunFlags& f) {
+  std::vector<fs::path> files = builtin_model_files();
+  files.insert(files.end(), f.settings.workloads.begin(), f.settings.workloads.end());
+  if (f.resume.empty()) return load_models(files);
+  const std::string refused = "--resume: " + f.resume + ": ";
+  std::vector<Model> models;
+  try {
+    models = load_models(files);
+  } catch (const InputError& e) {
+    throw InputError(refused + "settings.workloads: " + e.what() + "; " + resume_refused_advice);
+  }
+  try {
+    check_resumed_models(f.settings, models);
+  } catch (const InputError& e) {
+    throw InputError(refused + e.what() + "; " + resume_refused_advice);
+  }
+  return models;
 }
 
 // The summary and the exit code of a finished session.
@@ -137,14 +182,12 @@ int run_main(RunFlags f, const CLI::App& sub) {
   std::optional<LoadedResults> previous;
   const RunSetup setup = read_settings(f, sub, previous);
 
-  // Models: the shipped ones plus --workload files (a name defined twice is an error).
-  std::vector<fs::path> model_files = builtin_model_files();
-  model_files.insert(model_files.end(), f.settings.workloads.begin(), f.settings.workloads.end());
-  const std::vector<Model> models = load_models(model_files);
+  const std::vector<Model> models = read_models(f);
   const RunOptions& o = f.settings;
   if (f.dry_run) {
-    const Plan plan =
-        expand_plan(setup.request, models, dry_run_targets(setup.devices, setup.backends));
+    const Plan plan = filter_plan(
+        f.benchmark_args,
+        expand_plan(setup.request, models, dry_run_targets(setup.devices, setup.backends)));
     const nlohmann::json estimate =
         estimate_json(estimate_plan(plan, o.max_time_per_point), o.max_time_per_point);
     std::cout << estimate.dump(2) << "\n";
@@ -160,7 +203,8 @@ int run_main(RunFlags f, const CLI::App& sub) {
       choose_devices(setup.devices, setup.backends, o.threads, o.backend_options, f.quiet, python);
   if (devices.targets.empty() && devices.gpu_unusable) return exit_failed;  // nothing else asked
   const Plan plan = expand_plan(setup.request, models, devices.targets);
-  check_benchmark_filter(f.benchmark_args, plan);
+  filter_plan(f.benchmark_args, plan);  // refuses a filter that leaves nothing to measure
+  if (previous) check_resumed_file(f, *previous, plan);
 
   MachineRecord machine =
       machine_record(devices.machine, devices.backends, o.seed, o.warm, o.threads);
@@ -177,7 +221,7 @@ int run_main(RunFlags f, const CLI::App& sub) {
   session.point_time_bound_s =
       f.point_timeout > 0 ? f.point_timeout : default_point_time_bound_s(o.max_time_per_point);
   session.stuck_point_exit_code = exit_point_stuck;
-  auto writer = open_results(f, std::move(previous), std::move(machine));
+    auto writer = open_results(f, std::move(previous), std::move(machine), plan);
   const SessionOutcome outcome =
       run_session(plan, models, *writer, session, [&](const PlannedPoint& pp) -> Backend& {
         return *devices.backends.at(keyed_device(pp.device, pp.backend));

@@ -1,5 +1,6 @@
 #include "bench/run_context.hpp"
 
+#include <cctype>
 #include <iostream>
 #include <new>
 
@@ -15,6 +16,7 @@
 #include "harness/measure/cpu_peak.hpp"
 #include "harness/platform.hpp"
 #include "harness/slurm_placement.hpp"
+#include "harness/utf8.hpp"
 
 namespace lb::cli {
 
@@ -205,9 +207,9 @@ MachineRecord machine_record(const RunContext& machine,
                     {"git_revision", build::git_revision},
                     {"build_type", build::build_type},
                     {"compiler", build::compiler},
-                    {"host", platform::hostname()},
+                    {"host", utf8_or_replaced(platform::hostname())},
                     {"os", s.os},
-                    {"command_line", command_line()},
+                    {"command_line", utf8_or_replaced(command_line())},
                     {"seed", seed},
                     {"cache", warm ? "warm" : "cold"},
                     {"libraries", libraries},
@@ -248,8 +250,13 @@ void cap_gpu_memory(std::map<std::string, DeviceLimits>& limits, double memory_l
       l.memory_bytes = static_cast<std::uint64_t>(memory_limit_gb * (1ull << 30));
 }
 
+// The host's name in a file name: letters, digits, '.', '-' and '_' kept, any other byte (a
+// '/', a byte that is not UTF-8: Linux allows both in a host name) as '_'.
 std::string default_output_path() {
-  return "results/" + platform::hostname() + "-" + platform::utc_now("%Y%m%dT%H%M%SZ") + ".json";
+  std::string host = platform::hostname();
+  for (char& c : host)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') c = '_';
+  return "results/" + host + "-" + platform::utc_now("%Y%m%dT%H%M%SZ") + ".json";
 }
 
 }  // namespace lb::cli

@@ -48,7 +48,7 @@ void cap_gpu_memory(std::map<std::string, DeviceLimits>& limits, double memory_l
 // prints the one warning when it was busy at the start or the end or a CPU point was contended.
 void record_machine_state_at_end(ResultsWriter& writer, bool quiet);
 
-// results/<host>-<UTC time>.json
+// results/<host>-<UTC time>.json, the host's name made safe for a file name
 std::string default_output_path();
 
 // The command line as typed, recorded in every results file.

@@ -1,9 +1,11 @@
 #include "bench/run_settings.hpp"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "bench/backend_options.hpp"
 #include "harness/input_error.hpp"
+#include "harness/json_fields.hpp"
 #include "harness/model/accounting.hpp"
 #include "harness/model/model_file.hpp"
 #include "harness/platform.hpp"
@@ -12,18 +14,36 @@ namespace lb::cli {
 namespace {
 
 // One run setting, spelled once: its key in the results file's settings, the flag that sets it
-// (none: not settable, so never compared on --resume) and how it is written and read.
+// (none: not settable, so never compared on --resume) and how it is written and read. Reading
+// checks the value's type, and a number's range before converting it (a seed of -1 or 1e30 is
+// refused, not wrapped or undefined); the ranges of the run are check_ranges' below.
 struct Setting {
   std::string key;
   const char* flag;
   std::function<nlohmann::json(const RunOptions&)> write;
-  std::function<void(const nlohmann::json&, RunOptions&)> read;  // throws on a wrong type
+  std::function<void(const JsonField&, RunOptions&)> read;  // throws FieldError
 };
+
+template <class T>
+T read_value(const JsonField& field) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    return field.string();
+  } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+    std::vector<std::string> items;
+    for (std::size_t i = 0, n = field.array("an array of strings"); i < n; ++i)
+      items.push_back(field[i].string());
+    return items;
+  } else if constexpr (std::is_same_v<T, double>) {
+    return field.number();
+  } else {
+    return field.integer<T>();
+  }
+}
 
 template <class T>
 Setting member_setting(const char* key, const char* flag, T RunOptions::*member) {
   return {key, flag, [member](const RunOptions& o) { return nlohmann::json(o.*member); },
-          [member](const nlohmann::json& value, RunOptions& o) { o.*member = value.get<T>(); }};
+          [member](const JsonField& value, RunOptions& o) { o.*member = read_value<T>(value); }};
 }
 
 // A backend's option (bench/backend_options.hpp), read from a file as the string or number it is.
@@ -32,9 +52,9 @@ Setting backend_setting(const BackendOption& option) {
   const bool number = option.choices.empty();
   return {key, option.flag.c_str(),
           [key](const RunOptions& o) { return o.backend_options.at(key); },
-          [key, number](const nlohmann::json& value, RunOptions& o) {
-            o.backend_options[key] = number ? nlohmann::json(value.get<double>())
-                                            : nlohmann::json(value.get<std::string>());
+          [key, number](const JsonField& value, RunOptions& o) {
+            o.backend_options[key] =
+                number ? nlohmann::json(value.number()) : nlohmann::json(value.string());
           }};
 }
 
@@ -56,8 +76,10 @@ const std::vector<Setting>& run_settings() {
         member_setting("noise_target", "--noise-target", &RunOptions::noise_target),
         {"cache", "--warm",
          [](const RunOptions& o) { return nlohmann::json(o.warm ? "warm" : "cold"); },
-         [](const nlohmann::json& value, RunOptions& o) {
-           o.warm = value.get<std::string>() == "warm";
+         [](const JsonField& value, RunOptions& o) {
+           const std::string cache = value.string();
+           if (cache != "cold" && cache != "warm") value.expected("\"cold\" or \"warm\"");
+           o.warm = cache == "warm";
          }},
         member_setting("algo", "--algo", &RunOptions::algo),
         member_setting("memory_limit_gb", "--memory-limit", &RunOptions::memory_limit_gb),
@@ -85,7 +107,11 @@ std::string label_of(const std::string& key, SettingsSource source) {
 // declarations.
 void check_ranges(const RunOptions& o, SettingsSource source) {
   const auto label = [source](const char* key) { return label_of(key, source); };
+  if (o.suite != "quick" && o.suite != "standard" && o.suite != "full")
+    throw InputError(label("suite") + " \"" + o.suite + "\": not one of quick, standard, full");
   check_in_range(label("max_time_per_point_s"), o.max_time_per_point, 0, true, 3600,
+                 "a number of seconds");
+  check_in_range(label("min_time_per_point_s"), o.min_time_per_point, 0, false, 3600,
                  "a number of seconds");
   check_in_range(label("noise_target"), o.noise_target, 0, true, 1, "a relative noise");
   check_in_range(label("memory_limit_gb"), o.memory_limit_gb, 0, false, 1 << 24,
@@ -117,6 +143,7 @@ nlohmann::json settings_json(const RunOptions& o) {
 
 RunOptions adopt_settings(nlohmann::json file_settings, const RunOptions& asked,
                           const std::function<bool(const std::string& flag)>& flag_given) {
+  JsonField(file_settings, "", "settings").require_object();
   if (!file_settings.contains("backends")) file_settings["backends"] = original_backends();
   // A file written before a backend's option existed was measured with what the option says.
   for (const BackendOption* option : backend_options())
@@ -124,16 +151,8 @@ RunOptions adopt_settings(nlohmann::json file_settings, const RunOptions& asked,
         !file_settings.contains(option->settings_key))
       file_settings[option->settings_key] = option->value_before_option_existed;
   RunOptions from_file = asked;
-  for (const Setting& setting : run_settings()) {
-    const std::string name = "settings." + setting.key;
-    if (!file_settings.contains(setting.key)) throw InputError(name + " is missing");
-    try {
-      setting.read(file_settings.at(setting.key), from_file);
-    } catch (const nlohmann::json::exception&) {
-      throw InputError(name + " is " + file_settings.at(setting.key).dump() +
-                       ", not a value a run writes");
-    }
-  }
+  const JsonField settings(file_settings, "", "settings");
+  for (const Setting& setting : run_settings()) setting.read(settings[setting.key], from_file);
   const nlohmann::json asked_json = settings_json(asked);
   for (const Setting& setting : run_settings()) {
     if (setting.flag == nullptr || !flag_given(setting.flag)) continue;
@@ -172,6 +191,16 @@ RunSetup parse_settings(const RunOptions& o, SettingsSource source) {
   runner.case_options.memory_limit_bytes =
       static_cast<std::uint64_t>(o.memory_limit_gb * (1ull << 30));
   return setup;
+}
+
+void check_resumed_models(const RunOptions& o, const std::vector<Model>& models) {
+  for (const std::string& wanted : o.models) {
+    if (find_model(models, wanted)) continue;
+    std::string known;
+    for (const Model& m : models) known += (known.empty() ? "" : ", ") + m.name;
+    throw InputError(label_of("models", SettingsSource::resumed_file) + ": no model \"" + wanted +
+                     "\" in the model files there are now (" + known + ")");
+  }
 }
 
 // A library the file did not record (a backend added to layerbench since, whose descriptor now

@@ -61,6 +61,10 @@ struct RunSetup {
 };
 RunSetup parse_settings(const RunOptions& o, SettingsSource source);
 
+// A resumed file's settings.models must name models there are (for the flags, expand_plan says
+// which --model is unknown). InputError naming the field.
+void check_resumed_models(const RunOptions& o, const std::vector<Model>& models);
+
 // A resumed run must measure on the same machine: same host, devices and versions of the
 // libraries the file recorded. InputError otherwise.
 void check_same_machine(const nlohmann::json& recorded_context,

@@ -117,17 +117,19 @@ json parse_bounded_json(std::string_view text, const std::string& name, const Js
   return json::parse(text);
 }
 
-json read_bounded_json(const std::filesystem::path& file, const JsonLimits& limits) {
-  const std::string name = file.string();
-  std::string text;
+std::string read_bounded_text(const std::filesystem::path& file, const JsonLimits& limits) {
   try {
-    text = platform::read_regular_file(file, limits.max_bytes);
+    return platform::read_regular_file(file, limits.max_bytes);
   } catch (const platform::NotRegularFile& e) {
     throw JsonFileError(e.what());
   } catch (const std::system_error& e) {
-    throw JsonFileError(name + ": cannot be opened for reading (" + e.code().message() + ")");
+    throw JsonFileError(file.string() + ": cannot be opened for reading (" + e.code().message() +
+                        ")");
   }
-  return parse_bounded_json(text, name, limits);
+}
+
+json read_bounded_json(const std::filesystem::path& file, const JsonLimits& limits) {
+  return parse_bounded_json(read_bounded_text(file, limits), file.string(), limits);
 }
 
 }  // namespace lb

@@ -28,7 +28,11 @@ struct JsonFileError : InputError {
 // Parses `text`, whose errors name `name`. Throws JsonFileError.
 nlohmann::json parse_bounded_json(std::string_view text, const std::string& name,
                                   const JsonLimits& limits);
-// Reads at most limits.max_bytes + 1 bytes of `file` and parses them. Throws JsonFileError.
+// Reads at most limits.max_bytes + 1 bytes of `file` (a regular file), for parse_bounded_json;
+// the caller keeps the text (a model file's content hash is of the bytes parsed). Throws
+// JsonFileError.
+std::string read_bounded_text(const std::filesystem::path& file, const JsonLimits& limits);
+// read_bounded_text, then parse_bounded_json. Throws JsonFileError.
 nlohmann::json read_bounded_json(const std::filesystem::path& file, const JsonLimits& limits);
 
 }  // namespace lb

@@ -72,29 +72,31 @@ void check_benchmark_flag(const std::string& argument) {
   }
 }
 
-void check_benchmark_filter(const std::vector<std::string>& benchmark_args, const Plan& plan) {
+Plan filter_plan(const std::vector<std::string>& benchmark_args, const Plan& plan) {
   const std::string flag = "--benchmark_filter=";
-  for (const auto& arg : benchmark_args) {
-    if (arg.rfind(flag, 0) != 0) continue;
-    std::string pattern = arg.substr(flag.size());
-    const bool negated = !pattern.empty() && pattern[0] == '-';
-    if (negated) pattern.erase(0, 1);
-    std::regex re;
-    try {
-      re = std::regex(pattern);
-    } catch (const std::regex_error& e) {
-      throw InputError("--benchmark_filter '" + arg.substr(flag.size()) +
-                       "': not a regular expression (" + e.what() + ")");
-    }
-    const bool any = std::any_of(plan.points.begin(), plan.points.end(), [&](const auto& pp) {
-      return std::regex_search(point_key(pp), re) != negated;
-    });
-    if (!any)
-      throw InputError("--benchmark_filter '" + arg.substr(flag.size()) + "': matches none of " +
-                       "the " + std::to_string(plan.points.size()) + " planned points (names " +
-                       "like " + (plan.points.empty() ? "?" : point_key(plan.points.front())) +
-                       "; model/op/bB/precision/pass/device)");
+  const auto last = std::find_if(benchmark_args.rbegin(), benchmark_args.rend(),
+                                 [&](const std::string& arg) { return arg.rfind(flag, 0) == 0; });
+  if (last == benchmark_args.rend()) return plan;
+  const std::string given = last->substr(flag.size());
+  const bool negated = !given.empty() && given[0] == '-';
+  std::regex re;
+  try {
+    re = std::regex(negated ? given.substr(1) : given);
+  } catch (const std::regex_error& e) {
+    throw InputError("--benchmark_filter '" + given + "': not a regular expression (" + e.what() +
+                     ")");
   }
+  Plan selected = plan;
+  selected.points.clear();
+  for (const PlannedPoint& pp : plan.points)
+    if (std::regex_search(point_key(pp), re) != negated) selected.points.push_back(pp);
+  if (selected.points.empty())
+    throw InputError("--benchmark_filter '" + given + "': matches none of the " +
+                     std::to_string(plan.points.size()) + " planned points, so nothing would " +
+                     "be measured (names like " +
+                     (plan.points.empty() ? "?" : point_key(plan.points.front())) +
+                     "; model/op/bB/precision/pass/device)");
+  return selected;
 }
 
 }  // namespace lb

@@ -14,8 +14,10 @@ namespace lb {
 // of its type (a number for --benchmark_min_time and the like).
 void check_benchmark_flag(const std::string& argument);
 
-// --benchmark_filter takes a regular expression (a leading '-' negates it) and runs what matches.
-// One that does not compile, or matches none of the plan's points, is an InputError.
-void check_benchmark_filter(const std::vector<std::string>& benchmark_args, const Plan& plan);
+// The plan's points the run measures: --benchmark_filter takes a regular expression (a leading
+// '-' negates it) and Google Benchmark runs the points whose names it matches, the last such flag
+// counting; without one, every point. A pattern that does not compile, or matches none of the
+// plan's points, is an InputError. `run` and `run --dry-run` both count what this returns.
+Plan filter_plan(const std::vector<std::string>& benchmark_args, const Plan& plan);
 
 }  // namespace lb

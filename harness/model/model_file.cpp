@@ -13,6 +13,7 @@
 #include "harness/json_fields.hpp"
 #include "harness/json_limits.hpp"
 #include "harness/model/accounting.hpp"
+#include "harness/sha256.hpp"
 
 namespace lb {
 
@@ -276,6 +277,13 @@ Model model_from_json(const nlohmann::json& root, const std::string& file) {
   return model;
 }
 
+// The model in `text`, with the hash of the bytes it was read from.
+Model model_of_text(std::string_view text, const std::string& file) {
+  Model model = model_from_json(parse_bounded_json(text, file, model_file_limits), file);
+  model.file_sha256 = sha256_hex(text);
+  return model;
+}
+
 // The loaders' one error type: what bounded parsing and the field reader refuse, as a
 // WorkloadError.
 template <class Read>
@@ -292,12 +300,11 @@ Model load(Read&& read) {
 
 Model load_model_file(const std::filesystem::path& file) {
   return load(
-      [&] { return model_from_json(read_bounded_json(file, model_file_limits), file.string()); });
+      [&] { return model_of_text(read_bounded_text(file, model_file_limits), file.string()); });
 }
 
 Model load_model_text(std::string_view text, const std::string& file) {
-  return load(
-      [&] { return model_from_json(parse_bounded_json(text, file, model_file_limits), file); });
+  return load([&] { return model_of_text(text, file); });
 }
 
 std::vector<Model> load_models(const std::vector<std::filesystem::path>& files) {

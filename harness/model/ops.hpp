@@ -53,11 +53,12 @@ struct Op {
 };
 
 struct Model {
-  std::string name;    // "resnet50": what --model takes
-  std::string title;   // "ResNet-50 v1.5"
-  std::string source;  // where the architecture is defined
-  std::string file;    // the data file it came from
-  std::string notes;   // optional: what the ops cover and leave out
+  std::string name;         // "resnet50": what --model takes
+  std::string title;        // "ResNet-50 v1.5"
+  std::string source;       // where the architecture is defined
+  std::string file;         // the data file it came from
+  std::string file_sha256;  // its content's SHA-256 (hex), which a results file records
+  std::string notes;        // optional: what the ops cover and leave out
   std::int64_t input_channels = 0, input_height = 0, input_width = 0;  // the image it reads
   std::vector<Op> ops;
 };

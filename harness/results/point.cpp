@@ -100,6 +100,10 @@ std::string keyed_device(const std::string& device, std::string_view backend) {
   return device + "@" + std::string(backend);
 }
 
+bool measured_by(std::string_view library, std::string_view backend) {
+  return library == backend || (backend == "cuda" && (library == "cudnn" || library == "cublaslt"));
+}
+
 std::string point_key(const std::string& model, const std::string& op, int batch,
                       std::string_view precision, std::string_view pass,
                       const std::string& device) {

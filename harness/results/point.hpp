@@ -71,6 +71,11 @@ struct Point {
 // (reports/results-schema.md, "Point identity").
 std::string keyed_device(const std::string& device, std::string_view backend);
 
+// Whether a point whose `backend` field is `library` can have been measured by the run's backend
+// `backend`: the same name, or for the CUDA backend ("cuda") the library that ran the case
+// (cudnn, cublaslt, or cuda for its own kernels).
+bool measured_by(std::string_view library, std::string_view backend);
+
 // "model/op/bB/precision/pass/device[@backend]": a point's identity, also its benchmark name;
 // `device` is keyed_device()'s.
 std::string point_key(const std::string& model, const std::string& op, int batch,

@@ -72,6 +72,13 @@ std::vector<nlohmann::json> journal_points(const fs::path& journal) {
 
 constexpr const char* iso8601_utc = "%Y-%m-%dT%H:%M:%SZ";
 
+// The JSON text written: a string that is not UTF-8 (a library's message, an environment value
+// the doctor quotes) is written with U+FFFD for its bad bytes rather than ending the run with
+// nlohmann's type_error and the file unwritten.
+std::string json_text(const nlohmann::json& value, int indent = -1) {
+  return value.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 }  // namespace
 
 LoadedResults load_results(const fs::path& file) {
@@ -272,7 +279,7 @@ void ResultsWriter::open_journal(bool fresh) {
   using Mode = platform::WriteFile::Mode;
   if (fresh) clear_stale(journal_);
   journal_out_ = open_beside(journal_, fresh ? Mode::create_new : Mode::append);
-  if (fresh) write_journal(nlohmann::json{{"journal", results_schema}}.dump() + "\n");
+  if (fresh) write_journal(json_text(nlohmann::json{{"journal", results_schema}}) + "\n");
 }
 
 void ResultsWriter::write_journal(const std::string& line) {
@@ -284,7 +291,7 @@ void ResultsWriter::write_journal(const std::string& line) {
 }
 
 void ResultsWriter::append(const Point& point) {
-  write_journal(nlohmann::json{{"point", to_json(point)}}.dump() + "\n");
+  write_journal(json_text(nlohmann::json{{"point", to_json(point)}}) + "\n");
   points_.push_back(point);
   if (std::chrono::steady_clock::now() - last_rewrite_ > std::chrono::seconds(1))
     rewrite("incomplete", nlohmann::json::array(), nlohmann::json::array());
@@ -312,7 +319,7 @@ void ResultsWriter::rewrite(const std::string& status, const nlohmann::json& mod
   {
     auto out = open_beside(tmp, platform::WriteFile::Mode::create_new);
     try {
-      out->write(doc.dump(1) + "\n");
+      out->write(json_text(doc, 1) + "\n");
       out->close();
     } catch (const std::system_error& e) {
       out.reset();

@@ -28,6 +28,21 @@ refused "empty precision" "--precision" "${plan[@]}" --precision ''
 refused "folder as workload" "is a folder" --device cpu --workload "$work" --model tiny --dry-run
 expect_rc 0 "largest seed" "$bin" run "${plan[@]}" --seed 18446744073709551615
 
+# --dry-run counts what the run would measure: the points --benchmark_filter leaves (the last
+# one given, as Google Benchmark reads them), and a filter that leaves none is refused.
+fwd=(--batch 1,2 --precision fp32 --pass fwd)
+planned() { expect_rc 0 "dry run $*" "$bin" run "${plan[@]}" "${fwd[@]}" "$@"; json "$work/out" "d['points']"; }
+[ "$(planned)" = 8 ] || fail "dry run: not 8 points"
+[ "$(planned --benchmark_filter=/b1/)" = 4 ] || fail "filtered dry run: not the 4 points of batch 1"
+[ "$(planned --benchmark_filter=-/b1/)" = 4 ] || fail "negated filter in a dry run: not 4 points"
+[ "$(planned --benchmark_filter=zzz --benchmark_filter=stem)" = 2 ] || fail "dry run: not the last filter's 2 points"
+refused "dry run that filters out every point" "--benchmark_filter 'zzz': matches none" \
+  "${plan[@]}" "${fwd[@]}" --benchmark_filter=zzz
+refused "run that filters out every point" "--benchmark_filter 'zzz': matches none" \
+  --device cpu --backend onednn --workload "$tiny" --model tiny "${fwd[@]}" --quiet \
+  --benchmark_filter=zzz -o "$work/filtered.json"
+[ ! -e "$work/filtered.json" ] || fail "a run that filters out every point wrote a results file"
+
 # A relative --workload is stored absolute: --resume from another folder finds it.
 cp "$tiny" "$work/tiny.json"
 mkdir "$work/elsewhere"

@@ -117,6 +117,22 @@ def test_compare_two_real_runs(capsys):
     assert "Same devices and library versions." in out
 
 
+def test_files_with_and_without_model_file_hashes_read_alike(tmp_path, capsys):
+    """settings.model_files (each model file's SHA-256, which --resume checks) is new: the report
+    and compare read files with it as the real files without it."""
+    data = read_fixture(COMPLETE_AGAIN)
+    assert "model_files" not in data["settings"]
+    data["settings"]["model_files"] = {"tiny": {"file": "/data/tiny.json", "sha256": "0" * 64}}
+    hashed = write_json(tmp_path / "hashed.json", data)
+    assert results_file.load(hashed).points == results_file.load(COMPLETE_AGAIN).points
+    code, err, page, _, rows = render([COMPLETE, hashed], tmp_path / "report", capsys)
+    assert code == 0, err
+    assert len(rows) == 2 * len(data["points"])
+    code, out, err = compare_main(capsys, COMPLETE, hashed)
+    assert code == 0, err
+    assert f"{len(data['points'])} points in both files: " in out
+
+
 def test_the_gate_on_two_real_runs_follows_the_largest_slow_down(capsys):
     base, new = timed(COMPLETE), timed(COMPLETE_AGAIN)
     assert base.keys() == new.keys()

@@ -99,11 +99,57 @@ TEST(RunSettings, AResumedFilesSettingsAreTheRunsAndFlagsGivenAgainMustAgree) {
   nlohmann::json missing = file;
   missing.erase("seed");
   EXPECT_EQ(error_of([&] { adopt_settings(missing, asked, never_given); }),
-            "settings.seed is missing");
+            "settings.seed: missing");
   nlohmann::json mistyped = file;
   mistyped["threads"] = "many";
   EXPECT_EQ(error_of([&] { adopt_settings(mistyped, asked, never_given); }),
-            "settings.threads is \"many\", not a value a run writes");
+            "settings.threads: must be an integer, is \"many\"");
+}
+
+// Every number is range-checked on the JSON value, before any conversion: nlohmann's own is a
+// plain cast, which wraps -1 into 2^64-1 and is undefined for 1e30.
+TEST(RunSettings, AResumedFilesValuesAreCheckedBeforeConversion) {
+  const nlohmann::json file = settings_json(default_run_options());
+  const auto adopted_with = [&](const char* key, nlohmann::json value) {
+    nlohmann::json edited = file;
+    edited[key] = std::move(value);
+    return error_of([&] { adopt_settings(edited, default_run_options(), never_given); });
+  };
+  EXPECT_EQ(adopted_with("seed", -1), "settings.seed: must be a non-negative integer, is -1");
+  EXPECT_EQ(adopted_with("seed", 1e30), "settings.seed: must be a non-negative integer, is 1e+30");
+  EXPECT_EQ(adopted_with("seed", 4.0), "settings.seed: must be a non-negative integer, is 4.0");
+  EXPECT_EQ(adopted_with("threads", 1e30), "settings.threads: must be an integer, is 1e+30");
+  EXPECT_EQ(adopted_with("threads", 3000000000u),
+            "settings.threads: must be at most 2147483647, is 3000000000");
+  EXPECT_EQ(adopted_with("noise_target", "0.01"),
+            "settings.noise_target: must be a finite number, is \"0.01\"");
+  EXPECT_EQ(adopted_with("cache", "bogus"),
+            "settings.cache: must be \"cold\" or \"warm\", is \"bogus\"");
+  EXPECT_EQ(adopted_with("models", nlohmann::json::array({"tiny", 3})),
+            "settings.models[1]: must be a string, is 3");
+  EXPECT_EQ(adopted_with("seed", nlohmann::json(18446744073709551615ull)), "<no error>");
+  EXPECT_EQ(error_of([&] {
+              adopt_settings(nlohmann::json::array(), default_run_options(), never_given);
+            }),
+            "settings: must be an object, is []");
+}
+
+TEST(RunSettings, AResumedFilesSettingsInRangeAndAmongTheirChoices) {
+  RunOptions o = default_run_options();
+  o.suite = "bogus";
+  EXPECT_EQ(error_of([&] { parse_settings(o, SettingsSource::resumed_file); }),
+            "settings.suite (--suite) \"bogus\": not one of quick, standard, full");
+  o = default_run_options();
+  o.min_time_per_point = 1e30;
+  EXPECT_EQ(error_of([&] { parse_settings(o, SettingsSource::resumed_file); }),
+            "settings.min_time_per_point_s 1e+30: not a number of seconds in [0, 3600]");
+  o = default_run_options();
+  o.models = {"tiny", "nosuch"};
+  Model tiny;
+  tiny.name = "tiny";
+  EXPECT_EQ(error_of([&] { check_resumed_models(o, {tiny}); }),
+            "settings.models (--model): no model \"nosuch\" in the model files there are now "
+            "(tiny)");
 }
 
 TEST(BenchmarkFlags, KnownFlagsWithValuesOfTheirType) {
