@@ -14,9 +14,19 @@ constexpr int autotune_rounds = 3;
 // first choice's by more than this fraction: a smaller lead is within a busy machine's noise.
 constexpr double autotune_margin = 0.03;
 
+// After the first round only the contenders are timed again: oneDNN's first choice, and every
+// candidate at most this many times the fastest of the round (a busy machine can make one
+// round 1.8 times another); the rest cannot win and would only add to the point's set-up time.
+constexpr double autotune_contender_factor = 2.0;
+
+// Which candidates to time in the later rounds, from their first round's times (index 0 is
+// oneDNN's first choice, always kept).
+std::vector<bool> autotune_contenders(const std::vector<double>& first_round);
+
 // The candidate to keep: seconds[i] holds candidate i's times, one per round; candidate 0 is
-// oneDNN's first choice. The fastest best time among those that beat candidate 0's best by more
-// than `margin`, else 0.
+// oneDNN's first choice. A candidate wins clearly when its best time beats candidate 0's best
+// by more than `margin` and it was faster than candidate 0 in most of candidate 0's rounds (so one
+// lucky round does not decide); the fastest best of those, else 0.
 std::size_t autotune_pick(const std::vector<std::vector<double>>& seconds, double margin);
 
 // "NAME best 0.512 ms, spread 4.1% over 3 rounds": a candidate's best time and the spread of its
