@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Time the GPU layers of a layerbench results file through PyTorch, and print the comparison.
+"""Time the layers of a layerbench results file through PyTorch, and print the comparison.
 
   torch_layers.py measure RESULTS.json -o TORCH.json [--max-time-per-point S] [--warmup N]
   torch_layers.py table RESULTS.json [--torch TORCH.json] [-o TABLE.txt]
+  torch_layers.py measure-cpu RESULTS.json -o TORCH.json [--rounds 3] [--threads 1]
+  torch_layers.py cpu-table RESULTS.json... [--torch TORCH.json...] [-o TABLE.txt]
 
 measure runs every GPU point that layerbench measured ("ok") with the same shape, pass, precision,
 layout and cache mode: torch.backends.cudnn.benchmark on, F.conv2d / aten.convolution_backward in
@@ -16,12 +18,29 @@ again. The median is reported.
 
 table prints one row per GPU point: layer, pass, batch, precision, layerbench's median, TFLOP/s and
 fraction of the device's peak, PyTorch's median, their ratio, and layerbench's validation error.
-PyTorch is needed for measure only.
+
+measure-cpu runs every FP32 and BF16 CPU point layerbench measured ("ok", oneDNN's) warm, in
+--threads threads (1 by default): convolutions (F.conv2d, aten.convolution_backward), GEMMs
+(torch.mm / torch.bmm) and every memory-bound kind through its functional op forward (F.batch_norm
+in eval, F.layer_norm, torch.relu, F.gelu, torch.add, F.max_pool2d, F.avg_pool2d, torch.softmax)
+and, for bwd_data, the aten backward function torch.autograd calls for it (batch and layer norm's
+training backward, threshold_backward, gelu_backward, the pools' and softmax's backward; an add's
+backward is the same add). Images (N, C, H, W) are timed in both of PyTorch's layouts, NCHW and
+channels_last, and the faster kept. Every point and layout is timed once per round, the rounds
+one after another (--rounds, 3 by default), and the best median kept.
+
+cpu-table takes layerbench files from several rounds (run layerbench and measure-cpu in turn, so
+that a busy spell falls on both) and prints, per CPU point, the best median of each side, the
+layout and implementation oneDNN ran, and the speedup PyTorch time / layerbench time; then the
+geometric means per model, batch, precision and pass, over every op and over the memory-bound
+ones. PyTorch is needed for measure and measure-cpu only.
 Bad input (missing or malformed files, flags, an output that exists: --force replaces a file)
-exits with code 2 and one line naming the file or flag; so does measure without PyTorch or a GPU.
+exits with code 2 and one line naming the file or flag; so do measure without PyTorch or a GPU
+and measure-cpu without PyTorch.
 """
 import json
 import math
+import os
 import statistics
 import sys
 import time
@@ -30,12 +49,9 @@ from layerbench_report import checked_json, results_file
 from layerbench_report.command_line import (BadInput, Parser, check_output_file, number,
                                             pass_bytes_through, write_text)
 
+from layerbench_report.results_file import is_original_backend, median_ms
+
 TIMINGS_FILE = "PyTorch timings file"
-
-
-def load_results(path) -> dict:
-    """A layerbench results file, read and checked by the report's reader."""
-    return results_file.load(path).data
 
 
 def load_timings(path) -> dict:
@@ -63,7 +79,7 @@ def point_key(p):
 
 
 def gpu_points(results):
-    return [p for p in results["points"] if str(p.get("device", "")).startswith("gpu")]
+    return [p for p in results.points if str(p.get("device", "")).startswith("gpu")]
 
 
 # ---------------------------------------------------------------------------------------- measure
@@ -202,7 +218,7 @@ def time_fn(torch, fn, cold, warmup, max_time, min_runs=5, max_runs=1000):
 
 
 def measure(args):
-    results = load_results(args.results)
+    results = results_file.load(args.results)
     check_output_file(args.output, "-o", args.force)
     try:
         import torch
@@ -249,6 +265,212 @@ def measure(args):
     return 0
 
 
+# ------------------------------------------------------------------------------------ CPU measure
+
+# The memory-bound kinds of the model files (bench/models/SCHEMA.md).
+MEMORY_KINDS = ("batch_norm", "layer_norm", "eltwise", "binary", "pool", "softmax")
+BATCH_NORM_EPS, LAYER_NORM_EPS = 1e-5, 1e-6  # nn.BatchNorm2d's, and ViT's LayerNorm(eps=1e-6)
+
+
+def cpu_points(results):
+    """The ok CPU points of the device's original backend (oneDNN), in the file's order."""
+    return [p for p in results.points if p.get("status") == "ok" and is_original_backend(p)
+            and str(p.get("device", "")).startswith("cpu")]
+
+
+def is_image(p):
+    """Whether the point's data is an image (N, C, H, W) that PyTorch can hold channels_last:
+    convolutions and the memory-bound layers between them, not attention's softmax."""
+    if p.get("kind") == "conv":
+        return True
+    dims = (p.get("shape") or {}).get("dims") or []
+    return len(dims) == 4 and p.get("kind") in ("batch_norm", "eltwise", "binary", "pool")
+
+
+def memory_fn(torch, p, dtype, channels_last):
+    """The point's memory-bound layer through PyTorch's functional op (forward), or the aten
+    backward function torch.autograd calls for that op (bwd_data), on warm tensors."""
+    import torch.nn.functional as F
+    shape, kind, pass_ = p["shape"], p["kind"], p["pass"]
+    dims = list(shape["dims"])
+    fmt = torch.channels_last if channels_last else torch.contiguous_format
+
+    def data(*size):
+        return torch.randn(*size).to(dtype).contiguous(memory_format=fmt) if len(size) == 4 \
+            else torch.randn(*size).to(dtype)
+
+    def vector(n, low=0.0):  # statistics and scale/shift stay FP32, as in oneDNN
+        return torch.rand(n) + low
+
+    x = data(*dims)
+    op = shape.get("op")
+    if kind == "batch_norm":
+        c = dims[1]
+        mean, var, weight, bias = vector(c), vector(c, 0.5), vector(c, 0.5), vector(c)
+        if pass_ == "fwd":
+            return lambda: F.batch_norm(x, mean, var, weight, bias, False, 0.0, BATCH_NORM_EPS)
+        stats = torch.ops.aten.native_batch_norm(x, weight, bias, None, None, True, 0.0,
+                                                 BATCH_NORM_EPS)  # y, mean, 1 / std
+        save_mean, save_invstd = stats[1], stats[2]
+        dy = data(*dims)
+        return lambda: torch.ops.aten.native_batch_norm_backward(
+            dy, x, weight, None, None, save_mean, save_invstd, True, BATCH_NORM_EPS,
+            [True, True, True])
+    if kind == "layer_norm":
+        d = dims[-1]
+        weight, bias = vector(d, 0.5).to(dtype), vector(d).to(dtype)
+        if pass_ == "fwd":
+            return lambda: F.layer_norm(x, (d,), weight, bias, LAYER_NORM_EPS)
+        stats = torch.ops.aten.native_layer_norm(x, (d,), weight, bias, LAYER_NORM_EPS)
+        mean, rstd = stats[1], stats[2]
+        dy = data(*dims)
+        return lambda: torch.ops.aten.native_layer_norm_backward(
+            dy, x, (d,), mean, rstd, weight, bias, [True, True, True])
+    if kind == "eltwise":
+        if pass_ == "fwd":
+            return (lambda: torch.relu(x)) if op == "relu" else (lambda: F.gelu(x))
+        dy = data(*dims)
+        if op == "relu":
+            return lambda: torch.ops.aten.threshold_backward(dy, x, 0)
+        return lambda: torch.ops.aten.gelu_backward(dy, x)
+    if kind == "binary":  # forward and backward are the same add, as in layerbench
+        y = data(*([1] + dims[1:] if shape.get("broadcast") else dims))
+        out = torch.empty_like(x)
+        return lambda: torch.add(x, y, out=out)
+    if kind == "pool":
+        window, stride, pad = shape["window"], shape["stride"], shape["pad"]
+        if op == "max_pool":
+            if pass_ == "fwd":
+                return lambda: F.max_pool2d(x, window, stride, pad)
+            pooled = F.max_pool2d(x, window, stride, pad, return_indices=True)  # y, argmax
+            indices = pooled[1]
+            dy = torch.randn(pooled[0].shape).to(dtype).contiguous(memory_format=fmt)
+            return lambda: torch.ops.aten.max_pool2d_with_indices_backward(
+                dy, x, [window] * 2, [stride] * 2, [pad] * 2, [1, 1], False, indices)
+        if pass_ == "fwd":
+            return lambda: F.avg_pool2d(x, window, stride, pad, count_include_pad=False)
+        y = F.avg_pool2d(x, window, stride, pad, count_include_pad=False)
+        dy = torch.randn(y.shape).to(dtype).contiguous(memory_format=fmt)
+        return lambda: torch.ops.aten.avg_pool2d_backward(
+            dy, x, [window] * 2, [stride] * 2, [pad] * 2, False, False, None)
+    if kind == "softmax":
+        if pass_ == "fwd":
+            return lambda: torch.softmax(x, -1)
+        y, dy = torch.softmax(x, -1), data(*dims)
+        return lambda: torch.ops.aten._softmax_backward_data(dy, y, -1, dtype)
+    raise RuntimeError(f"no PyTorch op for kind {kind!r}")
+
+
+def cpu_conv_fn(torch, shape, pass_, dtype, channels_last):
+    import torch.nn.functional as F
+    fmt = torch.channels_last if channels_last else torch.contiguous_format
+    n, c, h, w, k = (shape[x] for x in ("n", "c", "h", "w", "k"))
+    groups = shape.get("groups", 1)
+    stride, padding = (shape["stride_h"], shape["stride_w"]), (shape["pad_h"], shape["pad_w"])
+    dilation = (shape.get("dil_h", 1), shape.get("dil_w", 1))
+    x = torch.randn(n, c, h, w).to(dtype).contiguous(memory_format=fmt)
+    weight = torch.randn(k, c // groups, shape["r"], shape["s"]).to(dtype).contiguous(
+        memory_format=fmt)
+    if pass_ == "fwd":
+        return lambda: F.conv2d(x, weight, None, stride, padding, dilation, groups)
+    dy = torch.randn(n, k, shape["p"], shape["q"]).to(dtype).contiguous(memory_format=fmt)
+    mask = [True, False, False] if pass_ == "bwd_data" else [False, True, False]
+    return lambda: torch.ops.aten.convolution_backward(
+        dy, x, weight, None, stride, padding, dilation, False, [0, 0], groups, mask)
+
+
+def cpu_gemm_fn(torch, shape, dtype):
+    batch, m, n, k = (shape[x] for x in ("batch", "m", "n", "k"))
+    ta, tb = bool(shape.get("trans_a")), bool(shape.get("trans_b"))
+    a = torch.randn(batch, *((k, m) if ta else (m, k))).to(dtype)
+    b = torch.randn(batch, *((n, k) if tb else (k, n))).to(dtype)
+    op_a = a.transpose(-1, -2) if ta else a
+    op_b = b.transpose(-1, -2) if tb else b
+    if batch == 1:
+        out = torch.empty(m, n, dtype=dtype)
+        return lambda: torch.mm(op_a[0], op_b[0], out=out)
+    out = torch.empty(batch, m, n, dtype=dtype)
+    return lambda: torch.bmm(op_a, op_b, out=out)
+
+
+def cpu_fn(torch, p, dtype, channels_last):
+    kind = p.get("kind")
+    if kind == "conv":
+        return cpu_conv_fn(torch, p["shape"], p["pass"], dtype, channels_last)
+    if kind in ("linear", "bmm"):
+        return cpu_gemm_fn(torch, p["shape"], dtype)
+    return memory_fn(torch, p, dtype, channels_last)
+
+
+def cpu_time_ms(fn, warmup, max_time, min_runs=5, max_runs=1000):
+    """The median of timed runs after warm-up, by time.perf_counter (PyTorch's CPU ops return
+    when done)."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    began = time.perf_counter()
+    while len(times) < min_runs or (time.perf_counter() - began < max_time and
+                                    len(times) < max_runs):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times)
+
+
+def measure_cpu(args):
+    results = results_file.load(args.results)
+    check_output_file(args.output, "-o", args.force)
+    try:
+        import torch
+    except ImportError:
+        raise BadInput("measure-cpu: PyTorch is not installed (scripts/setup.sh --torch installs "
+                       "it into .venv)") from None
+    torch.set_num_threads(args.threads)
+    load_before = os.getloadavg()
+    dtypes = {"fp32": torch.float32, "bf16": torch.bfloat16}
+    todo = [p for p in cpu_points(results) if p.get("precision") in dtypes]
+    layouts = {id(p): ("nchw", "channels_last") if is_image(p) else ("contiguous",)
+               for p in todo}
+    best = {(id(p), layout): None for p in todo for layout in layouts[id(p)]}
+    reasons = {}
+    # Every point and layout once per round, the rounds one after another, so that a slow spell
+    # of a busy machine falls on one round of each and the best of the rounds is kept.
+    for round_ in range(args.rounds):
+        for i, p in enumerate(todo, 1):
+            for layout in layouts[id(p)]:
+                if (id(p), layout) in reasons:
+                    continue
+                try:
+                    fn = cpu_fn(torch, p, dtypes[p["precision"]], layout == "channels_last")
+                    with torch.inference_mode():
+                        ms = cpu_time_ms(fn, args.warmup, args.max_time_per_point)
+                except Exception as e:  # one layer PyTorch cannot run must not stop the others
+                    reasons[(id(p), layout)] = (str(e).splitlines() or [type(e).__name__])[0][:200]
+                    continue
+                key = (id(p), layout)
+                best[key] = ms if best[key] is None else min(best[key], ms)
+        print(f"round {round_ + 1} of {args.rounds}: {len(todo)} CPU points", flush=True)
+    out = {"torch": torch.__version__, "device": "cpu", "threads": torch.get_num_threads(),
+           "rounds": args.rounds, "load_average": [list(load_before), list(os.getloadavg())],
+           "points": []}
+    for p in todo:
+        timed = {layout: best[(id(p), layout)] for layout in layouts[id(p)]
+                 if best[(id(p), layout)] is not None}
+        record = {"model": p["model"], "op": p["op"], "batch": p["batch"],
+                  "precision": p["precision"], "pass": p["pass"], "status": "ok",
+                  "median_ms": None, "layout": None, "layouts_ms": timed, "reason": ""}
+        if timed:
+            record["layout"] = min(timed, key=timed.get)
+            record["median_ms"] = timed[record["layout"]]
+        else:
+            record["status"] = "failed"
+            record["reason"] = "; ".join(reasons.get((id(p), layout), "")
+                                         for layout in layouts[id(p)])
+        out["points"].append(record)
+    write_text(args.output, json.dumps(out, indent=1) + "\n", "-o")
+    return 0
+
+
 # ------------------------------------------------------------------------------------------ table
 
 # The GPU issue's target: each layer within 3% of PyTorch's time, or faster.
@@ -265,7 +487,7 @@ def table_text(results, torch_results=None):
         torch_by_key = {point_key(t): t for t in torch_results["points"]}
     header = ("layer", "pass", "batch", "precision", "status", "layerbench ms", "TFLOP/s", "% peak",
               "PyTorch ms", "ratio", "rel_l2")
-    devices = (results.get("context") or {}).get("devices", [])
+    devices = results.context.get("devices", [])
     peaks = {d.get("id"): d.get("peaks") or {} for d in devices}
     rows, ratios = [], []
     for p in gpu_points(results):
@@ -311,8 +533,94 @@ def table_text(results, torch_results=None):
     return "\n".join(lines) + "\n"
 
 
+def best_of(points):
+    """key -> the point with the least median_ms, over points from several rounds' files."""
+    best = {}
+    for p in points:
+        ms = p.get("median_ms")
+        key = (p["model"], p["op"], p["batch"], p["precision"], p["pass"])
+        if ms is not None and (key not in best or ms < best[key]["median_ms"]):
+            best[key] = p
+    return best
+
+
+def geomean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def cpu_table_text(results_files, torch_files):
+    """One row per CPU point: layerbench's best median over the files (rounds), the layout and
+    implementation it ran, PyTorch's best and its faster layout, and the speedup PyTorch time /
+    layerbench time; then per model, batch, precision and pass the geometric means, over every
+    op and over the memory-bound ones, and the slowest."""
+    lb_points = []
+    for results in results_files:
+        for p in cpu_points(results):
+            lb_points.append(dict(p, median_ms=median_ms(p)))
+    lb_best = best_of(lb_points)
+    torch_best = best_of(t for f in torch_files for t in f["points"] if t.get("status") == "ok")
+    header = ("layer", "kind", "pass", "batch", "precision", "layerbench ms", "layout",
+              "implementation", "PyTorch ms", "PyTorch layout", "speedup")
+    rows, groups = [], {}
+    for key, p in sorted(lb_best.items(), key=lambda kv: (kv[0][0], kv[0][2], kv[0][3],
+                                                          kv[0][4])):
+        t = torch_best.get(key)
+        speedup = t["median_ms"] / p["median_ms"] if t else None
+        if speedup:
+            group = groups.setdefault((key[0], key[2], key[3], key[4]), [])
+            group.append((p["op"], p["kind"], speedup))
+        rows.append((f"{p['model']}/{p['op']}", p["kind"], p["pass"], str(p["batch"]),
+                     p["precision"], fmt_ms(p["median_ms"]),
+                     (p.get("notes") or {}).get("layout", "-"), p.get("implementation") or "-",
+                     fmt_ms(t["median_ms"]) if t else "-", t.get("layout") or "-" if t else "-",
+                     "-" if speedup is None else f"{speedup:.3f}"))
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
+              for i, h in enumerate(header)]
+
+    def line(cells):
+        return "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
+
+    lines = [line(header), line(["-" * w for w in widths])] + [line(r) for r in rows]
+    lines += ["", f"{len(rows)} CPU points; speedup = PyTorch time / layerbench time (above 1: "
+              "layerbench faster), each the best median over the rounds, PyTorch at its faster "
+              "layout"]
+    for (model, batch, precision, pass_), ops in groups.items():
+        memory = [o for o in ops if o[1] in MEMORY_KINDS]
+        slowest = min(ops, key=lambda o: o[2])
+        text = (f"{model} b{batch} {precision} {pass_}: {len(ops)} ops, geomean "
+                f"{geomean([o[2] for o in ops]):.3f}, slowest {slowest[0]} {slowest[2]:.3f}")
+        if memory:
+            below = [o[0] for o in memory if o[2] < 1.0]
+            text += (f"; memory-bound {len(memory)} ops, geomean "
+                     f"{geomean([o[2] for o in memory]):.3f}, below 1.0: "
+                     f"{', '.join(below) if below else 'none'}")
+        lines.append(text)
+    kinds = {}
+    for ops in groups.values():
+        for _, kind, speedup in ops:
+            kinds.setdefault(kind, []).append(speedup)
+    if kinds:
+        lines.append("per kind, every model and batch: " + ", ".join(
+            f"{kind} {geomean(v):.3f} ({len(v)})" for kind, v in sorted(kinds.items())))
+    elif not torch_files:
+        lines.append("no PyTorch timings given (--torch)")
+    return "\n".join(lines) + "\n"
+
+
+def cpu_table(args):
+    results_files = [results_file.load(path) for path in args.results]
+    torch_files = [load_timings(path) for path in args.torch or []]
+    text = cpu_table_text(results_files, torch_files)
+    if args.output:
+        check_output_file(args.output, "-o", args.force)
+        write_text(args.output, text, "-o")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
 def table(args):
-    results = load_results(args.results)
+    results = results_file.load(args.results)
     torch_results = load_timings(args.torch) if args.torch else None
     text = table_text(results, torch_results)
     if args.output:
@@ -340,12 +648,33 @@ def main(argv=None):
     t.add_argument("results", help="layerbench results file (JSON)")
     t.add_argument("--torch", help="PyTorch timings written by `measure`")
     t.add_argument("-o", "--output", help="write the table here instead of standard output")
-    for sub_parser in (m, t):
+    mc = sub.add_parser("measure-cpu", help="time the results file's CPU points through PyTorch")
+    mc.add_argument("results", help="layerbench results file (JSON)")
+    mc.add_argument("-o", "--output", required=True,
+                    help="where to write the PyTorch timings (JSON)")
+    mc.add_argument("--rounds", type=number(int, minimum=1), default=3,
+                    help="rounds over every point and layout, the best kept (default 3)")
+    mc.add_argument("--threads", type=number(int, minimum=1), default=1,
+                    help="PyTorch's threads (default 1)")
+    mc.add_argument("--max-time-per-point", type=number(float, above=0), default=0.1,
+                    help="seconds of timed runs per point and layout after the first 5 "
+                         "(default 0.1)")
+    mc.add_argument("--warmup", type=number(int, minimum=1), default=3,
+                    help="untimed runs first, at least 1: the first call is oneDNN's own "
+                         "set-up (default 3)")
+    ct = sub.add_parser("cpu-table", help="print layerbench against PyTorch, one row per CPU "
+                        "point, the best of several rounds' files")
+    ct.add_argument("results", nargs="+", help="layerbench results files (JSON), one per round")
+    ct.add_argument("--torch", nargs="+", help="PyTorch timings written by `measure-cpu`")
+    ct.add_argument("-o", "--output", help="write the table here instead of standard output")
+    for sub_parser in (m, t, mc, ct):
         sub_parser.add_argument("--force", action="store_true",
                                 help="replace the -o file if it exists (a regular file only)")
     args = parser.parse_args(argv)
+    commands = {"measure": measure, "table": table, "measure-cpu": measure_cpu,
+                "cpu-table": cpu_table}
     try:
-        return measure(args) if args.command == "measure" else table(args)
+        return commands[args.command](args)
     except (BadInput, checked_json.BadResultsFile) as e:
         print(f"torch_layers.py: {e}", file=sys.stderr)
         return 2

@@ -19,6 +19,7 @@
 #include "harness/doctor/snapshot.hpp"
 #include "harness/measure/host_buffers.hpp"
 #include "harness/platform.hpp"
+#include "kernels/onednn/onednn_autotune_rule.hpp"
 #include "kernels/onednn/onednn_memory_bound_ops.hpp"
 #include "kernels/onednn/onednn_operation.hpp"
 #include "kernels/onednn/onednn_probe.hpp"
@@ -381,6 +382,9 @@ class OnednnCase : public Case {
   std::vector<std::pair<std::string, std::string>> notes() const override {
     auto n = notes_;
     n.emplace_back("algorithm", op_.algorithm);
+    // Where the data runs: the first input's layout (the host's FP32 row-major data is
+    // reordered into it, and the output back, outside the timed region).
+    n.emplace_back("layout", layout_name(argument_desc(op_, op_.input_args.front())));
     n.emplace_back("buffer_sets", std::to_string(sets_.size()));
     n.emplace_back("rotation_bytes", std::to_string(rotation_bytes_));
     return n;
@@ -429,12 +433,12 @@ std::vector<Operation> candidates(const Problem& problem, const dnnl::engine& en
   return fast.empty() ? all : fast;
 }
 
-// The fastest of several timed runs after one warm-up: at least 3 runs and 0.1 s, at most 20
-// runs or 1 s. The minimum, because on a busy machine noise only ever adds time.
-double quick_time(OnednnCase& c) {
-  c.run_timed();
+// One autotuning round of a candidate: the fastest of several timed runs, at least 2 runs and
+// 0.033 s, at most 7 runs or 0.33 s (over the rounds, what one round of 3 runs and 0.1 s, at
+// most 20 runs or 1 s, cost). The minimum, because on a busy machine noise only ever adds time.
+double round_time(OnednnCase& c) {
   double best = c.run_timed(), spent = best;
-  for (int runs = 1; runs < 20 && spent < 1.0 && (runs < 3 || spent < 0.1); ++runs) {
+  for (int runs = 1; runs < 7 && spent < 0.33 && (runs < 2 || spent < 0.033); ++runs) {
     const double t = c.run_timed();
     best = std::min(best, t), spent += t;
   }
@@ -511,27 +515,54 @@ class OnednnBackend : public Backend {
                                         memory_limit, threads_);
   }
 
-  // Times every candidate implementation on one warm buffer set and keeps the fastest; the
-  // notes record oneDNN's own first choice and every candidate's time.
+  // Times every candidate implementation on one warm buffer set in interleaved rounds and keeps
+  // oneDNN's first choice unless another wins clearly (onednn_autotune_rule.hpp); the notes
+  // record the first choice, every candidate's best time and spread, and what autotuning cost.
   std::unique_ptr<Case> autotune(const Problem& problem, const std::vector<HostTensor>& inputs,
                                  const CaseOptions& options) const {
+    const auto began = Clock::now();
     // oneDNN's first choice first: it throws oneDNN's own reason when there is none.
     make_operation(problem, engine_, dnnl::algorithm::convolution_auto);
     const auto all = candidates(problem, engine_);
-    std::size_t best = 0;
-    double best_s = 0;
-    std::ostringstream timings;
-    for (std::size_t i = 0; i < all.size() && all.size() > 1; ++i) {
-      auto trial = make_case(problem, all[i], inputs, CacheMode::warm, options.memory_limit_bytes);
-      const double s = quick_time(*trial);
-      timings << (i ? "; " : "") << all[i].pd.impl_info_str() << " (" << all[i].algorithm << ") "
-              << s * 1e3 << " ms";
-      if (i == 0 || s < best_s) best = i, best_s = s;
+    std::vector<std::vector<double>> seconds(all.size());
+    if (all.size() > 1) {
+      std::vector<std::unique_ptr<OnednnCase>> trials;
+      for (const auto& op : all) {
+        trials.push_back(
+            make_case(problem, op, inputs, CacheMode::warm, options.memory_limit_bytes));
+        trials.back()->run_timed();  // warm-up: caches, pages, the JIT's code
+      }
+      std::vector<bool> contending(trials.size(), true);
+      for (int round = 0; round < autotune_rounds; ++round) {
+        for (std::size_t i = 0; i < trials.size(); ++i)
+          if (contending[i]) seconds[i].push_back(round_time(*trials[i]));
+        if (round == 0) {
+          std::vector<double> first_round;
+          for (const auto& s : seconds) first_round.push_back(s.front());
+          contending = autotune_contenders(first_round);
+        }
+      }
     }
-    auto c = make_case(problem, all[best], inputs, options.cache, options.memory_limit_bytes);
+    const std::size_t pick = all.size() > 1 ? autotune_pick(seconds, autotune_margin) : 0;
+    auto c = make_case(problem, all[pick], inputs, options.cache, options.memory_limit_bytes);
     c->add_note("choice", "autotune");
     c->add_note("heuristic_choice", all.front().pd.impl_info_str());
-    if (all.size() > 1) c->add_note("autotune_candidates", timings.str());
+    if (all.size() > 1) {
+      std::ostringstream timings;
+      for (std::size_t i = 0; i < all.size(); ++i)
+        timings << (i ? "; " : "")
+                << candidate_text(
+                       std::string(all[i].pd.impl_info_str()) + " (" + all[i].algorithm + ")",
+                       seconds[i]);
+      c->add_note("autotune_candidates", timings.str());
+      std::ostringstream rule;
+      rule << "oneDNN's first choice unless another's best of " << autotune_rounds
+           << " interleaved rounds is over " << autotune_margin * 100
+           << "% faster and it was faster in most rounds";
+      c->add_note("autotune_rule", rule.str());
+    }
+    c->add_note("autotune_s",
+                std::to_string(std::chrono::duration<double>(Clock::now() - began).count()));
     return c;
   }
 

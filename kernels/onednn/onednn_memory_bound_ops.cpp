@@ -1,5 +1,7 @@
 #include "kernels/onednn/onednn_memory_bound_ops.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <stdexcept>
 #include <type_traits>
 
@@ -11,13 +13,58 @@ using dnnl::memory;
 using Flags = dnnl::normalization_flags;
 using Prop = dnnl::prop_kind;
 
-// Row-major strides: the canonical layout of harness/problem.hpp. oneDNN runs these primitives
-// on the layout it is given (no "any"), so they run on the frameworks' default plain layout.
+// Row-major strides: the canonical layout of harness/problem.hpp, and the layout of the
+// tensors a model's GEMMs read and write (ViT's layer norm, softmax, GELU and adds).
 memory::desc plain(const std::vector<std::int64_t>& dims, DataType type) {
   memory::dims strides(dims.size(), 1);
   for (std::size_t i = dims.size() - 1; i > 0; --i) strides[i - 1] = strides[i] * dims[i];
   return memory::desc(memory::dims(dims.begin(), dims.end()), type, strides);
 }
+
+}  // namespace
+
+memory::desc model_layout(MemoryOp op, const std::vector<std::int64_t>& dims, DataType type,
+                          const dnnl::engine& engine) {
+  // Softmax and layer norm read and write GEMMs' row-major tensors (attention scores, tokens).
+  const bool image = dims.size() == 4 && op != MemoryOp::softmax && op != MemoryOp::layer_norm;
+  if (!image) return plain(dims, type);
+  // oneDNN's own choice ("any") for a 1x1 convolution keeping the channels, made as the
+  // backend makes its convolution points: the layout its convolutions leave activations in.
+  const memory::dims x(dims.begin(), dims.end()), w{dims[1], dims[1], 1, 1};
+  const memory::desc x_any(x, type, memory::format_tag::any),
+      w_any(w, type, memory::format_tag::any);
+  const dnnl::convolution_forward::primitive_desc conv(
+      engine, Prop::forward_training, dnnl::algorithm::convolution_auto, x_any, w_any, x_any,
+      {1, 1}, {0, 0}, {0, 0}, {0, 0}, make_attr(), true);
+  return conv ? conv.dst_desc() : plain(dims, type);
+}
+
+std::string layout_name(const memory::desc& d) {
+  const auto dims = d.get_dims();
+  const auto strides = d.get_strides();
+  const auto blocks = d.get_inner_blks();
+  const auto block_dims = d.get_inner_idxs();
+  if (d.get_format_kind() != memory::format_kind::blocked || strides.empty()) return "other";
+  // The dimensions from outermost to innermost (by stride; ties keep the logical order).
+  std::vector<std::size_t> order(dims.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return strides[a] > strides[b]; });
+  const bool image = dims.size() == 4;
+  const char* letters = image ? "nchw" : "abcdefghijkl";
+  std::string name;
+  for (std::size_t i : order) {
+    const bool blocked = std::find(block_dims.begin(), block_dims.end(),
+                                   static_cast<memory::dim>(i)) != block_dims.end();
+    name += blocked ? static_cast<char>(std::toupper(letters[i])) : letters[i];
+  }
+  for (std::size_t b = 0; b < blocks.size(); ++b)
+    name += std::to_string(blocks[b]) + letters[block_dims[b]];
+  if (name == "abc" || name == "ab" || name == "a") return "row-major";
+  return name;
+}
+
+namespace {
 
 // The operation's arguments; the canonical host inputs are FP32, the device ones `type` for
 // the data tensors and FP32 for the statistics and scale/shift vectors (oneDNN's only choice).
@@ -35,7 +82,16 @@ struct Builder {
     op.output_arg = arg;
     op.canonical_output = canonical;
   }
-  memory::desc data(DataType t) const { return plain(problem.shape.dims, t); }
+  // A data tensor where the operation runs: the model's layout (model_layout) at `type`.
+  memory::desc data(const std::vector<std::int64_t>& dims) const {
+    return model_layout(problem.shape.op, dims, type, engine);
+  }
+  memory::desc data() const { return data(problem.shape.dims); }
+  // A data tensor as the host holds it: FP32, row-major.
+  memory::desc canonical(const std::vector<std::int64_t>& dims) const {
+    return plain(dims, DataType::f32);
+  }
+  memory::desc canonical() const { return canonical(problem.shape.dims); }
 };
 
 // Batch and layer normalisation (oneDNN's two primitives take the same arguments): inference
@@ -44,7 +100,7 @@ struct Builder {
 template <typename Forward, typename Backward>
 void normalisation(Builder& b, const memory::desc& vector_f32, float epsilon, Flags inference,
                    const dnnl::primitive_attr& attr, bool allow_empty) {
-  const auto x = b.data(b.type), x_f32 = b.data(DataType::f32);
+  const auto x = b.data(), x_f32 = b.canonical();
   const Flags affine = Flags::use_scale | Flags::use_shift;
   if (b.problem.pass == Pass::fwd) {
     b.op.pd = typename Forward::primitive_desc(b.engine, Prop::forward_inference, x, x, epsilon,
@@ -77,7 +133,7 @@ void normalisation(Builder& b, const memory::desc& vector_f32, float epsilon, Fl
 void eltwise(Builder& b, const dnnl::primitive_attr& attr, bool allow_empty) {
   const auto algorithm = b.problem.shape.op == MemoryOp::relu ? dnnl::algorithm::eltwise_relu
                                                               : dnnl::algorithm::eltwise_gelu_erf;
-  const auto x = b.data(b.type), x_f32 = b.data(DataType::f32);
+  const auto x = b.data(), x_f32 = b.canonical();
   b.input(DNNL_ARG_SRC, x_f32);
   if (b.problem.pass == Pass::fwd) {
     b.op.pd = dnnl::eltwise_forward::primitive_desc(b.engine, Prop::forward_inference, algorithm, x,
@@ -99,11 +155,11 @@ void eltwise(Builder& b, const dnnl::primitive_attr& attr, bool allow_empty) {
 void add(Builder& b, const dnnl::primitive_attr& attr, bool allow_empty) {
   auto second = b.problem.shape.dims;
   if (b.problem.shape.broadcast) second.at(0) = 1;
-  b.op.pd = dnnl::binary::primitive_desc(b.engine, dnnl::algorithm::binary_add, b.data(b.type),
-                                         plain(second, b.type), b.data(b.type), attr, allow_empty);
-  b.input(DNNL_ARG_SRC_0, b.data(DataType::f32));
-  b.input(DNNL_ARG_SRC_1, plain(second, DataType::f32));
-  b.output(DNNL_ARG_DST, b.data(DataType::f32));
+  b.op.pd = dnnl::binary::primitive_desc(b.engine, dnnl::algorithm::binary_add, b.data(),
+                                         b.data(second), b.data(), attr, allow_empty);
+  b.input(DNNL_ARG_SRC_0, b.canonical());
+  b.input(DNNL_ARG_SRC_1, b.canonical(second));
+  b.output(DNNL_ARG_DST, b.canonical());
 }
 
 void pool(Builder& b, const dnnl::primitive_attr& attr, bool allow_empty) {
@@ -113,7 +169,7 @@ void pool(Builder& b, const dnnl::primitive_attr& attr, bool allow_empty) {
       max ? dnnl::algorithm::pooling_max : dnnl::algorithm::pooling_avg_exclude_padding;
   const std::vector<std::int64_t> y_dims{s.dims[0], s.dims[1], s.pooled(s.dims[2]),
                                          s.pooled(s.dims[3])};
-  const auto x = b.data(b.type), y = plain(y_dims, b.type);
+  const auto x = b.data(), y = b.data(y_dims);
   const memory::dims kernel{s.window, s.window}, strides{s.stride, s.stride}, dilation{0, 0},
       padding{s.pad, s.pad};
   const auto forward = [&](Prop prop) {
@@ -122,8 +178,8 @@ void pool(Builder& b, const dnnl::primitive_attr& attr, bool allow_empty) {
   };
   if (b.problem.pass == Pass::fwd) {
     b.op.pd = forward(Prop::forward_inference);
-    b.input(DNNL_ARG_SRC, b.data(DataType::f32));
-    b.output(DNNL_ARG_DST, plain(y_dims, DataType::f32));
+    b.input(DNNL_ARG_SRC, b.canonical());
+    b.output(DNNL_ARG_DST, b.canonical(y_dims));
     return;
   }
   const auto hint = forward(Prop::forward_training);
@@ -133,17 +189,17 @@ void pool(Builder& b, const dnnl::primitive_attr& attr, bool allow_empty) {
                                              padding, padding, hint, attr, allow_empty);
   b.op.forward_hint = hint;
   if (max) {  // the backward reads the forward's argmax (its workspace), not x
-    b.input(DNNL_ARG_SRC, b.data(DataType::f32));
+    b.input(DNNL_ARG_SRC, b.canonical());
     b.op.prologue = hint;
     b.op.prologue_args = {DNNL_ARG_SRC, DNNL_ARG_DST, DNNL_ARG_WORKSPACE};
     b.op.other_args = {DNNL_ARG_WORKSPACE};
   }
-  b.input(DNNL_ARG_DIFF_DST, plain(y_dims, DataType::f32));
-  b.output(DNNL_ARG_DIFF_SRC, b.data(DataType::f32));
+  b.input(DNNL_ARG_DIFF_DST, b.canonical(y_dims));
+  b.output(DNNL_ARG_DIFF_SRC, b.canonical());
 }
 
 void softmax(Builder& b, const dnnl::primitive_attr& attr, bool allow_empty) {
-  const auto x = b.data(b.type), x_f32 = b.data(DataType::f32);
+  const auto x = b.data(), x_f32 = b.canonical();
   const int axis = static_cast<int>(b.problem.shape.dims.size()) - 1;
   const auto algorithm = dnnl::algorithm::softmax_accurate;
   b.input(DNNL_ARG_SRC, x_f32);

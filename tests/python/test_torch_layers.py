@@ -8,7 +8,11 @@ import sys
 
 import pytest
 
-from conftest import GPU_A, SCRIPTS, import_file, read_fixture, run_script
+from conftest import FIXTURES, GPU_A, SCRIPTS, import_file, read_fixture, run_script
+
+# A real CPU run of ResNet-50 and ViT-B/16 at batch 1 and 8 with the memory-bound layers.
+CPU_MEMOPS = FIXTURES / "real/models/layerbench_models_memops_cpu.json"
+MEMORY_KINDS = {"batch_norm", "layer_norm", "eltwise", "binary", "pool", "softmax"}
 
 
 def gpu_ok_points():
@@ -53,6 +57,9 @@ def test_table_ratios_against_torch_timings(tmp_path):
     ["measure", "x.json", "-o", "y.json", "--max-time-per-point", "0"],
     ["measure", "x.json", "-o", "y.json", "--warmup", "0"],
     ["compare", "x.json"],
+    ["measure-cpu", "x.json", "-o", "y.json", "--rounds", "0"],
+    ["measure-cpu", "x.json", "-o", "y.json", "--threads", "0"],
+    ["cpu-table"],
 ])
 def test_bad_arguments_exit_2(args):
     r = run_script("torch_layers.py", *args)
@@ -265,3 +272,132 @@ def test_table_shows_the_fraction_of_the_devices_peak():
     row = next(line for line in r.stdout.splitlines() if line.startswith(layer))
     cells = row.split()
     assert cells[cells.index(f"{point['timing']['median_ms']:.4f}") + 2] == f"{expected:.1f}"
+
+
+def cpu_rounds(tmp_path, factors):
+    """The real CPU file as several rounds' files, round i's medians scaled by factors[i]."""
+    paths = []
+    for i, factor in enumerate(factors):
+        data = read_fixture(CPU_MEMOPS)
+        for p in data["points"]:
+            if p.get("timing"):
+                p["timing"]["median_ms"] *= factor
+        paths.append(tmp_path / f"round{i}.json")
+        paths[-1].write_text(json.dumps(data))
+    return paths
+
+
+def test_cpu_table_takes_the_best_round_and_states_the_geometric_means(tmp_path):
+    points = [p for p in read_fixture(CPU_MEMOPS)["points"] if p["status"] == "ok"]
+    slow_op = next(p for p in points if p["kind"] == "batch_norm")
+    # TEST DATA: PyTorch "took" twice layerbench's best time, except on one batch norm, where it
+    # took half of it.
+    fake = {"torch": "test-data", "points": [
+        {"model": p["model"], "op": p["op"], "batch": p["batch"], "precision": p["precision"],
+         "pass": p["pass"], "status": "ok", "layout": "channels_last",
+         "median_ms": p["timing"]["median_ms"] * (0.5 if p is slow_op else 2.0)}
+        for p in points]}
+    torch_file = tmp_path / "torch.json"
+    torch_file.write_text(json.dumps(fake))
+    # Round 0 is 1.5 times slower than round 1: the table keeps round 1's (the fixture's) times.
+    rounds = cpu_rounds(tmp_path, [1.5, 1.0])
+    r = run_script("torch_layers.py", "cpu-table", *rounds, "--torch", torch_file)
+    assert r.returncode == 0, r.stderr
+    assert f"{len(points)} CPU points" in r.stdout
+    row = next(line for line in r.stdout.splitlines()
+               if line.startswith(f"{slow_op['model']}/{slow_op['op']} ") and
+               f"  {slow_op['batch']}  " in line)
+    assert row.split()[-1] == "0.500" and f"{slow_op['timing']['median_ms']:.4f}" in row
+    summary = next(line for line in r.stdout.splitlines()
+                   if line.startswith(f"{slow_op['model']} b{slow_op['batch']} fp32 fwd:"))
+    group = [p for p in points if (p["model"], p["batch"]) == (slow_op["model"], slow_op["batch"])]
+    memory = [p for p in group if p["kind"] in MEMORY_KINDS]
+    # One op at 0.5, the others at 2: the geometric mean is 2 * 4^(-1/n).
+    assert f"{len(group)} ops, geomean {2 * 4 ** (-1 / len(group)):.3f}" in summary
+    assert f"slowest {slow_op['op']} 0.500" in summary
+    assert (f"memory-bound {len(memory)} ops, geomean {2 * 4 ** (-1 / len(memory)):.3f}, "
+            f"below 1.0: {slow_op['op']}") in summary
+    other = next(line for line in r.stdout.splitlines() if line.startswith("vit_b_16 b1 fp32"))
+    assert "geomean 2.000" in other and "below 1.0: none" in other
+
+
+def test_cpu_table_without_torch_lists_every_cpu_point(tmp_path):
+    r = run_script("torch_layers.py", "cpu-table", CPU_MEMOPS)
+    assert r.returncode == 0, r.stderr
+    assert "134 CPU points" in r.stdout and "no PyTorch timings given" in r.stdout
+
+
+class FakeTorch:
+    """A stand-in for PyTorch on the CPU (TEST DATA: its ops do nothing): every attribute, call,
+    item and sum is again a FakeTorch, and the dotted names called are recorded in a set (a mock
+    recording every call of a whole model's points runs out of memory)."""
+
+    def __init__(self, name="torch", called=None):
+        self._name, self.called = name, set() if called is None else called
+
+    def __getattr__(self, attr):
+        return FakeTorch(f"{self._name}.{attr}", self.called)
+
+    def __call__(self, *args, **kwargs):
+        self.called.add(self._name)
+        return self
+
+    def __getitem__(self, index):
+        return self
+
+    def __add__(self, other):
+        return self
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+@pytest.fixture
+def fake_cpu_torch(monkeypatch):
+    torch = FakeTorch()
+    torch.__version__ = "0.0-fake"
+    torch.get_num_threads = lambda: 1
+    for name in ("torch", "torch.nn", "torch.nn.functional"):
+        module = torch
+        for attr in name.split(".")[1:]:
+            module = getattr(module, attr)
+        monkeypatch.setitem(sys.modules, name, module)
+    return torch
+
+
+def test_measure_cpu_times_every_point_in_both_layouts_of_images(fake_cpu_torch, tmp_path):
+    torch_layers = import_file(SCRIPTS / "torch_layers.py")
+    data = read_fixture(CPU_MEMOPS)
+    for p in list(data["points"]):  # a backward pass of every kind too
+        if p["kind"] in MEMORY_KINDS and p["batch"] == 1:
+            data["points"].append(dict(p, **{"pass": "bwd_data"}))
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps(data))
+    out = tmp_path / "torch.json"
+    assert torch_layers.main(["measure-cpu", str(results), "-o", str(out), "--rounds", "2",
+                              "--max-time-per-point", "0.0001", "--warmup", "1"]) == 0
+    written = json.loads(out.read_text())
+    ok = [p for p in data["points"] if p["status"] == "ok"]
+    assert len(written["points"]) == len(ok) and written["rounds"] == 2
+    assert len(written["load_average"]) == 2
+    called = fake_cpu_torch.called
+    assert "torch.set_num_threads" in called
+    for record, point in zip(written["points"], ok):
+        assert record["status"] == "ok", record
+        dims = point["shape"].get("dims", [])
+        image = point["kind"] == "conv" or (len(dims) == 4 and point["kind"] != "softmax")
+        expected = {"nchw", "channels_last"} if image else {"contiguous"}
+        assert set(record["layouts_ms"]) == expected, point["op"]
+        assert record["median_ms"] == min(record["layouts_ms"].values())
+        assert record["layout"] in expected
+    for forward in ("batch_norm", "layer_norm", "gelu", "max_pool2d", "avg_pool2d", "conv2d"):
+        assert f"torch.nn.functional.{forward}" in called, forward
+    for op in ("relu", "add", "softmax", "mm", "bmm"):
+        assert f"torch.{op}" in called, op
+    for backward in ("native_batch_norm_backward", "native_layer_norm_backward",
+                     "threshold_backward", "gelu_backward", "max_pool2d_with_indices_backward",
+                     "avg_pool2d_backward", "_softmax_backward_data"):
+        assert f"torch.ops.aten.{backward}" in called, backward

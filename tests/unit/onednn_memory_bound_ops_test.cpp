@@ -8,6 +8,7 @@
 #include "harness/check/validate.hpp"
 #include "harness/measure/inputs.hpp"
 #include "kernels/onednn/onednn_backend.hpp"
+#include "kernels/onednn/onednn_memory_bound_ops.hpp"
 
 namespace lb {
 namespace {
@@ -109,6 +110,51 @@ TEST_F(OnednnMemoryOpsTest, SixteenBitPrecisionsAreRunOrRefusedWithOneDnnsReason
         EXPECT_TRUE(v.passed) << describe(p) << " " << name(precision) << " rel_l2 " << v.rel_l2;
       }
     }
+}
+
+Problem one_by_one_conv(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w) {
+  ConvShape s;
+  s.n = n, s.c = c, s.h = h, s.w = w, s.k = c, s.r = 1, s.s = 1;
+  Problem p;
+  p.op = ConvProblem{s, Pass::fwd};
+  return p;
+}
+
+TEST_F(OnednnMemoryOpsTest, ImageOpsRunInTheLayoutOfTheirConvolutionsAndStillValidate) {
+  std::map<std::string, std::string> conv_notes;
+  run(one_by_one_conv(2, 32, 7, 7), CacheMode::warm, AlgoChoice::heuristic, &conv_notes);
+  ASSERT_FALSE(conv_notes["layout"].empty());
+  auto max_pool = pooling(MemoryOp::max_pool, 3, 2, 1, Pass::bwd_data);
+  std::get<MemoryProblem>(max_pool.op).shape.dims = {2, 32, 7, 7};
+  for (const auto& p : {memory_problem(MemoryOp::batch_norm, {2, 32, 7, 7}, Pass::fwd),
+                        memory_problem(MemoryOp::batch_norm, {2, 32, 7, 7}, Pass::bwd_data),
+                        memory_problem(MemoryOp::relu, {2, 32, 7, 7}, Pass::fwd),
+                        memory_problem(MemoryOp::add, {2, 32, 7, 7}, Pass::fwd), max_pool}) {
+    std::map<std::string, std::string> notes;
+    const auto v = run(p, CacheMode::cold, AlgoChoice::heuristic, &notes);
+    EXPECT_TRUE(v.passed) << describe(p) << " rel_l2 " << v.rel_l2;
+    EXPECT_EQ(notes["layout"], conv_notes["layout"]) << describe(p);
+  }
+  // Attention's softmax and the tokens' layer norm stay in the GEMMs' row-major layout.
+  std::map<std::string, std::string> notes;
+  run(memory_problem(MemoryOp::softmax, {2, 3, 17, 17}, Pass::fwd), CacheMode::warm,
+      AlgoChoice::heuristic, &notes);
+  EXPECT_EQ(notes["layout"], "nchw");
+  run(memory_problem(MemoryOp::layer_norm, {2, 7, 40}, Pass::fwd), CacheMode::warm,
+      AlgoChoice::heuristic, &notes);
+  EXPECT_EQ(notes["layout"], "row-major");
+}
+
+TEST(OnednnLayoutName, NamesPlainPermutedAndBlockedLayouts) {
+  using dnnl::memory;
+  const memory::dims image{2, 32, 5, 6};
+  const auto f32 = memory::data_type::f32;
+  EXPECT_EQ(onednn::layout_name(memory::desc(image, f32, memory::format_tag::nchw)), "nchw");
+  EXPECT_EQ(onednn::layout_name(memory::desc(image, f32, memory::format_tag::nhwc)), "nhwc");
+  EXPECT_EQ(onednn::layout_name(memory::desc(image, f32, memory::format_tag::nChw16c)), "nChw16c");
+  EXPECT_EQ(onednn::layout_name(memory::desc({3, 4, 5}, f32, memory::format_tag::abc)),
+            "row-major");
+  EXPECT_EQ(onednn::layout_name(memory::desc({3, 4}, f32, memory::format_tag::ba)), "ba");
 }
 
 }  // namespace
