@@ -1,6 +1,7 @@
 // `layerbench run`: reads the flags (or a resumed file's settings) into typed values, chooses
 // the devices, opens the results file, hands the measuring to the session
 // (harness/measure/session.hpp) and prints its outcome as a summary and an exit code.
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <iostream>
@@ -18,6 +19,7 @@
 #include "harness/input_error.hpp"
 #include "harness/measure/benchmark_flags.hpp"
 #include "harness/measure/interrupt.hpp"
+#include "harness/measure/rounds.hpp"
 #include "harness/measure/session.hpp"
 #include "harness/model/model_file.hpp"
 #include "harness/plan/plan_estimate.hpp"
@@ -60,6 +62,12 @@ void read_flags(RunFlags& f, const CLI::App& sub) {
     workload = fs::absolute(workload).lexically_normal().string();
   }
   for (const std::string& argument : f.benchmark_args) check_benchmark_flag(argument);
+  // What the suite measures with unless the flags say otherwise, recorded as numbers so that a
+  // resumed run goes on the same way.
+  const SuiteSampling suite = suite_sampling(f.settings.suite);
+  if (f.settings.rounds == 0) f.settings.rounds = suite.rounds;
+  if (sub.count("--max-time-per-point") == 0) f.settings.max_time_per_point = suite.max_time_s;
+  f.settings.min_time_per_point = std::min(suite.min_time_s, f.settings.max_time_per_point);
 }
 
 // The results file: a new one, or the resumed one after checking it was measured here.
@@ -91,6 +99,27 @@ RunSetup read_settings(RunFlags& f, const CLI::App& sub, std::optional<LoadedRes
   } catch (const std::exception& e) {
     throw InputError("--resume: " + f.resume + ": " + e.what());
   }
+}
+
+// --dry-run's plan and estimate. The CPU backends (made without any GPU touched) are asked
+// which points they cannot run, as the run asks them, so those count as nothing; GPU points
+// count as runnable.
+nlohmann::json dry_run_estimate(const RunSetup& setup, const std::vector<Model>& models,
+                                const RunOptions& o) {
+  const Plan plan =
+      expand_plan(setup.request, models, dry_run_targets(setup.devices, setup.backends));
+  std::map<std::string, std::unique_ptr<Backend>> cpu_backends;
+  for (const BackendDescriptor* d : setup.backends)
+    if (d->device_kind == DeviceKind::cpu && setup.devices.cpu)
+      cpu_backends[keyed_device("cpu", d->name)] =
+          d->make(0, o.threads, options_of(*d, o.backend_options));
+  const auto refused = [&](const PlannedPoint& pp) {
+    const auto it = cpu_backends.find(keyed_device(pp.device, pp.backend));
+    return it != cpu_backends.end() && refused_point(pp, *it->second, setup.runner).has_value();
+  };
+  const EstimateRule rule{o.max_time_per_point, setup.runner.rounds,
+                          setup.runner.sampler.warmup_min_s};
+  return estimate_json(estimate_plan(plan, rule, refused), rule);
 }
 
 // The summary and the exit code of a finished session.
@@ -137,11 +166,7 @@ int run_main(RunFlags f, const CLI::App& sub) {
   const std::vector<Model> models = load_models(model_files);
   const RunOptions& o = f.settings;
   if (f.dry_run) {
-    const Plan plan =
-        expand_plan(setup.request, models, dry_run_targets(setup.devices, setup.backends));
-    const nlohmann::json estimate =
-        estimate_json(estimate_plan(plan, o.max_time_per_point), o.max_time_per_point);
-    std::cout << estimate.dump(2) << "\n";
+    std::cout << dry_run_estimate(setup, models, o).dump(2) << "\n";
     return exit_ok;
   }
   std::string python;
@@ -220,7 +245,11 @@ void add_run(CLI::App& app, Action& action) {
                   "Backends, e.g. onednn,openblas (default: every backend of each device)");
   sub->add_option("--threads", o.threads, "CPU threads (default: all cores)");
   sub->add_option("--max-time-per-point", o.max_time_per_point,
-                  "Seconds of sampling after which a noisy point stops (default 1)");
+                  "Seconds of sampling per round after which a noisy point stops (default: the "
+                  "suite's, 1 but for quick)");
+  sub->add_option("--rounds", o.rounds,
+                  "Visits of every point, 1 to 100; a point keeps its best round's figure and "
+                  "records the spread between rounds (default: the suite's, 2)");
   sub->add_option("--noise-target", o.noise_target,
                   "Relative noise at which sampling stops early (default 0.01)");
   sub->add_flag("--warm", o.warm, "Measure with warm caches (default: cold)");

@@ -1,10 +1,33 @@
 #include "harness/measure/session.hpp"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <iostream>
 
 #include "harness/measure/interrupt.hpp"
 
 namespace lb {
+
+nlohmann::json time_split_json(const PhaseSeconds& spent, double wall_s, int rounds) {
+  return {{"rounds", rounds},
+          {"measuring_s", wall_s},
+          {"refusal_s", spent.refusal},
+          {"inputs_s", spent.inputs},
+          {"prepare_s", spent.prepare},
+          {"sampling_s", spent.sampling},
+          {"validation_s", spent.validation}};
+}
+
+std::string time_split_text(const PhaseSeconds& spent, double wall_s) {
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "time: %.1f s measuring: sampling %.1f s, prepare (buffers, algorithm choice) "
+                "%.1f s, inputs %.1f s, validation %.1f s, refusals %.1f s",
+                wall_s, spent.sampling, spent.prepare, spent.inputs, spent.validation,
+                spent.refusal);
+  return text;
+}
 
 SessionOutcome run_session(const Plan& plan, const std::vector<Model>& models,
                            ResultsWriter& writer, const SessionConfig& config,
@@ -21,6 +44,24 @@ SessionOutcome run_session(const Plan& plan, const std::vector<Model>& models,
   loop.backend_for = backend_for;
   loop.stop = [&] { return interrupt::poll_stop() || outcome.write_error.has_value(); };
 
+  const bool resuming = !already.empty();
+  const std::size_t resumed = already.size();
+  // Points a backend cannot run are asked about first, recorded at once and listed once per
+  // backend and reason: they are no progress lines and no part of the rounds.
+  std::map<std::string, std::map<std::string, int>> refusals;  // keyed device -> reason -> points
+  for (const auto& pp : plan.points) {
+    if (already.count(point_key(pp))) continue;
+    if (auto refused = refused_point(pp, backend_for(pp), config.runner, &loop.spent)) {
+      ++refusals[keyed_device(pp.device, pp.backend)][refused->reason];
+      try {
+        writer.append(*refused);
+      } catch (const OutputError& e) {
+        outcome.write_error = e.what();
+        break;
+      }
+      already.emplace(refused->key(), *refused);
+    }
+  }
   double total_gflop = 0;
   int to_run = 0;
   for (const auto& pp : plan.points) {
@@ -28,10 +69,21 @@ SessionOutcome run_session(const Plan& plan, const std::vector<Model>& models,
     total_gflop += pp.gflop;
     ++to_run;
   }
-  Progress progress(config.progress, to_run, total_gflop);
-  if (config.progress != Progress::Mode::quiet && !already.empty())
-    std::cerr << "resuming " << writer.file().string() << ": " << already.size()
-              << " points already measured, " << to_run << " to go\n";
+  const int rounds = std::max(1, config.runner.rounds);
+  Progress progress(config.progress, to_run * rounds, total_gflop * rounds);
+  if (config.progress != Progress::Mode::quiet) {
+    if (resuming)
+      std::cerr << "resuming " << writer.file().string() << ": " << resumed
+                << " points already in the file, " << to_run << " to go\n";
+    for (const auto& [device, reasons] : refusals) {
+      int points = 0;
+      for (const auto& [reason, n] : reasons) points += n;
+      std::cerr << device << " cannot run " << points << " point" << (points == 1 ? "" : "s")
+                << " (recorded as unsupported):\n";
+      for (const auto& [reason, n] : reasons) std::cerr << "  " << n << "  " << reason << "\n";
+    }
+    if (rounds > 1) std::cerr << to_run << " points to measure in " << rounds << " rounds\n";
+  }
 
   loop.pre_empt = [&](const PlannedPoint& pp) -> std::optional<Point> {
     if (auto it = already.find(point_key(pp)); it != already.end()) return it->second;
@@ -55,11 +107,21 @@ SessionOutcome run_session(const Plan& plan, const std::vector<Model>& models,
       outcome.write_error = e.what();
       return;
     }
-    progress.point_done(p.key(), std::string(name(p.status)), pp.gflop);
+    const std::size_t round = p.timing ? p.timing->round_medians_s.size() : 1;
+    progress.point_done(rounds > 1
+                            ? p.key() + " round " + std::to_string(std::max<std::size_t>(1, round))
+                            : p.key(),
+                        std::string(name(p.status)), pp.gflop);
   };
 
-  loop.run(plan.points, config.benchmark_args);
+  const auto start = std::chrono::steady_clock::now();
+  if (!outcome.write_error) loop.run(plan.points, config.benchmark_args);
   progress.finish();
+  outcome.spent = loop.spent;
+  outcome.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  writer.set_context("time_split", time_split_json(outcome.spent, outcome.wall_s, rounds));
+  if (config.progress != Progress::Mode::quiet)
+    std::cerr << time_split_text(outcome.spent, outcome.wall_s) << "\n";
 
   outcome.results = aggregate(writer.points(), models, config.device_limits);
   nlohmann::json model_records = nlohmann::json::array(),
