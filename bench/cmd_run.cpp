@@ -65,6 +65,9 @@ void read_flags(RunFlags& f, const CLI::App& sub) {
   // What the suite measures with unless the flags say otherwise, recorded as numbers so that a
   // resumed run goes on the same way.
   const SuiteSampling suite = suite_sampling(f.settings.suite);
+  if (sub.count("--rounds") > 0 && f.settings.rounds < 1)
+    throw InputError("--rounds " + std::to_string(f.settings.rounds) +
+                     ": not a number of rounds from 1 to 100");
   if (f.settings.rounds == 0) f.settings.rounds = suite.rounds;
   if (sub.count("--max-time-per-point") == 0) f.settings.max_time_per_point = suite.max_time_s;
   f.settings.min_time_per_point = std::min(suite.min_time_s, f.settings.max_time_per_point);

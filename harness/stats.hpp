@@ -29,6 +29,7 @@ struct SampleStats {
   // order, which of them these figures are, and the spread between them, a second noise figure.
   // Empty in files from before rounds.
   std::vector<double> round_medians_s;
+  std::vector<bool> round_contended;
   std::size_t best_round = 0;
   double round_spread = 0;
 };

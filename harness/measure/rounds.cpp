@@ -14,6 +14,7 @@ RoundsSummary combine_rounds(const std::vector<SampleStats>& rounds) {
   bool found = false;
   for (std::size_t i = 0; i < rounds.size(); ++i) {
     s.medians_s.push_back(rounds[i].median_s);
+    s.contended_rounds.push_back(rounds[i].contended);
     if (rounds[i].contended && !s.contended) continue;
     if (!found || rounds[i].median_s < rounds[s.best].median_s) s.best = i, found = true;
   }

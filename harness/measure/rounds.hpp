@@ -16,7 +16,8 @@ struct RoundsSummary {
   std::size_t best = 0;  // index of the round whose figure the point keeps
   // (slowest round median - fastest) / fastest over every round measured; 0 for one round.
   double spread = 0;
-  std::vector<double> medians_s;  // each round's median, in round order
+  std::vector<double> medians_s;       // each round's median, in round order
+  std::vector<bool> contended_rounds;  // and whether it was contended
   // No round was measured clean: the best round is then the lowest median of them all.
   bool contended = false;
 };

@@ -157,9 +157,8 @@ Point measure_point(const PlannedPoint& pp, Backend& backend, const RunnerConfig
   return p;
 }
 
-std::optional<SampleStats> measure_again(const PlannedPoint& pp, Backend& backend,
-                                         const RunnerConfig& config, const Point& first,
-                                         const MeasureFn& measure, PhaseSeconds* spent) {
+RoundOutcome measure_again(const PlannedPoint& pp, Backend& backend, const RunnerConfig& config,
+                           const Point& first, const MeasureFn& measure, PhaseSeconds* spent) {
   const Problem problem = problem_for(*pp.op, pp.batch, pp.pass, pp.precision);
   CaseOptions options = config.case_options;
   const auto note = [&first](const char* key) {
@@ -175,12 +174,14 @@ std::optional<SampleStats> measure_again(const PlannedPoint& pp, Backend& backen
     const std::unique_ptr<Case> c = timed_phase(phase(spent, &PhaseSeconds::prepare), [&] {
       return backend.prepare(problem, inputs, options);
     });
-    if (c->implementation() != first.implementation) return std::nullopt;
-    return timed_phase(phase(spent, &PhaseSeconds::sampling), [&] { return measure(*c); });
-  } catch (const std::exception&) {
+    if (c->implementation() != first.implementation)
+      return {std::nullopt, "not counted: the algorithm choice ran " + c->implementation() +
+                                " this time, not " + first.implementation};
+    return {timed_phase(phase(spent, &PhaseSeconds::sampling), [&] { return measure(*c); }), ""};
+  } catch (const std::exception& e) {
     // A round that cannot run (memory taken by another program since) adds no figure; the
     // first round's stands, validated.
-    return std::nullopt;
+    return {std::nullopt, std::string("not counted: ") + e.what()};
   }
 }
 
@@ -190,6 +191,7 @@ Point with_rounds(const Point& first, const std::vector<SampleStats>& rounds) {
   SampleStats best = rounds[summary.best];
   best.contended = summary.contended;
   best.round_medians_s = summary.medians_s;
+  best.round_contended = summary.contended_rounds;
   best.best_round = summary.best;
   best.round_spread = summary.spread;
   p.timing = best;
@@ -283,6 +285,7 @@ void RunLoop::run(const std::vector<PlannedPoint>& points, std::vector<std::stri
   // is also the one a stop makes last (it then only reports what earlier rounds measured).
   for (int round = 1; round <= std::max(1, config.rounds); ++round) {
     const bool last = round >= config.rounds || (stop && stop());
+    this->round = round;
     benchmark::ClearRegisteredBenchmarks();
     for (const auto& pp : points) {
       benchmark::RegisterBenchmark(
@@ -337,9 +340,12 @@ void RunLoop::run(const std::vector<PlannedPoint>& points, std::vector<std::stri
                 const MeasureFn sample =
                     sampler_measure(sampler_for(config.sampler, pp.device, backend));
                 // Sampled outside Google Benchmark's loop, which then gets the best round's time.
-                if (auto again = measure_again(pp, backend, config, v.point, sample, &spent)) {
-                  v.rounds.push_back(*again);
+                RoundOutcome again = measure_again(pp, backend, config, v.point, sample, &spent);
+                if (again.stats) {
+                  v.rounds.push_back(*again.stats);
                   v.point = with_rounds(v.point, v.rounds);
+                } else {
+                  v.point.notes["round_" + std::to_string(round)] = again.not_counted;
                 }
                 point = v.point;
                 measured = true;

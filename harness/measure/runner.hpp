@@ -51,11 +51,16 @@ Point measure_point(const PlannedPoint& planned, Backend& backend, const RunnerC
 // A later round of a point whose first round was ok: prepared again with the first round's
 // algorithm choice where the harness can ask for it (an autotune won by the library's first
 // choice is prepared as that heuristic choice, without timing the candidates again), sampled,
-// not validated again. Its samples count only when the same implementation ran: empty
-// otherwise, and for a failure the first round did not have.
-std::optional<SampleStats> measure_again(const PlannedPoint& planned, Backend& backend,
-                                         const RunnerConfig& config, const Point& first,
-                                         const MeasureFn& measure, PhaseSeconds* spent = nullptr);
+// not validated again. Its samples count only when the same implementation ran; otherwise, or
+// when it fails where the first round did not, `not_counted` says why (the point's notes keep
+// it) and the first rounds' figures stand.
+struct RoundOutcome {
+  std::optional<SampleStats> stats;
+  std::string not_counted;
+};
+RoundOutcome measure_again(const PlannedPoint& planned, Backend& backend,
+                           const RunnerConfig& config, const Point& first, const MeasureFn& measure,
+                           PhaseSeconds* spent = nullptr);
 // The first round's point with the rounds combined: the best round's timing and rates, and the
 // rounds' record (timing's rounds, round_medians_ms, best_round, round_spread).
 Point with_rounds(const Point& first, const std::vector<SampleStats>& rounds);
@@ -83,6 +88,7 @@ struct RunLoop {
   // can no longer be written).
   std::function<bool()> stop;
   PhaseSeconds spent;  // filled as the points run
+  int round = 0;       // the round running (1-based), for on_point's caller
 
   void run(const std::vector<PlannedPoint>& points, std::vector<std::string> benchmark_args);
 };

@@ -107,10 +107,7 @@ SessionOutcome run_session(const Plan& plan, const std::vector<Model>& models,
       outcome.write_error = e.what();
       return;
     }
-    const std::size_t round = p.timing ? p.timing->round_medians_s.size() : 1;
-    progress.point_done(rounds > 1
-                            ? p.key() + " round " + std::to_string(std::max<std::size_t>(1, round))
-                            : p.key(),
+    progress.point_done(rounds > 1 ? p.key() + " round " + std::to_string(loop.round) : p.key(),
                         std::string(name(p.status)), pp.gflop);
   };
 

@@ -7,8 +7,10 @@ bin="$1"
 tiny="$LAYERBENCH_SOURCE_DIR/tests/data/workloads/tiny.json"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/helpers.bash"
 new_work_folder
+# --algo heuristic: a later round's autotune on a busy machine may pick another implementation,
+# and such a round is not counted (its note says so); the library's first choice is stable.
 common=(--device cpu --backend onednn --workload "$tiny" --model tiny --batch 1 --precision fp32
-        --pass fwd --python none)
+        --pass fwd --python none --algo heuristic)
 
 expect_rc 2 "--rounds 0" "$bin" run "${common[@]}" --rounds 0 -o "$work/x.json"
 grep -q -- "--rounds" "$work/err" || fail "--rounds 0: flag not named"
@@ -28,8 +30,11 @@ assert len(ok) == 4, [p["op"] for p in d["points"]]
 for p in ok:
     t = p["timing"]
     medians = t["round_medians_ms"]
-    assert t["rounds"] == 2 and len(medians) == 2, t
-    assert medians[t["best_round"] - 1] == min(medians), t
+    assert t["rounds"] == 2 and len(medians) == 2, (t, p["notes"])
+    # The best round: the lowest median among the clean rounds (all of them when none was).
+    clean = [m for m, c in zip(medians, t["round_contended"]) if not c] or medians
+    assert medians[t["best_round"] - 1] == min(clean), t
+    assert t["contended"] == all(t["round_contended"]), t
     assert abs(t["median_ms"] - min(medians)) < 1e-12, t
     spread = (max(medians) - min(medians)) / min(medians)
     assert abs(t["round_spread"] - spread) < 1e-9, t

@@ -120,8 +120,12 @@ def test_the_device_of_the_run_flags():
 
 def test_dry_run_estimate_of_the_real_binary():
     estimate = fleet.dry_run_estimate(binary(), "quick", TINY_RUN)
-    # tiny, batch 1, fp32, forward: 4 points on the CPU at 2 x 0.05 s each.
-    assert estimate["devices"]["cpu"] == {"points": 4, "estimated_seconds": pytest.approx(0.4)}
+    # tiny, batch 1, fp32, forward: 4 points on the CPU, oneDNN runs each; per point the quick
+    # suite's rounds of (0.05 s cap + warm-up + set-up per visit) plus the first visit's set-up.
+    per_point = estimate["rounds"] * (0.05 + 0.05 + estimate["setup_per_visit_s"]) + \
+        estimate["first_visit_s"]
+    assert estimate["devices"]["cpu"] == {"points": 4, "refused_points": 0,
+                                          "estimated_seconds": pytest.approx(4 * per_point)}
     # A build with OpenBLAS plans its backend on the CPU too, keyed apart (cpu@openblas).
     assert set(estimate["devices"]) <= {"cpu", "cpu@openblas"}
     both = fleet.dry_run_estimate(binary(), "quick", [f for f in TINY_RUN if f != "cpu" and

@@ -64,6 +64,7 @@ TEST(Results, PointRoundTripsThroughJson) {
 TEST(Results, RoundsRoundTripAndAreOptional) {
   Point p = sample_point("c1");
   p.timing->round_medians_s = {2.5e-3, 2e-3};
+  p.timing->round_contended = {true, false};
   p.timing->best_round = 1;
   p.timing->round_spread = 0.25;
   const auto j = to_json(p);

@@ -43,6 +43,7 @@ TEST(Rounds, ACleanRoundWinsOverAFasterContendedOne) {
   EXPECT_EQ(s.best, 1u);
   EXPECT_FALSE(s.contended);
   EXPECT_NEAR(s.spread, (1.2 - 0.5) / 0.5, 1e-12);
+  EXPECT_EQ(s.contended_rounds, (std::vector<bool>{true, false, false}));
 }
 
 TEST(Rounds, ContendedOnlyWhenNoRoundWasClean) {
