@@ -46,26 +46,21 @@ SessionOutcome run_session(const Plan& plan, const std::vector<Model>& models,
 
   const bool resuming = !already.empty();
   const std::size_t resumed = already.size();
-  // Points a backend cannot run are asked about first, recorded at once and listed once per
-  // backend and reason: they are no progress lines and no part of the rounds.
+  // Points a backend cannot run are asked about first and listed once per backend and reason;
+  // the first round records them in their place in the plan, without a progress line.
+  std::map<std::string, Point> refused;
   std::map<std::string, std::map<std::string, int>> refusals;  // keyed device -> reason -> points
   for (const auto& pp : plan.points) {
     if (already.count(point_key(pp))) continue;
-    if (auto refused = refused_point(pp, backend_for(pp), config.runner, &loop.spent)) {
-      ++refusals[keyed_device(pp.device, pp.backend)][refused->reason];
-      try {
-        writer.append(*refused);
-      } catch (const OutputError& e) {
-        outcome.write_error = e.what();
-        break;
-      }
-      already.emplace(refused->key(), *refused);
+    if (auto p = refused_point(pp, backend_for(pp), config.runner, &loop.spent)) {
+      ++refusals[keyed_device(pp.device, pp.backend)][p->reason];
+      refused.emplace(p->key(), *p);
     }
   }
   double total_gflop = 0;
   int to_run = 0;
   for (const auto& pp : plan.points) {
-    if (already.count(point_key(pp))) continue;
+    if (already.count(point_key(pp)) || refused.count(point_key(pp))) continue;
     total_gflop += pp.gflop;
     ++to_run;
   }
@@ -87,6 +82,7 @@ SessionOutcome run_session(const Plan& plan, const std::vector<Model>& models,
 
   loop.pre_empt = [&](const PlannedPoint& pp) -> std::optional<Point> {
     if (auto it = already.find(point_key(pp)); it != already.end()) return it->second;
+    if (auto it = refused.find(point_key(pp)); it != refused.end()) return it->second;
     if (plan.sweep_until_oom) {
       if (auto first = sweep.smaller_oom_batch(pp)) {
         const Problem problem = problem_for(*pp.op, pp.batch, pp.pass, pp.precision);
@@ -107,12 +103,13 @@ SessionOutcome run_session(const Plan& plan, const std::vector<Model>& models,
       outcome.write_error = e.what();
       return;
     }
+    if (refused.count(p.key())) return;  // listed before the rounds
     progress.point_done(rounds > 1 ? p.key() + " round " + std::to_string(loop.round) : p.key(),
                         std::string(name(p.status)), pp.gflop);
   };
 
   const auto start = std::chrono::steady_clock::now();
-  if (!outcome.write_error) loop.run(plan.points, config.benchmark_args);
+  loop.run(plan.points, config.benchmark_args);
   progress.finish();
   outcome.spent = loop.spent;
   outcome.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
