@@ -20,6 +20,7 @@ import html
 import math
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -100,6 +101,9 @@ def main(argv=None):
     ap.add_argument("--out", default="contention", help="folder for the three results files")
     ap.add_argument("flags", nargs="*", help="run flags after --, default: --suite quick")
     args = ap.parse_args(argv)
+    # SIGTERM and SIGHUP end the script through its `finally` clauses, which kill the hogs.
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda number, frame: sys.exit(128 + number))
     flags = args.flags or ["--suite", "quick"]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
