@@ -1,6 +1,7 @@
 // `layerbench run`: reads the flags (or a resumed file's settings) into typed values, chooses
 // the devices, opens the results file, hands the measuring to the session
 // (harness/measure/session.hpp) and prints its outcome as a summary and an exit code.
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <iostream>
@@ -19,6 +20,7 @@
 #include "harness/measure/benchmark_flags.hpp"
 #include "harness/measure/interrupt.hpp"
 #include "harness/measure/point_watchdog.hpp"
+#include "harness/measure/rounds.hpp"
 #include "harness/measure/session.hpp"
 #include "harness/model/model_file.hpp"
 #include "harness/plan/plan_estimate.hpp"
@@ -71,6 +73,15 @@ void read_flags(RunFlags& f, const CLI::App& sub) {
   if (sub.count("--point-timeout"))
     check_in_range("--point-timeout", f.point_timeout, 0, true, 7 * 24 * 3600,
                    "a number of seconds");
+  // What the suite measures with unless the flags say otherwise, recorded as numbers so that a
+  // resumed run goes on the same way.
+  const SuiteSampling suite = suite_sampling(f.settings.suite);
+  if (sub.count("--rounds") > 0 && f.settings.rounds < 1)
+    throw InputError("--rounds " + std::to_string(f.settings.rounds) +
+                     ": not a number of rounds from 1 to 100");
+  if (f.settings.rounds == 0) f.settings.rounds = suite.rounds;
+  if (sub.count("--max-time-per-point") == 0) f.settings.max_time_per_point = suite.max_time_s;
+  f.settings.min_time_per_point = std::min(suite.min_time_s, f.settings.max_time_per_point);
 }
 
 // A resumed file must continue exactly: its model files and points are the plan's
@@ -144,6 +155,34 @@ std::vector<Model> read_models(const RunFlags& f) {
   return models;
 }
 
+// --dry-run's plan (after --benchmark_filter, as the run) and estimate. The CPU backends (made
+// without any GPU touched) are asked which points they cannot run, as the run asks them, so
+// those count as nothing; GPU points count as runnable.
+nlohmann::json dry_run_estimate(const RunFlags& f, const RunSetup& setup,
+                                const std::vector<Model>& models) {
+  const RunOptions& o = f.settings;
+  const Plan plan = filter_plan(
+      f.benchmark_args,
+      expand_plan(setup.request, models, dry_run_targets(setup.devices, setup.backends)));
+  std::map<std::string, std::unique_ptr<Backend>> cpu_backends;
+  for (const BackendDescriptor* d : setup.backends)
+    if (d->device_kind == DeviceKind::cpu && setup.devices.cpu)
+      cpu_backends[keyed_device("cpu", d->name)] =
+          d->make(0, o.threads, options_of(*d, o.backend_options));
+  const auto refused = [&](const PlannedPoint& pp) {
+    const auto it = cpu_backends.find(keyed_device(pp.device, pp.backend));
+    if (it == cpu_backends.end()) return false;
+    try {
+      return refused_point(pp, *it->second, setup.runner).has_value();
+    } catch (const std::exception&) {
+      return false;  // a support check that ran out of memory: the run asks again
+    }
+  };
+  const EstimateRule rule{o.max_time_per_point, setup.runner.rounds,
+                          setup.runner.sampler.warmup_min_s};
+  return estimate_json(estimate_plan(plan, rule, refused), rule);
+}
+
 // The summary and the exit code of a finished session.
 int report_outcome(const SessionOutcome& outcome, const ResultsWriter& writer, bool quiet,
                    bool gpu_unusable) {
@@ -185,12 +224,7 @@ int run_main(RunFlags f, const CLI::App& sub) {
   const std::vector<Model> models = read_models(f);
   const RunOptions& o = f.settings;
   if (f.dry_run) {
-    const Plan plan = filter_plan(
-        f.benchmark_args,
-        expand_plan(setup.request, models, dry_run_targets(setup.devices, setup.backends)));
-    const nlohmann::json estimate =
-        estimate_json(estimate_plan(plan, o.max_time_per_point), o.max_time_per_point);
-    std::cout << estimate.dump(2) << "\n";
+    std::cout << dry_run_estimate(f, setup, models).dump(2) << "\n";
     return exit_ok;
   }
   std::string python;
@@ -221,7 +255,7 @@ int run_main(RunFlags f, const CLI::App& sub) {
   session.point_time_bound_s =
       f.point_timeout > 0 ? f.point_timeout : default_point_time_bound_s(o.max_time_per_point);
   session.stuck_point_exit_code = exit_point_stuck;
-    auto writer = open_results(f, std::move(previous), std::move(machine), plan);
+  auto writer = open_results(f, std::move(previous), std::move(machine), plan);
   const SessionOutcome outcome =
       run_session(plan, models, *writer, session, [&](const PlannedPoint& pp) -> Backend& {
         return *devices.backends.at(keyed_device(pp.device, pp.backend));
@@ -273,12 +307,16 @@ void add_run(CLI::App& app, Action& action) {
                   "Backends, e.g. onednn,openblas (default: every backend of each device)");
   sub->add_option("--threads", o.threads, "CPU threads (default: all cores)");
   sub->add_option("--max-time-per-point", o.max_time_per_point,
-                  "Seconds of sampling after which a noisy point stops (default 1)");
+                  "Seconds of sampling per round after which a noisy point stops (default: the "
+                  "suite's, 1 but for quick)");
   sub->add_option(
       "--point-timeout", flags->point_timeout,
       "Seconds after which a point is stopped between samples and recorded failed; "
       "one stuck past twice that (at least 30 s more) stops the run, exit 124. Default: "
       "300 + 20 x --max-time-per-point");
+  sub->add_option("--rounds", o.rounds,
+                  "Visits of every point, 1 to 100; a point keeps its best round's figure and "
+                  "records the spread between rounds (default: the suite's, 2)");
   sub->add_option("--noise-target", o.noise_target,
                   "Relative noise at which sampling stops early (default 0.01)");
   sub->add_flag("--warm", o.warm, "Measure with warm caches (default: cold)");

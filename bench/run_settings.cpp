@@ -6,6 +6,7 @@
 #include "bench/backend_options.hpp"
 #include "harness/input_error.hpp"
 #include "harness/json_fields.hpp"
+#include "harness/measure/rounds.hpp"
 #include "harness/model/accounting.hpp"
 #include "harness/model/model_file.hpp"
 #include "harness/platform.hpp"
@@ -74,6 +75,7 @@ const std::vector<Setting>& run_settings() {
                        &RunOptions::max_time_per_point),
         member_setting("min_time_per_point_s", nullptr, &RunOptions::min_time_per_point),
         member_setting("noise_target", "--noise-target", &RunOptions::noise_target),
+        member_setting("rounds", "--rounds", &RunOptions::rounds),
         {"cache", "--warm",
          [](const RunOptions& o) { return nlohmann::json(o.warm ? "warm" : "cold"); },
          [](const JsonField& value, RunOptions& o) {
@@ -114,6 +116,10 @@ void check_ranges(const RunOptions& o, SettingsSource source) {
   check_in_range(label("min_time_per_point_s"), o.min_time_per_point, 0, false, 3600,
                  "a number of seconds");
   check_in_range(label("noise_target"), o.noise_target, 0, true, 1, "a relative noise");
+  // 100 rounds of the quick suite would take hours: past any use of a spread between rounds.
+  if (o.rounds < 0 || o.rounds > 100)
+    throw InputError(label("rounds") + " " + std::to_string(o.rounds) +
+                     ": not a number of rounds from 1 to 100 (0: the suite's)");
   check_in_range(label("memory_limit_gb"), o.memory_limit_gb, 0, false, 1 << 24,
                  "a number of GiB (0: the device's own)");
   if (o.algo != "autotune" && o.algo != "heuristic")
@@ -145,6 +151,8 @@ RunOptions adopt_settings(nlohmann::json file_settings, const RunOptions& asked,
                           const std::function<bool(const std::string& flag)>& flag_given) {
   JsonField(file_settings, "", "settings").require_object();
   if (!file_settings.contains("backends")) file_settings["backends"] = original_backends();
+  // A file from before interleaved rounds was measured in one.
+  if (!file_settings.contains("rounds")) file_settings["rounds"] = 1;
   // A file written before a backend's option existed was measured with what the option says.
   for (const BackendOption* option : backend_options())
     if (!option->value_before_option_existed.is_null() &&
@@ -183,6 +191,7 @@ RunSetup parse_settings(const RunOptions& o, SettingsSource source) {
 
   RunnerConfig& runner = setup.runner;
   runner.seed = o.seed;
+  runner.rounds = o.rounds > 0 ? o.rounds : suite_sampling(o.suite).rounds;
   runner.sampler.rule.noise_target = o.noise_target;
   runner.sampler.rule.min_time_s = o.min_time_per_point;
   runner.sampler.rule.max_time_s = o.max_time_per_point;

@@ -29,6 +29,7 @@ struct RunOptions {
   double max_time_per_point = StoppingRule{}.max_time_s;
   double min_time_per_point = StoppingRule{}.min_time_s;
   double noise_target = StoppingRule{}.noise_target;
+  int rounds = 0;  // --rounds; 0: the suite's (harness/measure/rounds.hpp), a new run records it
   bool warm = false;
   std::string algo = "autotune";
   double memory_limit_gb = 0;

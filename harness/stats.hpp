@@ -1,5 +1,6 @@
 #pragma once
 // Sample statistics and the stopping rule. Pure logic, unit-tested.
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -24,6 +25,13 @@ struct SampleStats {
   std::optional<double> cpu_share;
   double cpu_median_s = 0;
   bool contended = false;
+  // Interleaved rounds (harness/measure/rounds.hpp): each counted round's median in round
+  // order, which of them these figures are, and the spread between them, a second noise figure.
+  // Empty in files from before rounds.
+  std::vector<double> round_medians_s;
+  std::vector<bool> round_contended;
+  std::size_t best_round = 0;
+  double round_spread = 0;
 };
 
 // One timed sample as the CPU saw it: its wall time, the CPU time all of the process's threads

@@ -22,6 +22,9 @@ inline constexpr std::uint64_t library_headroom_bytes = 32ull << 20;
 void require_library_headroom(const std::string& who);
 
 // One 64-byte aligned allocation; throws std::bad_alloc when the host has no room.
+// One 64-byte aligned allocation; throws std::bad_alloc when the host has no room. The memory
+// of the largest arena released is kept for the next one that fits (host_buffers.cpp says why):
+// its bytes are then whatever the last case left there, never zeroes.
 class HostArena {
  public:
   explicit HostArena(std::size_t bytes);
@@ -33,7 +36,8 @@ class HostArena {
   static std::size_t round_up(std::size_t n) { return (n + alignment - 1) / alignment * alignment; }
 
  private:
-  std::byte* data_;
+  std::byte* data_ = nullptr;
+  std::size_t bytes_ = 0;  // what data_ holds: at least what was asked
 };
 
 // Rotation of buffer sets that makes every run cache-cold: enough sets that one rotation touches

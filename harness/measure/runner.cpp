@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -14,6 +15,7 @@
 #include "harness/device_id.hpp"
 #include "harness/measure/host_buffers.hpp"
 #include "harness/measure/inputs.hpp"
+#include "harness/measure/rounds.hpp"
 #include "harness/model/accounting.hpp"
 #include "harness/platform.hpp"
 #include "harness/shape_json.hpp"
@@ -71,38 +73,70 @@ MeasureFn sampler_measure(const Sampler& sampler, const PointWatchdog* watchdog)
   };
 }
 
+namespace {
+// Adds the wall time of `step` to `*seconds` (when given), also when it throws.
+template <class Step>
+auto timed_phase(double* seconds, Step&& step) {
+  struct Add {
+    double* seconds;
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+    ~Add() {
+      if (seconds)
+        *seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+  } add{seconds};
+  return step();
+}
+double* phase(PhaseSeconds* spent, double PhaseSeconds::*member) {
+  return spent ? &(spent->*member) : nullptr;
+}
+}  // namespace
+
+std::optional<Point> refused_point(const PlannedPoint& pp, const Backend& backend,
+                                   const RunnerConfig& config, PhaseSeconds* spent) {
+  const Problem problem = problem_for(*pp.op, pp.batch, pp.pass, pp.precision);
+  std::optional<std::string> why = indexing_overflow(*pp.op, pp.batch);
+  if (!why)
+    why = timed_phase(phase(spent, &PhaseSeconds::refusal),
+                      [&] { return backend.unsupported_reason(problem); });
+  if (!why) return std::nullopt;
+  Point p = describe_point(pp, problem);
+  p.backend = backend.name();
+  p.cache = config.case_options.cache == CacheMode::cold ? "cold" : "warm";
+  p.status = Status::unsupported;
+  p.reason = *why;
+  return p;
+}
+
 Point measure_point(const PlannedPoint& pp, Backend& backend, const RunnerConfig& config,
-                    const MeasureFn& measure) {
+                    const MeasureFn& measure, PhaseSeconds* spent) {
+  if (auto refused = refused_point(pp, backend, config, spent)) return *refused;
   const Problem problem = problem_for(*pp.op, pp.batch, pp.pass, pp.precision);
   Point p = describe_point(pp, problem);
   p.backend = backend.name();
   p.cache = config.case_options.cache == CacheMode::cold ? "cold" : "warm";
-  if (auto why = indexing_overflow(*pp.op, pp.batch)) {
-    p.status = Status::unsupported;
-    p.reason = *why;
-    return p;
-  }
   std::unique_ptr<Case> c;
   std::vector<HostTensor> inputs;
   try {
     // Inside the try: a backend's support check may itself run out of memory.
-    if (auto why = backend.unsupported_reason(problem)) {
-      p.status = Status::unsupported;
-      p.reason = *why;
-      return p;
-    }
-    inputs = make_inputs(problem, config.seed);
+    if (auto refused = refused_point(pp, backend, config, spent)) return *refused;
+    inputs = timed_phase(phase(spent, &PhaseSeconds::inputs),
+                         [&] { return make_inputs(problem, config.seed); });
     require_library_headroom("the point's inputs");  // room for the library's set-up
-    c = backend.prepare(problem, inputs, config.case_options);
+    c = timed_phase(phase(spent, &PhaseSeconds::prepare),
+                    [&] { return backend.prepare(problem, inputs, config.case_options); });
     p.backend = c->library();
     p.implementation = c->implementation();
     p.workspace_bytes = c->workspace_bytes();
-    const SampleStats stats = measure(*c);
+    const SampleStats stats =
+        timed_phase(phase(spent, &PhaseSeconds::sampling), [&] { return measure(*c); });
     p.timing = stats;
     p.tflops = p.gflop / stats.median_s / 1e3;
     p.gbps = p.bytes / stats.median_s / 1e9;
     for (auto& [k, v] : c->notes()) p.notes[k] = v;  // after timing: clocks are read there
-    p.validation = validate(problem, inputs, c->output(), pp.precision);
+    p.validation = timed_phase(phase(spent, &PhaseSeconds::validation), [&] {
+      return validate(problem, inputs, c->output(), pp.precision);
+    });
     if (!p.validation->passed) {
       std::ostringstream why;
       why << "validation failed: relative L2 error " << p.validation->rel_l2 << " (max abs "
@@ -134,6 +168,49 @@ Point measure_point(const PlannedPoint& pp, Backend& backend, const RunnerConfig
     p.status = Status::failed;
     p.reason = e.what();
   }
+  return p;
+}
+
+RoundOutcome measure_again(const PlannedPoint& pp, Backend& backend, const RunnerConfig& config,
+                           const Point& first, const MeasureFn& measure, PhaseSeconds* spent) {
+  const Problem problem = problem_for(*pp.op, pp.batch, pp.pass, pp.precision);
+  CaseOptions options = config.case_options;
+  const auto note = [&first](const char* key) {
+    const auto it = first.notes.find(key);
+    return it == first.notes.end() ? std::string() : it->second;
+  };
+  // The autotune's winner was the library's own first choice: ask for that choice directly.
+  if (note("choice") == "autotune" && note("heuristic_choice") == first.implementation)
+    options.algo = AlgoChoice::heuristic;
+  try {
+    const std::vector<HostTensor> inputs = timed_phase(
+        phase(spent, &PhaseSeconds::inputs), [&] { return make_inputs(problem, config.seed); });
+    const std::unique_ptr<Case> c = timed_phase(phase(spent, &PhaseSeconds::prepare), [&] {
+      return backend.prepare(problem, inputs, options);
+    });
+    if (c->implementation() != first.implementation)
+      return {std::nullopt, "not counted: the algorithm choice ran " + c->implementation() +
+                                " this time, not " + first.implementation};
+    return {timed_phase(phase(spent, &PhaseSeconds::sampling), [&] { return measure(*c); }), ""};
+  } catch (const std::exception& e) {
+    // A round that cannot run (memory taken by another program since) adds no figure; the
+    // first round's stands, validated.
+    return {std::nullopt, std::string("not counted: ") + e.what()};
+  }
+}
+
+Point with_rounds(const Point& first, const std::vector<SampleStats>& rounds) {
+  const RoundsSummary summary = combine_rounds(rounds);
+  Point p = first;
+  SampleStats best = rounds[summary.best];
+  best.contended = summary.contended;
+  best.round_medians_s = summary.medians_s;
+  best.round_contended = summary.contended_rounds;
+  best.best_round = summary.best;
+  best.round_spread = summary.spread;
+  p.timing = best;
+  p.tflops = p.gflop / best.median_s / 1e3;
+  p.gbps = p.bytes / best.median_s / 1e9;
   return p;
 }
 
@@ -209,65 +286,117 @@ void RunLoop::run(const std::vector<PlannedPoint>& points, std::vector<std::stri
   for (auto& a : argv_storage) argv.push_back(a.data());
   int argc = static_cast<int>(argv.size());
   benchmark::Initialize(&argc, argv.data());
-  benchmark::ClearRegisteredBenchmarks();
   std::map<std::string, double> cpu_per_sample_s;  // point name -> median CPU time of a sample
+  // Per point: the latest record (first round's, then with its rounds combined) and the
+  // samples of each round that counted; only points measured ok here get more rounds.
+  struct Visits {
+    Point point;
+    std::vector<SampleStats> rounds;
+  };
+  std::map<std::string, Visits> visits;
 
-  for (const auto& pp : points) {
-    benchmark::RegisterBenchmark(
-        point_key(pp).c_str(),
-        [this, &pp, &cpu_per_sample_s](benchmark::State& state) {
-          if (stop && stop()) {
-            state.SkipWithError("interrupted");
-            for (auto _ : state) {
-            }
-            return;
-          }
-          std::optional<Point> point = pre_empt ? pre_empt(pp) : std::nullopt;
-          // Set before the loop starts: a sample that throws leaves the loop started, and Google
-          // Benchmark aborts the process when a started loop is entered again.
-          bool loop_started = false;
-          if (!point) {
-            // Set-up (allocation, inputs, algorithm choice) happens inside measure_point before
-            // the loop; the only time Google Benchmark sees is the median we hand it.
-            Backend& backend = backend_for(pp);
-            const PointWatch watch(watchdog, pp);
-            const MeasureFn sample =
-                sampler_measure(sampler_for(config.sampler, pp.device, backend), watchdog);
-            point = measure_point(pp, backend, config, [&](Case& c) {
-              SampleStats stats;
-              loop_started = true;
+  // One Google Benchmark pass per round: the --benchmark_out file is written by the last, which
+  // is also the one a stop makes last (it then only reports what earlier rounds measured).
+  for (int round = 1; round <= std::max(1, config.rounds); ++round) {
+    const bool last = round >= config.rounds || (stop && stop());
+    this->round = round;
+    benchmark::ClearRegisteredBenchmarks();
+    for (const auto& pp : points) {
+      benchmark::RegisterBenchmark(
+          point_key(pp).c_str(),
+          [this, &pp, &cpu_per_sample_s, &visits, round](benchmark::State& state) {
+            const std::string key = point_key(pp);
+            const auto visited = visits.find(key);
+            const bool stopping = stop && stop();
+            if ((round == 1 && stopping) || (round > 1 && visited == visits.end())) {
+              state.SkipWithError("interrupted");
               for (auto _ : state) {
-                stats = sample(c);
-                state.SetIterationTime(stats.median_s);
               }
-              cpu_per_sample_s[point_key(pp)] = stats.cpu_median_s;
-              return stats;
-            });
-          }
-          if (!loop_started) {  // refused or pre-empted: Google Benchmark still needs its loop run
-            for (auto _ : state) state.SetIterationTime(0);
-          }
-          if (point->status == Status::ok) {
-            state.counters["FLOP/s"] = benchmark::Counter(point->tflops * 1e12);
-            state.counters["bytes/s"] = benchmark::Counter(point->gbps * 1e9);
-            state.counters["workspace"] =
-                benchmark::Counter(static_cast<double>(point->workspace_bytes));
-            state.SetLabel(point->implementation);
-          } else {
-            state.SkipWithError((std::string(name(point->status)) + ": " + point->reason).c_str());
-          }
-          on_point(pp, *point);
-        })
-        ->UseManualTime()
-        ->Iterations(1)
-        ->Unit(benchmark::kMicrosecond);
-  }
-  SilentReporter silent;
-  if (auto format = out_file_format(args)) {
-    PerSampleCpuFileReporter file(std::move(format), cpu_per_sample_s);
-    benchmark::RunSpecifiedBenchmarks(&silent, &file);
-  } else {
-    benchmark::RunSpecifiedBenchmarks(&silent);
+              return;
+            }
+            std::optional<Point> point;
+            bool measured = false;
+            // Set before the loop starts: a sample that throws leaves the loop started, and
+            // Google Benchmark aborts the process when a started loop is entered again.
+            bool loop_started = false;
+            const auto in_benchmark_loop = [&](const MeasureFn& sample) -> MeasureFn {
+              return [&, sample](Case& c) {
+                SampleStats stats;
+                loop_started = true;
+                for (auto _ : state) {
+                  stats = sample(c);
+                  state.SetIterationTime(stats.median_s);
+                }
+                return stats;
+              };
+            };
+            if (round == 1) {
+              point = pre_empt ? pre_empt(pp) : std::nullopt;
+              if (!point) {
+                // Set-up (allocation, inputs, algorithm choice) happens inside measure_point
+                // before the loop; the only time Google Benchmark sees is the median we hand it.
+                Backend& backend = backend_for(pp);
+                const PointWatch watch(watchdog, pp);
+                const MeasureFn sample =
+                    sampler_measure(sampler_for(config.sampler, pp.device, backend), watchdog);
+                point = measure_point(pp, backend, config, in_benchmark_loop(sample), &spent);
+                measured = true;
+                if (point->status == Status::ok) {
+                  point = with_rounds(*point, {*point->timing});
+                  visits[key] = {*point, {*point->timing}};
+                }
+              }
+              if (!measured || point->status != Status::ok) visits[key] = {*point, {}};
+            } else {
+              Visits& v = visited->second;
+              point = v.point;
+              if (!stopping && !v.rounds.empty()) {
+                Backend& backend = backend_for(pp);
+                const PointWatch watch(watchdog, pp);
+                const MeasureFn sample =
+                    sampler_measure(sampler_for(config.sampler, pp.device, backend), watchdog);
+                // Sampled outside Google Benchmark's loop, which then gets the best round's time.
+                RoundOutcome again = measure_again(pp, backend, config, v.point, sample, &spent);
+                if (again.stats) {
+                  v.rounds.push_back(*again.stats);
+                  v.point = with_rounds(v.point, v.rounds);
+                } else {
+                  v.point.notes["round_" + std::to_string(round)] = again.not_counted;
+                }
+                point = v.point;
+                measured = true;
+              }
+            }
+            if (point->timing) cpu_per_sample_s[key] = point->timing->cpu_median_s;
+            if (!loop_started) {  // refused, resumed or a later round: the loop must still run
+              for (auto _ : state)
+                state.SetIterationTime(point->timing ? point->timing->median_s : 0);
+            }
+            if (point->status == Status::ok) {
+              state.counters["FLOP/s"] = benchmark::Counter(point->tflops * 1e12);
+              state.counters["bytes/s"] = benchmark::Counter(point->gbps * 1e9);
+              state.counters["workspace"] =
+                  benchmark::Counter(static_cast<double>(point->workspace_bytes));
+              state.SetLabel(point->implementation);
+            } else {
+              state.SkipWithError(
+                  (std::string(name(point->status)) + ": " + point->reason).c_str());
+            }
+            if (round == 1 || measured) on_point(pp, *point);
+          })
+          ->UseManualTime()
+          ->Iterations(1)
+          ->Unit(benchmark::kMicrosecond);
+    }
+    SilentReporter silent;
+    auto format = last ? out_file_format(args) : nullptr;
+    if (format) {
+      PerSampleCpuFileReporter file(std::move(format), cpu_per_sample_s);
+      benchmark::RunSpecifiedBenchmarks(&silent, &file);
+    } else {
+      benchmark::RunSpecifiedBenchmarks(&silent);
+    }
+    if (last) break;
   }
   benchmark::ClearRegisteredBenchmarks();
 }

@@ -5,6 +5,7 @@
 // drives the points through Google Benchmark, one registered benchmark per point.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,17 +21,50 @@ struct RunnerConfig {
   Sampler sampler;
   CaseOptions case_options;
   std::uint64_t seed = 42;
+  int rounds = 1;  // visits of every point (harness/measure/rounds.hpp)
+};
+
+// Wall time spent per phase of the points' measurement, summed over the run: where a run's
+// time goes (recorded in the results file's context.time_split and printed at the end).
+struct PhaseSeconds {
+  double refusal = 0;     // asking the backend whether it can run the point
+  double inputs = 0;      // generating the random inputs
+  double prepare = 0;     // allocation, buffer fill, algorithm choice (autotune)
+  double sampling = 0;    // warm-up and timed samples
+  double validation = 0;  // the reference computation and comparison
 };
 
 // The point's static description (what was asked and its accounting), status ok.
 Point describe_point(const PlannedPoint& planned, const Problem& problem);
+
+// The point recorded as unsupported when its backend says it cannot run it (asked without
+// preparing anything) or its indexing would overflow; empty when it can run. `spent` gets the
+// time of the question.
+std::optional<Point> refused_point(const PlannedPoint& planned, const Backend& backend,
+                                   const RunnerConfig& config, PhaseSeconds* spent = nullptr);
 
 // Measures one point. Never throws for what a point can run into: unsupported precisions,
 // out-of-memory, library errors and wrong answers are recorded in the point's status.
 // `measure` wraps the sampling so the caller can put it inside a Google Benchmark loop.
 using MeasureFn = std::function<SampleStats(Case&)>;
 Point measure_point(const PlannedPoint& planned, Backend& backend, const RunnerConfig& config,
-                    const MeasureFn& measure);
+                    const MeasureFn& measure, PhaseSeconds* spent = nullptr);
+// A later round of a point whose first round was ok: prepared again with the first round's
+// algorithm choice where the harness can ask for it (an autotune won by the library's first
+// choice is prepared as that heuristic choice, without timing the candidates again), sampled,
+// not validated again. Its samples count only when the same implementation ran; otherwise, or
+// when it fails where the first round did not, `not_counted` says why (the point's notes keep
+// it) and the first rounds' figures stand.
+struct RoundOutcome {
+  std::optional<SampleStats> stats;
+  std::string not_counted;
+};
+RoundOutcome measure_again(const PlannedPoint& planned, Backend& backend,
+                           const RunnerConfig& config, const Point& first, const MeasureFn& measure,
+                           PhaseSeconds* spent = nullptr);
+// The first round's point with the rounds combined: the best round's timing and rates, and the
+// rounds' record (timing's rounds, round_medians_ms, best_round, round_spread).
+Point with_rounds(const Point& first, const std::vector<SampleStats>& rounds);
 // The sampler a point on `device` measures with: the configured one, plus the pre-emption check
 // with the backend's compute threads (its "threads" fact) on the CPU.
 Sampler sampler_for(const Sampler& sampler, const std::string& device, const Backend& backend);
@@ -42,6 +76,10 @@ MeasureFn sampler_measure(const Sampler& sampler, const PointWatchdog* watchdog 
 // time = the median of its samples), calling `on_point` after each. `backend_for` gives the
 // backend of a point's device and backend name. Stops early, between points, once `stop` is set.
 // `benchmark_args` are the --benchmark_* flags to pass on (filter, out, format).
+// With config.rounds > 1 the points are visited again in order, round after round; a point ok
+// in the first round is measured again (measure_again) and `on_point` gets it again with its
+// rounds combined (with_rounds), so the caller records the better figure as it comes. Google
+// Benchmark's --benchmark_out file is written in the last round, with each point's best figure.
 struct RunLoop {
   RunnerConfig config;
   std::function<Backend&(const PlannedPoint&)> backend_for;
@@ -53,6 +91,8 @@ struct RunLoop {
   std::function<bool()> stop;
   // Bounds each measured point's time, when not null.
   PointWatchdog* watchdog = nullptr;
+  PhaseSeconds spent;  // filled as the points run
+  int round = 0;       // the round running (1-based), for on_point's caller
 
   void run(const std::vector<PlannedPoint>& points, std::vector<std::string> benchmark_args);
 };

@@ -1,5 +1,8 @@
 #include "harness/measure/session.hpp"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
@@ -35,7 +38,8 @@ std::pair<nlohmann::json, nlohmann::json> model_records(const Aggregation& resul
   p.reason = why.str();
   std::cerr << "\nlayerbench run: " << p.key() << " " << p.reason << ".\n";
   try {
-    writer.append(p);
+    // A point measured in an earlier round keeps that round's figures.
+    if (!writer.has_point(p.key())) writer.append(p);
     const auto [model_json, boundary_json] =
         model_records(aggregate(writer.points(), models, config.device_limits));
     writer.finish("interrupted", model_json, boundary_json);
@@ -52,6 +56,26 @@ std::pair<nlohmann::json, nlohmann::json> model_records(const Aggregation& resul
 
 }  // namespace
 
+nlohmann::json time_split_json(const PhaseSeconds& spent, double wall_s, int rounds) {
+  return {{"rounds", rounds},
+          {"measuring_s", wall_s},
+          {"refusal_s", spent.refusal},
+          {"inputs_s", spent.inputs},
+          {"prepare_s", spent.prepare},
+          {"sampling_s", spent.sampling},
+          {"validation_s", spent.validation}};
+}
+
+std::string time_split_text(const PhaseSeconds& spent, double wall_s) {
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "time: %.1f s measuring: sampling %.1f s, prepare (buffers, algorithm choice) "
+                "%.1f s, inputs %.1f s, validation %.1f s, refusals %.1f s",
+                wall_s, spent.sampling, spent.prepare, spent.inputs, spent.validation,
+                spent.refusal);
+  return text;
+}
+
 SessionOutcome run_session(const Plan& plan, const std::vector<Model>& models,
                            ResultsWriter& writer, const SessionConfig& config,
                            const std::function<Backend&(const PlannedPoint&)>& backend_for) {
@@ -67,20 +91,51 @@ SessionOutcome run_session(const Plan& plan, const std::vector<Model>& models,
   loop.backend_for = backend_for;
   loop.stop = [&] { return interrupt::poll_stop() || outcome.write_error.has_value(); };
 
+  const bool resuming = !already.empty();
+  const std::size_t resumed = already.size();
+  // Points a backend cannot run are asked about first and listed once per backend and reason;
+  // the first round records them in their place in the plan, without a progress line.
+  std::map<std::string, Point> refused;
+  std::map<std::string, std::map<std::string, int>> refusals;  // keyed device -> reason -> points
+  for (const auto& pp : plan.points) {
+    if (already.count(point_key(pp))) continue;
+    std::optional<Point> p;
+    try {
+      p = refused_point(pp, backend_for(pp), config.runner, &loop.spent);
+    } catch (const std::exception&) {
+      // A support check that ran out of memory: asked again when the point runs, which records it.
+    }
+    if (p) {
+      ++refusals[keyed_device(pp.device, pp.backend)][p->reason];
+      refused.emplace(p->key(), *p);
+    }
+  }
   double total_gflop = 0;
   int to_run = 0;
   for (const auto& pp : plan.points) {
-    if (already.count(point_key(pp))) continue;
+    if (already.count(point_key(pp)) || refused.count(point_key(pp))) continue;
     total_gflop += pp.gflop;
     ++to_run;
   }
-  Progress progress(config.progress, to_run, total_gflop);
-  if (config.progress != Progress::Mode::quiet && !already.empty())
-    std::cerr << "resuming " << writer.file().string() << ": " << already.size()
-              << " points already measured, " << to_run << " to go\n";
+  const int rounds = std::max(1, config.runner.rounds);
+  Progress progress(config.progress, to_run * rounds, total_gflop * rounds);
+  if (config.progress != Progress::Mode::quiet) {
+    if (resuming)
+      std::cerr << "resuming " << writer.file().string() << ": " << resumed
+                << " points already in the file, " << to_run << " to go\n";
+    for (const auto& [device, reasons] : refusals) {
+      int points = 0;
+      for (const auto& [reason, n] : reasons) points += n;
+      std::cerr << device << " cannot run " << points << " point" << (points == 1 ? "" : "s")
+                << " (recorded as unsupported):\n";
+      for (const auto& [reason, n] : reasons) std::cerr << "  " << n << "  " << reason << "\n";
+    }
+    if (rounds > 1) std::cerr << to_run << " points to measure in " << rounds << " rounds\n";
+  }
 
   loop.pre_empt = [&](const PlannedPoint& pp) -> std::optional<Point> {
     if (auto it = already.find(point_key(pp)); it != already.end()) return it->second;
+    if (auto it = refused.find(point_key(pp)); it != refused.end()) return it->second;
     if (plan.sweep_until_oom) {
       if (auto first = sweep.smaller_oom_batch(pp)) {
         const Problem problem = problem_for(*pp.op, pp.batch, pp.pass, pp.precision);
@@ -101,7 +156,9 @@ SessionOutcome run_session(const Plan& plan, const std::vector<Model>& models,
       outcome.write_error = e.what();
       return;
     }
-    progress.point_done(p.key(), std::string(name(p.status)), pp.gflop);
+    if (refused.count(p.key())) return;  // listed before the rounds
+    progress.point_done(rounds > 1 ? p.key() + " round " + std::to_string(loop.round) : p.key(),
+                        std::string(name(p.status)), pp.gflop);
   };
 
   std::optional<PointWatchdog> watchdog;
@@ -112,8 +169,14 @@ SessionOutcome run_session(const Plan& plan, const std::vector<Model>& models,
     });
     loop.watchdog = &*watchdog;
   }
+  const auto start = std::chrono::steady_clock::now();
   loop.run(plan.points, config.benchmark_args);
   progress.finish();
+  outcome.spent = loop.spent;
+  outcome.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  writer.set_context("time_split", time_split_json(outcome.spent, outcome.wall_s, rounds));
+  if (config.progress != Progress::Mode::quiet)
+    std::cerr << time_split_text(outcome.spent, outcome.wall_s) << "\n";
 
   outcome.results = aggregate(writer.points(), models, config.device_limits);
   const auto [model_json, boundary_json] = model_records(outcome.results);

@@ -40,7 +40,14 @@ struct SessionOutcome {
   bool interrupted = false;  // stopped by a signal: the file says "interrupted"
   // The disk refused the results file: the points before it are in the file and its journal.
   std::optional<std::string> write_error;
+  PhaseSeconds spent;  // where the measuring time went
+  double wall_s = 0;   // the measuring loop's wall time
 };
+
+// The run's time by phase, as context.time_split records it (reports/results-schema.md) and as
+// the one line `run` prints at the end.
+nlohmann::json time_split_json(const PhaseSeconds& spent, double wall_s, int rounds);
+std::string time_split_text(const PhaseSeconds& spent, double wall_s);
 
 // Measures the plan's points that `writer` does not hold yet, on the backend `backend_for`
 // gives each, and finishes the file. Stops between points on a signal or a write error.

@@ -1,10 +1,15 @@
 #pragma once
 // How long a plan may take, for `layerbench run --dry-run` and the Slurm fleet's time limits.
-// Sampler::measure stops its warm-up and then its sampling each once it has run past the
-// per-point cap (--max-time-per-point), so the timed part of a point takes about
-// 2 x cap: estimated seconds = points x 2 x max_time_per_point_s. Set-up, algorithm choice
-// and validation are outside that bound (a caller adds a margin); points that stop early on
-// the noise target, or are refused (unsupported, oom), take less. Pure logic.
+// Per point the backend can run (refused points, asked of the backend without preparing
+// anything, take about nothing):
+//   rounds x (cap + warm-up + set-up per visit) + first visit
+// where cap is --max-time-per-point (sampling stops there unless the noise target stops it
+// sooner), warm-up the sampler's minimum warm-up, set-up per visit the inputs, buffers and
+// algorithm choice a round prepares again, and first visit what only the first round does
+// (validation, autotune's candidates). The set-up costs are this harness's measured averages
+// on a 2-core CPU (plan_estimate.cpp says where they come from); a point that stops early on
+// the noise target takes less, a very large one more. Pure logic.
+#include <functional>
 #include <map>
 #include <string>
 
@@ -16,15 +21,29 @@ namespace lb {
 
 struct PlanEstimate {
   int points = 0;
+  int refused = 0;  // of `points`: the backend cannot run them
   double seconds = 0;
 };
 
-// Per device id and backend, as point keys name them ("cpu", "cpu@openblas", "gpu:0").
-std::map<std::string, PlanEstimate> estimate_plan(const Plan& plan, double max_time_per_point_s);
+struct EstimateRule {
+  double max_time_per_point_s = 1.0;
+  int rounds = 1;
+  double warmup_s = 0.05;  // Sampler::warmup_min_s
+};
 
-// {"points", "estimated_seconds", "max_time_per_point_s", "formula",
-//  "devices": {keyed device: {"points", "estimated_seconds"}}}
+// Per device id and backend, as point keys name them ("cpu", "cpu@openblas", "gpu:0").
+// `refused` says whether a point's backend cannot run it (empty: every point runs).
+std::map<std::string, PlanEstimate> estimate_plan(
+    const Plan& plan, const EstimateRule& rule,
+    const std::function<bool(const PlannedPoint&)>& refused = {});
+
+// {"points", "refused_points", "estimated_seconds", "max_time_per_point_s", "rounds", "formula",
+//  "devices": {keyed device: {"points", "refused_points", "estimated_seconds"}}}
 nlohmann::json estimate_json(const std::map<std::string, PlanEstimate>& per_device,
-                             double max_time_per_point_s);
+                             const EstimateRule& rule);
+
+// The set-up seconds of a point the estimate assumes: per visit (every round) and once.
+double setup_per_visit_s();
+double first_visit_s();
 
 }  // namespace lb

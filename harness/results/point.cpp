@@ -36,6 +36,15 @@ nlohmann::json timing_json(const SampleStats& t, const std::string& cache) {
     j.update({{"cpu_share", *t.cpu_share},
               {"preempted_samples", t.preempted_samples},
               {"contended", t.contended}});
+  if (!t.round_medians_s.empty()) {
+    nlohmann::json medians = nlohmann::json::array();
+    for (double m : t.round_medians_s) medians.push_back(m * 1e3);
+    j.update({{"rounds", t.round_medians_s.size()},
+              {"round_medians_ms", medians},
+              {"round_contended", t.round_contended},
+              {"best_round", t.best_round + 1},
+              {"round_spread", t.round_spread}});
+  }
   return j;
 }
 
@@ -69,6 +78,18 @@ SampleStats timing_from_json(const JsonField& t) {
     s.cpu_share = share->number();
     s.preempted_samples = t["preempted_samples"].integer<std::int64_t>(0);
     s.contended = t["contended"].boolean();
+  }
+  if (const auto rounds = t.optional("rounds")) {  // files from before interleaved rounds
+    const auto n = rounds->integer<std::size_t>(1);
+    const JsonField medians = t["round_medians_ms"];
+    medians.array("one positive number per round", n, n);
+    for (std::size_t i = 0; i < n; ++i)
+      s.round_medians_s.push_back(medians[i].positive_number() / 1e3);
+    const JsonField contended = t["round_contended"];
+    contended.array("one true or false per round", n, n);
+    for (std::size_t i = 0; i < n; ++i) s.round_contended.push_back(contended[i].boolean());
+    s.best_round = t["best_round"].integer<std::size_t>(1, n) - 1;
+    s.round_spread = t["round_spread"].number();
   }
   return s;
 }

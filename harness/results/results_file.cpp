@@ -2,7 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
-#include <set>
+#include <map>
 #include <sstream>
 #include <system_error>
 
@@ -96,7 +96,7 @@ LoadedResults load_results(const fs::path& file) {
   const nlohmann::json& points =
       r.document.contains("points") ? r.document["points"] : nlohmann::json::array();
   if (!points.is_array()) throw ResultsError(file.string() + ": \"points\" is not an array");
-  std::set<std::string> seen;
+  std::map<std::string, std::size_t> seen;  // key -> index in r.points
   const std::string name = file.string(), journal_name = journal.string();
   for (std::size_t i = 0; i < points.size(); ++i) {
     try {
@@ -104,7 +104,7 @@ LoadedResults load_results(const fs::path& file) {
     } catch (const FieldError& e) {
       throw ResultsError(e.what());
     }
-    if (!seen.insert(r.points.back().key()).second)
+    if (!seen.emplace(r.points.back().key(), i).second)
       throw ResultsError(file.string() + ": points[" + std::to_string(i) + "]: point " +
                          r.points.back().key() + " appears twice");
   }
@@ -115,9 +115,13 @@ LoadedResults load_results(const fs::path& file) {
         // The journal's i-th point, counted as the lines that hold one.
         Point p =
             point_from_json({journaled[i], journal_name, "points[" + std::to_string(i) + "]"});
-        if (seen.insert(p.key()).second) {
+        // A later record of a point (its next round's better figure) replaces the earlier one:
+        // the journal is never older than the file it goes with.
+        if (const auto [at, added] = seen.emplace(p.key(), r.points.size()); added) {
           r.points.push_back(std::move(p));
           ++r.recovered_from_journal;
+        } else {
+          r.points[at->second] = std::move(p);
         }
       }
     }
@@ -267,6 +271,7 @@ ResultsWriter::ResultsWriter(fs::path file, LoadedResults previous)
       context_(previous.document.at("context")),
       settings_(previous.document.at("settings")),
       points_(std::move(previous.points)) {
+  for (std::size_t i = 0; i < points_.size(); ++i) index_.emplace(points_[i].key(), i);
   check_not_link(file_);
   lock_ = std::make_unique<OutputLock>(file_);
   open_journal(/*fresh=*/false);
@@ -292,7 +297,10 @@ void ResultsWriter::write_journal(const std::string& line) {
 
 void ResultsWriter::append(const Point& point) {
   write_journal(json_text(nlohmann::json{{"point", to_json(point)}}) + "\n");
-  points_.push_back(point);
+  if (const auto [at, added] = index_.emplace(point.key(), points_.size()); added)
+    points_.push_back(point);
+  else
+    points_[at->second] = point;
   if (std::chrono::steady_clock::now() - last_rewrite_ > std::chrono::seconds(1))
     rewrite("incomplete", nlohmann::json::array(), nlohmann::json::array());
 }

@@ -5,6 +5,7 @@
 // leaves a valid file marked "incomplete"; loading it merges whatever the journal holds beyond.
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -62,6 +63,7 @@ class ResultsWriter {
   ~ResultsWriter();
 
   const std::vector<Point>& points() const { return points_; }
+  bool has_point(const std::string& key) const { return index_.count(key) > 0; }
   const nlohmann::json& context() const { return context_; }
   // Sets a context field, written with the next rewrite: what is known only at the end of the
   // run (context.machine_state's end reading).
@@ -71,6 +73,7 @@ class ResultsWriter {
   const std::filesystem::path& file() const { return file_; }
 
   // Journal the point (flushed before returning), then rewrite the file if a second has passed.
+  // A point already held (same key: its next round) is replaced, in the journal by a later line.
   // Throws OutputError when the disk refuses; the file and journal keep what they held.
   void append(const Point& point);
   // Final rewrite with the model-level records; status "complete" or "interrupted".
@@ -87,6 +90,7 @@ class ResultsWriter {
   std::unique_ptr<OutputLock> lock_;
   nlohmann::json context_, settings_;
   std::vector<Point> points_;
+  std::map<std::string, std::size_t> index_;  // key -> index in points_
   std::unique_ptr<platform::WriteFile> journal_out_;
   std::chrono::steady_clock::time_point last_rewrite_{};
 };

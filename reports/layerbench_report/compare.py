@@ -4,10 +4,11 @@
 
 Prints what differs in the set-up (devices, library versions) first, then a table of the points
 both files measured: both median times, NEW/BASE, and a verdict. SAME means the difference is
-within the larger of the two points' recorded noise (or within --threshold PCT). Points found in
-only one file are listed. With --fail-above the comparison is a gate that judges every point BASE
-timed: such a point slower than PCT in NEW, or with no time in NEW (not measured, or not reached
-by an unfinished run), fails it. Exit codes: 0 done, 1 the gate failed, 2 bad input.
+within the larger of the two points' recorded noise, in-round or between rounds (or within
+--threshold PCT). Points found in only one file are listed. With --fail-above the comparison is a
+gate that judges every point BASE timed: such a point slower than PCT in NEW, or with no time in
+NEW (not measured, or not reached by an unfinished run), fails it. Exit codes: 0 done, 1 the gate
+failed, 2 bad input.
 
 scripts/compare.py is its command line.
 """

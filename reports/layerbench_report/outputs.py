@@ -11,7 +11,8 @@ from layerbench_report.sections.explained import SHARE_HEADERS, compared_of, sha
 from layerbench_report.sections.validation import validation_rows
 
 CSV_FIELDS = ["file", "model", "op", "kind", "count", "batch", "precision", "pass", "device",
-              "device_name", "status", "reason", "median_ms", "noise", "samples", "tflops", "gbps",
+              "device_name", "status", "reason", "median_ms", "noise", "round_spread",
+              "samples", "tflops", "gbps",
               "gflop", "bytes", "intensity", "rel_l2", "tolerance", "validation_passed", "backend",
               "implementation", "shape_text"]
 
@@ -25,8 +26,9 @@ def csv_text(data) -> str:
         v = p.get("validation") if isinstance(p.get("validation"), dict) else {}
         w.writerow([d.file.name, p["model"], p["op"], p.get("kind"), p.get("count"),
                     p["batch"], p["precision"], p["pass"], p["device"], d.name, p["status"],
-                    p.get("reason", ""), t.get("median_ms"), t.get("noise"), t.get("samples"),
-                    p.get("tflops"), p.get("gbps"), p.get("gflop"), p.get("bytes"),
+                    p.get("reason", ""), t.get("median_ms"), t.get("noise"),
+                    t.get("round_spread"), t.get("samples"), p.get("tflops"), p.get("gbps"),
+                    p.get("gflop"), p.get("bytes"),
                     p.get("intensity"), v.get("rel_l2"), v.get("tolerance"), v.get("passed"),
                     p.get("backend"), p.get("implementation"), p.get("shape_text")])
     return out.getvalue()

@@ -118,6 +118,7 @@ def _check_point(path, where, p, devices):
     if timing:  # a point that was timed has a usable median, whatever its status
         timing.number("median_ms", positive=True)
         timing.number("noise", optional=True, nullable=True)
+        timing.number("round_spread", optional=True, nullable=True)
     validation = f.object("validation")
     if validation:
         validation.number("rel_l2", optional=True, nullable=True)
@@ -229,7 +230,7 @@ def _merge_journal(results: ResultsFile):
     journal = Path(str(results.path) + ".journal")
     if results.status == "complete" or not journal.is_file():
         return
-    seen = {point_id(p) for p in results.points}
+    seen = {point_id(p): i for i, p in enumerate(results.points)}
     try:
         lines = journal.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError as e:
@@ -243,8 +244,11 @@ def _merge_journal(results: ResultsFile):
         if not isinstance(p, dict):
             continue
         _check_point(journal, f"line {number}: point", p, results.devices)
-        if point_id(p) not in seen:
-            seen.add(point_id(p))
+        # A later line of a point (its next round's better figure) replaces the earlier one.
+        if point_id(p) in seen:
+            results.points[seen[point_id(p)]] = p
+        else:
+            seen[point_id(p)] = len(results.points)
             results.points.append(p)
             results.recovered_from_journal += 1
 
@@ -280,6 +284,10 @@ def median_ms(p: dict):
 
 
 def noise(p: dict) -> float:
+    """The point's noise: the larger of its in-round noise and the spread between its rounds
+    (timing.round_spread; absent in files from before interleaved rounds)."""
     t = p.get("timing")
-    return float(t.get("noise") or 0.0) if isinstance(t, dict) else 0.0
+    if not isinstance(t, dict):
+        return 0.0
+    return max(float(t.get("noise") or 0.0), float(t.get("round_spread") or 0.0))
 

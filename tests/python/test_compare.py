@@ -52,6 +52,20 @@ def verdict(output, key):
     return row(output, key)[11]
 
 
+def test_the_spread_between_rounds_counts_as_noise(tmp_path):
+    """+4% with 1% in-round noise but a 5% spread between rounds is SAME; without it, SLOWER."""
+    base, new = read_fixture(GPU_A), read_fixture(GPU_A)
+    for doc in (base, new):
+        find(doc, ABOVE_NOISE)["timing"]["noise"] = 0.01
+    scale(new, ABOVE_NOISE, 1.04)
+    files = write_json(tmp_path / "base.json", base), write_json(tmp_path / "new.json", new)
+    assert verdict(run_script("compare.py", *files).stdout, ABOVE_NOISE) == "SLOWER"
+    find(new, ABOVE_NOISE)["timing"].update(
+        {"rounds": 2, "round_medians_ms": [1.0, 1.05], "best_round": 1, "round_spread": 0.05})
+    write_json(tmp_path / "new.json", new)
+    assert verdict(run_script("compare.py", *files).stdout, ABOVE_NOISE) == "SAME"
+
+
 def test_verdicts_use_the_recorded_noise(pair):
     proc = run_script("compare.py", *pair)
     assert proc.returncode == 0, proc.stderr

@@ -120,8 +120,12 @@ def test_the_device_of_the_run_flags():
 
 def test_dry_run_estimate_of_the_real_binary():
     estimate = fleet.dry_run_estimate(binary(), "quick", TINY_RUN)
-    # tiny, batch 1, fp32, forward: 4 points on the CPU at 2 x 0.05 s each.
-    assert estimate["devices"]["cpu"] == {"points": 4, "estimated_seconds": pytest.approx(0.4)}
+    # tiny, batch 1, fp32, forward: 4 points on the CPU, oneDNN runs each; per point the quick
+    # suite's rounds of (0.05 s cap + warm-up + set-up per visit) plus the first visit's set-up.
+    per_point = estimate["rounds"] * (0.05 + 0.05 + estimate["setup_per_visit_s"]) + \
+        estimate["first_visit_s"]
+    assert estimate["devices"]["cpu"] == {"points": 4, "refused_points": 0,
+                                          "estimated_seconds": pytest.approx(4 * per_point)}
     # A build with OpenBLAS plans its backend on the CPU too, keyed apart (cpu@openblas).
     assert set(estimate["devices"]) <= {"cpu", "cpu@openblas"}
     both = fleet.dry_run_estimate(binary(), "quick", [f for f in TINY_RUN if f != "cpu" and
@@ -151,7 +155,8 @@ def test_dry_run_prints_exclusive_jobs_and_an_afterany_report(tmp_path):
         f"{out}/jobs/alpha.sbatch", f"{out}/jobs/beta_gpu-2.sbatch", f"{out}/jobs/report.sbatch"]
     for job in jobs[:2]:
         assert "#SBATCH --exclusive\n" in job and "#SBATCH --nodes=1\n" in job
-        # 4 points x 2 x 0.05 s = 0.4 s; x 1.5 + 4 x 2 s + 300 s = 308.6 s, 6 minutes.
+        # 4 points x (2 rounds x (0.05 s + 0.05 s + 0.25 s) + 0.3 s) = 4 s; x 1.5 + 4 x 2 s +
+        # 300 s = 314 s, 6 minutes.
         assert "#SBATCH --time=6\n" in job
         assert " doctor --json > \"$stem.doctor.json\"" in job
     assert "#SBATCH --partition=beta\n#SBATCH --gres=gpu:2\n" in jobs[1]
@@ -163,7 +168,7 @@ def test_dry_run_prints_exclusive_jobs_and_an_afterany_report(tmp_path):
 
 def test_time_margin_changes_the_limit(tmp_path):
     _, text = scripts_of(tmp_path, "--time-margin", "2")
-    assert "estimate 0 s x 2.0 + 4 points x 2 s set-up + 300 s start-up" in text
+    assert "estimate 4 s x 2.0 + 4 points x 2 s set-up + 300 s start-up" in text
 
 
 @pytest.mark.parametrize("args, words", [
@@ -278,7 +283,8 @@ def fleet_dir(tmp_path_factory):
                             env=job_env("13", "partition=gamma"))
     journal = Path(str(unfinished) + ".journal")
     for _ in range(600):  # bounded: 60 s
-        if journal.exists() and len(journal.read_text().splitlines()) >= 3:
+        # A measured point, not only the refused ones the run records first.
+        if journal.exists() and '"status":"ok"' in journal.read_text():
             break
         time.sleep(0.1)
     proc.kill()

@@ -61,6 +61,42 @@ TEST(Results, PointRoundTripsThroughJson) {
   EXPECT_TRUE(to_json(sample_point("c1", Status::oom))["timing"].is_null());
 }
 
+TEST(Results, RoundsRoundTripAndAreOptional) {
+  Point p = sample_point("c1");
+  p.timing->round_medians_s = {2.5e-3, 2e-3};
+  p.timing->round_contended = {true, false};
+  p.timing->best_round = 1;
+  p.timing->round_spread = 0.25;
+  const auto j = to_json(p);
+  EXPECT_EQ(j.at("timing").at("rounds"), 2);
+  EXPECT_EQ(j.at("timing").at("best_round"), 2);  // 1-based in the file
+  EXPECT_EQ(to_json(read_point(j)), j);
+  auto old = to_json(sample_point("c1"));  // a file from before rounds
+  EXPECT_FALSE(old.at("timing").contains("rounds"));
+  EXPECT_TRUE(read_point(old).timing->round_medians_s.empty());
+  auto bad = j;
+  bad["timing"]["round_medians_ms"] = {2.5};
+  EXPECT_THROW(read_point(bad), FieldError);
+}
+
+TEST_F(ResultsFileTest, ALaterRecordOfAPointReplacesTheEarlierOne) {
+  Point second = sample_point("a");
+  second.timing->median_s = 1e-3;
+  {
+    ResultsWriter w(file, {{"host", "h"}}, {{"suite", "quick"}}, false);
+    w.append(sample_point("a"));
+    w.append(sample_point("b"));
+    w.append(second);  // a's next round: journaled, the file not rewritten yet (within a second)
+    ASSERT_EQ(w.points().size(), 2u);
+    EXPECT_EQ(w.points()[0].timing->median_s, 1e-3);
+    // Destroyed without finish(): as if killed.
+  }
+  const LoadedResults r = load_results(file);
+  ASSERT_EQ(r.points.size(), 2u);
+  EXPECT_EQ(r.points[0].op, "a");
+  EXPECT_EQ(r.points[0].timing->median_s, 1e-3);
+}
+
 TEST(Results, KeyNamesTheBackendOnlyWhenItIsNotTheDevicesOriginalOne) {
   for (const char* original : {"", "onednn", "cuda", "cudnn", "cublaslt"})
     EXPECT_EQ(keyed_device("gpu:1", original), "gpu:1") << original;

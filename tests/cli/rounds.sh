@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Interleaved rounds: a 2-round run of the tiny model records each point's rounds, their medians
+# and the spread between them, the figure being the best round's; a run killed once its first
+# round is in the journal keeps every point, loadable and resumable; --rounds is checked.
+set -euo pipefail
+bin="$1"
+tiny="$LAYERBENCH_SOURCE_DIR/tests/data/workloads/tiny.json"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/helpers.bash"
+new_work_folder
+# --algo heuristic: a later round's autotune on a busy machine may pick another implementation,
+# and such a round is not counted (its note says so); the library's first choice is stable.
+common=(--device cpu --backend onednn --workload "$tiny" --model tiny --batch 1 --precision fp32
+        --pass fwd --python none --algo heuristic)
+
+expect_rc 2 "--rounds 0" "$bin" run "${common[@]}" --rounds 0 -o "$work/x.json"
+grep -q -- "--rounds" "$work/err" || fail "--rounds 0: flag not named"
+
+expect_rc 0 "2-round run" "$bin" run "${common[@]}" --rounds 2 --max-time-per-point 0.05 \
+  -o "$work/two.json"
+grep -q "in 2 rounds" "$work/err" || fail "2-round run: the rounds are not announced"
+grep -q "^time: .* sampling" "$work/err" || fail "2-round run: no time split line"
+python3 - "$work/two.json" <<'PY' || fail "2-round run: rounds not recorded as documented"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["settings"]["rounds"] == 2, d["settings"]
+split = d["context"]["time_split"]
+assert split["rounds"] == 2 and split["sampling_s"] > 0 and split["validation_s"] > 0, split
+ok = [p for p in d["points"] if p["status"] == "ok"]
+assert len(ok) == 4, [p["op"] for p in d["points"]]
+for p in ok:
+    t = p["timing"]
+    medians = t["round_medians_ms"]
+    assert t["rounds"] == 2 and len(medians) == 2, (t, p["notes"])
+    # The best round: the lowest median among the clean rounds (all of them when none was).
+    clean = [m for m, c in zip(medians, t["round_contended"]) if not c] or medians
+    assert medians[t["best_round"] - 1] == min(clean), t
+    assert t["contended"] == all(t["round_contended"]), t
+    assert abs(t["median_ms"] - min(medians)) < 1e-12, t
+    spread = (max(medians) - min(medians)) / min(medians)
+    assert abs(t["round_spread"] - spread) < 1e-9, t
+PY
+
+# Killed after the first round: a long second round (3 points of 4 s) leaves time to kill it.
+"$bin" run "${common[@]}" --rounds 3 --max-time-per-point 2 --noise-target 0.000001 \
+  -o "$work/killed.json" 2>"$work/killed.err" &
+pid=$!
+for _ in $(seq 1200); do  # bounded: 120 s (a sanitizer build on a busy machine is slow)
+  grep -q "round 2" "$work/killed.err" 2>/dev/null && break
+  sleep 0.1
+done
+kill -9 "$pid"; wait "$pid" 2>/dev/null || true
+grep -q "round 2" "$work/killed.err" || fail "the run never reached its second round"
+python3 - "$work/killed.json" "$LAYERBENCH_SOURCE_DIR" <<'PY' || fail "killed run: points lost"
+import sys
+sys.path.insert(0, sys.argv[2] + "/reports")
+from layerbench_report import results_file
+f = results_file.load(sys.argv[1])
+assert f.status == "incomplete", f.status
+ok = [p for p in f.points if p["status"] == "ok"]
+assert len(ok) == 4, [(p["op"], p["status"]) for p in f.points]
+assert all(p["timing"]["rounds"] >= 1 for p in ok)
+PY
+# The C++ reader agrees: --resume finds every point measured and only finishes the file.
+expect_rc 0 "resume of the killed run" "$bin" run --resume "$work/killed.json"
+grep -q "4 points already in the file, 0 to go" "$work/err" ||
+  fail "resume did not find the killed run's points: $(cat "$work/err")"
+[ "$(json "$work/killed.json" "d['status']")" = complete ] || fail "resumed file not complete"
+echo "rounds: ok"

@@ -1,0 +1,74 @@
+// Interleaved rounds on synthetic rounds: the best round is the lowest median among the clean
+// ones, the spread is over every round, and a point is contended only when no round was clean.
+#include "harness/measure/rounds.hpp"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "harness/measure/runner.hpp"
+
+namespace lb {
+namespace {
+
+SampleStats round_of(double median_ms, bool contended = false) {
+  SampleStats s;
+  s.samples = 10;
+  s.median_s = s.min_s = s.max_s = s.mean_s = median_ms / 1e3;
+  s.noise = 0.01;
+  s.cpu_share = contended ? 0.4 : 1.0;
+  s.contended = contended;
+  return s;
+}
+
+TEST(Rounds, TheBestRoundIsTheLowestMedian) {
+  const RoundsSummary s = combine_rounds({round_of(2.0), round_of(1.6), round_of(1.8)});
+  EXPECT_EQ(s.best, 1u);
+  EXPECT_NEAR(s.spread, (2.0 - 1.6) / 1.6, 1e-12);
+  ASSERT_EQ(s.medians_s.size(), 3u);
+  EXPECT_DOUBLE_EQ(s.medians_s[0], 2e-3);
+  EXPECT_FALSE(s.contended);
+}
+
+TEST(Rounds, OneRoundHasNoSpread) {
+  const RoundsSummary s = combine_rounds({round_of(1.0)});
+  EXPECT_EQ(s.best, 0u);
+  EXPECT_EQ(s.spread, 0);
+}
+
+TEST(Rounds, ACleanRoundWinsOverAFasterContendedOne) {
+  // A contended round's median may be low by a clock jump; the clean round's figure is kept,
+  // and the spread still shows the disagreement.
+  const RoundsSummary s = combine_rounds({round_of(0.5, true), round_of(1.0), round_of(1.2)});
+  EXPECT_EQ(s.best, 1u);
+  EXPECT_FALSE(s.contended);
+  EXPECT_NEAR(s.spread, (1.2 - 0.5) / 0.5, 1e-12);
+  EXPECT_EQ(s.contended_rounds, (std::vector<bool>{true, false, false}));
+}
+
+TEST(Rounds, ContendedOnlyWhenNoRoundWasClean) {
+  const RoundsSummary s = combine_rounds({round_of(3.0, true), round_of(2.0, true)});
+  EXPECT_TRUE(s.contended);
+  EXPECT_EQ(s.best, 1u);
+}
+
+TEST(Rounds, NoRoundsIsAnError) { EXPECT_THROW(combine_rounds({}), std::invalid_argument); }
+
+TEST(Rounds, ThePointKeepsTheBestRoundsFiguresAndRecordsTheRounds) {
+  Point first;
+  first.gflop = 2.0;
+  first.bytes = 4e6;
+  first.timing = round_of(2.0);
+  const Point p = with_rounds(first, {round_of(2.0), round_of(1.0, true), round_of(1.6)});
+  ASSERT_TRUE(p.timing);
+  EXPECT_DOUBLE_EQ(p.timing->median_s, 1.6e-3);
+  EXPECT_EQ(p.timing->best_round, 2u);
+  EXPECT_FALSE(p.timing->contended);
+  EXPECT_EQ(p.timing->round_medians_s.size(), 3u);
+  EXPECT_NEAR(p.timing->round_spread, 1.0, 1e-12);
+  EXPECT_NEAR(p.tflops, 2.0 / 1.6e-3 / 1e3, 1e-9);
+  EXPECT_NEAR(p.gbps, 4e6 / 1.6e-3 / 1e9, 1e-9);
+}
+
+}  // namespace
+}  // namespace lb
