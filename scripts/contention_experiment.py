@@ -27,8 +27,7 @@ import time
 from pathlib import Path
 from types import SimpleNamespace
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "reports"))
-from layerbench_report import page, results_file  # noqa: E402
+from layerbench_report import page, results_file
 
 HOG = "while True:\n    pass\n"
 

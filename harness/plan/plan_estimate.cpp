@@ -7,16 +7,17 @@
 namespace lb {
 
 namespace {
-// Derived from measurements on the 2-core test machine (Xeon with AVX-512 and a 480 MiB L3,
-// 2 threads, cold caches):
-// - A quiet one-round quick run before rounds (284 timed points, 437 s wall): about 260 s of
-//   sampling at the 1 s cap and 17 s of warm-up leave 0.55 s of set-up and validation a point.
-// - Its split between what a round repeats and what only the first round does, from two runs of
-//   ResNet-50 batch 1 FP32 on the loaded machine: with --algo heuristic preparation took 0.47 s
-//   a point, with autotune 1.06 s; so 45% of the set-up is the buffers (repeated each round) and
-//   55% the autotune's candidates (once, when the library's first choice wins, as it mostly did).
-constexpr double measured_setup_per_visit_s = 0.25;
-constexpr double measured_first_visit_s = 0.30;
+// Derived from two quick runs, 2 rounds, on the quiet 2-core test machine (Xeon with AVX-512 and
+// a 480 MiB L3, 2 threads, cold caches, load average under 2), from their context.time_split:
+// - with --algo heuristic (no candidates timed): prepare 74.2 s and inputs 9.2 s over 568 visits
+//   (284 timed points x 2 rounds), 0.15 s a visit: the buffers, inputs and primitive a round
+//   prepares again;
+// - with autotune (the default): prepare 94.0 s, inputs 8.4 s and validation 2.5 s, 104.9 s, of
+//   which 568 x 0.147 s are the visits and the remaining 21.4 s, 0.08 s a point, what only the
+//   first visit does (autotune's candidates, validation). That run took 198 s wall; this
+//   formula gives 193 s.
+constexpr double measured_setup_per_visit_s = 0.15;
+constexpr double measured_first_visit_s = 0.08;
 }  // namespace
 
 double setup_per_visit_s() { return measured_setup_per_visit_s; }

@@ -155,8 +155,8 @@ def test_dry_run_prints_exclusive_jobs_and_an_afterany_report(tmp_path):
         f"{out}/jobs/alpha.sbatch", f"{out}/jobs/beta_gpu-2.sbatch", f"{out}/jobs/report.sbatch"]
     for job in jobs[:2]:
         assert "#SBATCH --exclusive\n" in job and "#SBATCH --nodes=1\n" in job
-        # 4 points x (2 rounds x (0.05 s + 0.05 s + 0.25 s) + 0.3 s) = 4 s; x 1.5 + 4 x 2 s +
-        # 300 s = 314 s, 6 minutes.
+        # 4 points x (2 rounds x (0.05 s + 0.05 s + 0.15 s) + 0.08 s) = 2.3 s; x 1.5 + 4 x 2 s
+        # + 300 s = 311.5 s, 6 minutes.
         assert "#SBATCH --time=6\n" in job
         assert " doctor --json > \"$stem.doctor.json\"" in job
     assert "#SBATCH --partition=beta\n#SBATCH --gres=gpu:2\n" in jobs[1]
