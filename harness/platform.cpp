@@ -6,7 +6,9 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -27,7 +29,9 @@
 #include <io.h>
 #include <windows.h>
 #else
+#include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <link.h>  // link_map, for dlinfo
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -295,6 +299,51 @@ std::vector<SearchFolder> dll_search_folders_before_path() {
 #endif
 }
 
+#ifndef _WIN32
+namespace {
+// The sum over this process's threads of schedstat's second field (nanoseconds spent runnable
+// on a run queue), or -1 when /proc does not tell (no CONFIG_SCHED_INFO). Each thread's file is
+// kept open and read again with pread: this runs twice per timed sample.
+double threads_run_queue_wait_s() {
+  static std::mutex mutex;
+  static std::map<std::string, int> files;  // thread id -> its schedstat, open
+  const std::lock_guard<std::mutex> lock(mutex);
+  DIR* tasks = opendir("/proc/self/task");
+  if (!tasks) return -1;
+  std::set<std::string> alive;
+  double waited_ns = 0;
+  bool any = false;
+  while (const dirent* entry = readdir(tasks)) {
+    if (entry->d_name[0] == '.') continue;
+    const std::string tid = entry->d_name;
+    alive.insert(tid);
+    auto it = files.find(tid);
+    if (it == files.end()) {
+      const int fd = open(("/proc/self/task/" + tid + "/schedstat").c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) continue;
+      it = files.emplace(tid, fd).first;
+    }
+    char text[96];
+    const ssize_t n = pread(it->second, text, sizeof text - 1, 0);
+    if (n <= 0) continue;
+    text[n] = 0;
+    unsigned long long ran_ns = 0, waited = 0;
+    if (std::sscanf(text, "%llu %llu", &ran_ns, &waited) == 2) waited_ns += waited, any = true;
+  }
+  closedir(tasks);
+  for (auto it = files.begin(); it != files.end();) {
+    if (alive.count(it->first)) {
+      ++it;
+    } else {
+      close(it->second);
+      it = files.erase(it);
+    }
+  }
+  return any ? waited_ns * 1e-9 : -1;
+}
+}  // namespace
+#endif
+
 CpuUsage process_cpu_usage() {
   CpuUsage u;
 #ifdef _WIN32
@@ -311,6 +360,7 @@ CpuUsage process_cpu_usage() {
     u.cpu_s = static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
   rusage r{};
   if (getrusage(RUSAGE_SELF, &r) == 0) u.involuntary_switches = r.ru_nivcsw;
+  u.run_queue_wait_s = threads_run_queue_wait_s();
 #endif
   return u;
 }

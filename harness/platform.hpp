@@ -75,10 +75,14 @@ std::vector<SearchFolder> dll_search_folders_before_path();
 // switched off its core against its will (another runnable task took it). Read around each timed
 // CPU sample to tell a sample that lost its core. Linux: CLOCK_PROCESS_CPUTIME_ID and getrusage's
 // ru_nivcsw; Windows: GetProcessTimes (100 ns units, updated per scheduler quantum) and no switch
-// count (-1: the rule then judges by CPU time alone).
+// count (-1: the rule then judges by CPU time alone). And the time its threads spent runnable but
+// waiting for a core (Linux: the run-queue delay of /proc/self/task/*/schedstat, summed over the
+// threads; -1 where the OS does not tell): what a woken worker left behind another program shows,
+// where it counts no switch and its CPU time no hole.
 struct CpuUsage {
   double cpu_s = 0;
   long long involuntary_switches = -1;  // -1 where the OS does not count them
+  double run_queue_wait_s = -1;
 };
 CpuUsage process_cpu_usage();
 

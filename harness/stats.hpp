@@ -40,6 +40,7 @@ struct CpuSample {
   double wall_s = 0, cpu_s = 0;
   int threads = 1;
   long long involuntary_switches = -1;
+  double run_queue_wait_s = -1;  // the threads' time runnable but without a core; -1: unknown
 };
 
 // Did a compute thread lose its core during the sample? See the threshold's reasoning in
@@ -80,6 +81,7 @@ struct Sampler {
   struct CpuReading {
     double cpu_s = 0;
     long long involuntary_switches = -1;
+    double run_queue_wait_s = -1;
   };
   std::function<CpuReading()> usage;
   int threads = 1;

@@ -59,7 +59,7 @@ Sampler sampler_for(const Sampler& sampler, const std::string& device, const Bac
   }
   checked.usage = [] {
     const platform::CpuUsage u = platform::process_cpu_usage();
-    return Sampler::CpuReading{u.cpu_s, u.involuntary_switches};
+    return Sampler::CpuReading{u.cpu_s, u.involuntary_switches, u.run_queue_wait_s};
   };
   return checked;
 }

@@ -97,6 +97,18 @@ TEST(Preemption, WithoutSwitchCountsTheShareDecides) {
   EXPECT_FALSE(preempted({1e-3, 2e-3, 2, -1}));
 }
 
+// The loaded quick run's batch norm (test data shaped on it): the caller spun on its core for
+// the whole 7.9 ms (CPU time = wall, no hole) and no switch was counted, while the woken worker
+// waited 7.8 ms for the core a busy loop held. Only the run-queue wait tells.
+TEST(Preemption, AThreadWaitingForACoreIsPreemptedWithoutSwitchOrHole) {
+  EXPECT_FALSE(preempted({7.9e-3, 7.9e-3, 2, 0}));  // the two other signals see nothing
+  EXPECT_TRUE(preempted({7.9e-3, 7.9e-3, 2, 0, 7.8e-3}));
+  EXPECT_FALSE(preempted({1e-3, 2e-3, 2, 0, 0}));        // quiet: no wait
+  EXPECT_FALSE(preempted({1e-3, 2e-3, 2, 0, 0.09e-3}));  // under a tenth: kept
+  EXPECT_TRUE(preempted({1e-3, 2e-3, 2, 0, 0.11e-3}));
+  EXPECT_FALSE(preempted({1e-3, 2e-3, 2, 0, -1}));  // not known: the other signals decide
+}
+
 TEST(Preemption, ThresholdEdgesAndDegenerateInput) {
   const double wall = 1e-3, threads = 2;
   EXPECT_FALSE(preempted({wall, preempted_below_share * wall * threads, 2, 1}));
