@@ -631,37 +631,36 @@ def table(args):
     return 0
 
 
+def measure_parser(sub, name, help, max_time_s, first_call):
+    """A measuring subcommand: a results file in, PyTorch's timings out."""
+    p = sub.add_parser(name, help=help)
+    p.add_argument("results", help="layerbench results file (JSON)")
+    p.add_argument("-o", "--output", required=True,
+                   help="where to write the PyTorch timings (JSON)")
+    p.add_argument("--max-time-per-point", type=number(float, above=0), default=max_time_s,
+                   help=f"seconds of timed runs per point after the first 5 (default {max_time_s})")
+    p.add_argument("--warmup", type=number(int, minimum=1), default=3,
+                   help=f"untimed runs first, at least 1: the first call is {first_call} "
+                        "(default 3)")
+    return p
+
+
 def main(argv=None):
     pass_bytes_through()
     parser = Parser(prog="torch_layers.py", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    m = sub.add_parser("measure", help="time the results file's GPU points through PyTorch")
-    m.add_argument("results", help="layerbench results file (JSON)")
-    m.add_argument("-o", "--output", required=True,
-                   help="where to write the PyTorch timings (JSON)")
-    m.add_argument("--max-time-per-point", type=number(float, above=0), default=0.25,
-                   help="seconds of timed runs per point after the first 5 (default 0.25)")
-    m.add_argument("--warmup", type=number(int, minimum=1), default=3,
-                   help="untimed runs first, at least 1: the first call is cuDNN's autotuning "
-                        "(default 3)")
+    m = measure_parser(sub, "measure", "time the results file's GPU points through PyTorch",
+                       0.25, "cuDNN's autotuning")
     t = sub.add_parser("table", help="print layerbench against PyTorch, one row per GPU point")
     t.add_argument("results", help="layerbench results file (JSON)")
     t.add_argument("--torch", help="PyTorch timings written by `measure`")
     t.add_argument("-o", "--output", help="write the table here instead of standard output")
-    mc = sub.add_parser("measure-cpu", help="time the results file's CPU points through PyTorch")
-    mc.add_argument("results", help="layerbench results file (JSON)")
-    mc.add_argument("-o", "--output", required=True,
-                    help="where to write the PyTorch timings (JSON)")
+    mc = measure_parser(sub, "measure-cpu", "time the results file's CPU points through PyTorch",
+                        0.1, "oneDNN's own set-up")
     mc.add_argument("--rounds", type=number(int, minimum=1), default=3,
                     help="rounds over every point and layout, the best kept (default 3)")
     mc.add_argument("--threads", type=number(int, minimum=1), default=1,
                     help="PyTorch's threads (default 1)")
-    mc.add_argument("--max-time-per-point", type=number(float, above=0), default=0.1,
-                    help="seconds of timed runs per point and layout after the first 5 "
-                         "(default 0.1)")
-    mc.add_argument("--warmup", type=number(int, minimum=1), default=3,
-                    help="untimed runs first, at least 1: the first call is oneDNN's own "
-                         "set-up (default 3)")
     ct = sub.add_parser("cpu-table", help="print layerbench against PyTorch, one row per CPU "
                         "point, the best of several rounds' files")
     ct.add_argument("results", nargs="+", help="layerbench results files (JSON), one per round")
