@@ -110,7 +110,6 @@ std::optional<Point> refused_point(const PlannedPoint& pp, const Backend& backen
 
 Point measure_point(const PlannedPoint& pp, Backend& backend, const RunnerConfig& config,
                     const MeasureFn& measure, PhaseSeconds* spent) {
-  if (auto refused = refused_point(pp, backend, config, spent)) return *refused;
   const Problem problem = problem_for(*pp.op, pp.batch, pp.pass, pp.precision);
   Point p = describe_point(pp, problem);
   p.backend = backend.name();
