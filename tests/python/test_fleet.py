@@ -168,7 +168,7 @@ def test_dry_run_prints_exclusive_jobs_and_an_afterany_report(tmp_path):
 
 def test_time_margin_changes_the_limit(tmp_path):
     _, text = scripts_of(tmp_path, "--time-margin", "2")
-    assert "estimate 4 s x 2.0 + 4 points x 2 s set-up + 300 s start-up" in text
+    assert "estimate 2 s x 2.0 + 4 points x 2 s set-up + 300 s start-up" in text
 
 
 @pytest.mark.parametrize("args, words", [
