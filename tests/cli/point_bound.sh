@@ -34,9 +34,11 @@ else
   # oneDNN's matmul never returns (tests/cli/lib/stall_onednn.cpp): the convolutions stem and body
   # measure, the linear op proj hangs inside the call.
   out="$work/stuck.json"
-  expect_rc 124 "a point stuck in oneDNN" env LD_PRELOAD="$LAYERBENCH_STALL_LIBRARY" \
+  # Preloaded into layerbench alone: in a sanitizer build the stand-in needs the binary's
+  # coverage symbols, which `timeout` lacks.
+  expect_rc 124 "a point stuck in oneDNN" timeout 300 env LD_PRELOAD="$LAYERBENCH_STALL_LIBRARY" \
     ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
-    timeout 300 "$bin" "${run[@]}" --point-timeout 1 -o "$out"
+    "$bin" "${run[@]}" --point-timeout 1 -o "$out"
   grep -q "tiny/proj/b1/fp32/fwd/cpu did not return within 31 s" "$work/err" \
     && grep -q -- "--resume $out" "$work/err" || fail "stuck point: not named, or no resume hint"
   [ "$(json "$out" "d['status']")" = interrupted ] || fail "stuck point: file not interrupted"
