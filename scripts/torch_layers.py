@@ -217,14 +217,20 @@ def time_fn(torch, fn, cold, warmup, max_time, min_runs=5, max_runs=1000):
     return statistics.median(times), len(times), hold, cycles_per_ns
 
 
-def measure(args):
+def measuring_start(args):
+    """The results file and PyTorch for a measuring subcommand, after checking its -o."""
     results = results_file.load(args.results)
     check_output_file(args.output, "-o", args.force)
     try:
         import torch
     except ImportError:
-        raise BadInput("measure: PyTorch is not installed (scripts/setup.sh --torch installs it "
-                       "into .venv)") from None
+        raise BadInput(f"{args.command}: PyTorch is not installed (scripts/setup.sh --torch "
+                       "installs it into .venv)") from None
+    return results, torch
+
+
+def measure(args):
+    results, torch = measuring_start(args)
     if not torch.cuda.is_available():
         raise BadInput("measure: PyTorch sees no CUDA device; measure times GPU points only")
     torch.backends.cudnn.benchmark = True
@@ -418,13 +424,7 @@ def cpu_time_ms(fn, warmup, max_time, min_runs=5, max_runs=1000):
 
 
 def measure_cpu(args):
-    results = results_file.load(args.results)
-    check_output_file(args.output, "-o", args.force)
-    try:
-        import torch
-    except ImportError:
-        raise BadInput("measure-cpu: PyTorch is not installed (scripts/setup.sh --torch installs "
-                       "it into .venv)") from None
+    results, torch = measuring_start(args)
     torch.set_num_threads(args.threads)
     load_before = os.getloadavg()
     dtypes = {"fp32": torch.float32, "bf16": torch.bfloat16}
