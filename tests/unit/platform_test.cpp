@@ -3,9 +3,15 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
+
+#ifdef __linux__
+#include <sched.h>
+#endif
 
 namespace lb::platform {
 namespace {
@@ -69,3 +75,34 @@ TEST(Platform, AddressSpaceAvailableReservesAndReleases) {
 
 }  // namespace
 }  // namespace lb::platform
+
+#ifdef __linux__
+// Two busy threads held to one core: each waits on the run queue while the other runs, which
+// the reading must show (the pre-emption check's direct signal), with CPU time still counted.
+TEST(Platform, ProcessCpuUsageSeesThreadsWaitingForACore) {
+  const lb::platform::CpuUsage before = lb::platform::process_cpu_usage();
+  if (before.run_queue_wait_s < 0) GTEST_SKIP() << "this kernel gives no schedstat run delay";
+  cpu_set_t all, one;
+  ASSERT_EQ(sched_getaffinity(0, sizeof all, &all), 0);
+  CPU_ZERO(&one);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &all)) {
+      CPU_SET(cpu, &one);
+      break;
+    }
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);  // threads made now inherit it
+  const auto spin = [] {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+    while (std::chrono::steady_clock::now() < end) {
+    }
+  };
+  std::thread other(spin);
+  spin();
+  other.join();
+  sched_setaffinity(0, sizeof all, &all);
+  const lb::platform::CpuUsage after = lb::platform::process_cpu_usage();
+  // Over 200 ms of sharing one core, each thread waits about half: at least 50 ms together.
+  EXPECT_GT(after.run_queue_wait_s - before.run_queue_wait_s, 0.05);
+  EXPECT_GT(after.cpu_s - before.cpu_s, 0.15);
+}
+#endif
