@@ -33,6 +33,11 @@ struct CaseOptions {
   AlgoChoice algo = AlgoChoice::autotune;
   // Memory the point may use; 0 = what the device has (GPU: free memory, --memory-limit caps it).
   std::uint64_t memory_limit_bytes = 0;
+  // Not empty: run the implementation of this name (Case::implementation()'s text) instead of
+  // choosing one, so that a later round repeats its first round's choice without timing the
+  // candidates again. A backend that cannot pick by name chooses as `algo` says; the runner
+  // checks the name either way.
+  std::string implementation;
 };
 
 // A prepared benchmark case. Everything expensive (allocation, fill, algorithm choice, layout
@@ -42,7 +47,7 @@ class Case {
   virtual ~Case() = default;
   // Run the operation once and return its duration in seconds, measured by the device's own
   // clock (CUDA events on a GPU, the steady clock on the CPU). In cold mode the backend makes
-  // caches cold (rotating buffer sets, or flushing L2) before starting the clock.
+  // caches cold (evicting the operands, or flushing L2) before starting the clock.
   virtual double run_timed() = 0;
   // The output of the last run, copied back, in canonical layout.
   virtual HostTensor output() = 0;

@@ -39,8 +39,15 @@ std::string utc_now(const char* format);
 bool stderr_is_terminal();
 
 // Size of the largest (last-level) CPU cache one core uses, in bytes; 0 when the OS cannot
-// tell. Used to size the buffer rotation that makes CPU benchmark runs cache-cold.
+// tell. Sizes the bandwidth test's buffers beyond the caches.
 std::uint64_t last_level_cache_bytes();
+
+// Writes back and drops every cache line of [data, data + bytes) from every cache level of
+// every core, and waits until that is done: the next access comes from memory. x86 only
+// (CLFLUSHOPT, or CLFLUSH where the CPU lacks it): can_evict_from_caches() says whether this
+// build on this CPU can, and evict_from_caches does nothing where it cannot.
+bool can_evict_from_caches();
+void evict_from_caches(const void* data, std::size_t bytes);
 
 // The CPU as the doctor and the FMA microbenchmark need it. ISA flags are true only when both
 // the CPU has the instructions (CPUID) and the OS saves their registers (XGETBV): a CPU flag

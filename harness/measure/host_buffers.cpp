@@ -17,12 +17,10 @@ void require_library_headroom(const std::string& who) {
 }
 
 namespace {
-// The memory of the last arena released, kept for the next one that fits in it. A cold case's
-// rotation is twice the last-level cache (about 1 GiB where the OS reports 480 MiB), and a fresh
-// allocation of it pays a page fault per 4 KiB page as the case fills it: on the 2-core test
-// machine that preparation took 1.5 s a point, most of the quick suite's time. A kept block's
-// pages are already mapped. One block: a larger request frees it first, so the process never
-// holds more than the largest case needs.
+// The memory of the last arena released, kept for the next one that fits in it: a fresh
+// allocation pays a page fault per 4 KiB page as the case fills it, and every round prepares
+// each point's case again. A kept block's pages are already mapped. One block: a larger request
+// frees it first, so the process never holds more than the largest case needs.
 struct KeptBlock {
   std::mutex mutex;
   std::byte* data = nullptr;
@@ -47,7 +45,7 @@ HostArena::HostArena(std::size_t bytes) : bytes_(bytes) {
       ::operator delete (std::exchange(kept.data, nullptr), std::align_val_t{alignment});
     kept.bytes = 0;
   }
-  // An eighth more than asked: the next cold case's rotation is about as large but rarely
+  // An eighth more than asked: the next point of a batch sweep is about as large but rarely
   // exactly, and would otherwise find the kept block a little short.
   bytes_ = bytes + bytes / 8;
   data_ = static_cast<std::byte*>(::operator new (bytes_, std::align_val_t{alignment}));
@@ -60,37 +58,36 @@ HostArena::~HostArena() {
   if (data_) ::operator delete (data_, std::align_val_t{alignment});
 }
 
-std::size_t cold_set_count(std::uint64_t touched_bytes, std::uint64_t set_bytes,
-                           std::uint64_t fixed_bytes, std::uint64_t memory_limit) {
-  std::uint64_t llc = platform::last_level_cache_bytes();
-  if (llc == 0) llc = assumed_llc_bytes;
-  const std::uint64_t wanted = (2 * llc + touched_bytes - 1) / touched_bytes;
-  std::uint64_t sets = std::clamp<std::uint64_t>(wanted, 1, max_cold_sets);
-  if (memory_limit > 0 && fixed_bytes + sets * set_bytes > memory_limit)
-    sets = std::max<std::uint64_t>(
-        1, (memory_limit - std::min(memory_limit, fixed_bytes)) / set_bytes);
-  return static_cast<std::size_t>(sets);
-}
-
-CaseArena allocate_case_arena(const std::string& who, CacheMode cache, std::uint64_t touched_bytes,
-                              std::uint64_t set_bytes, std::uint64_t fixed_bytes,
-                              std::uint64_t memory_limit) {
-  CaseArena a;
-  a.sets = cache == CacheMode::cold
-               ? cold_set_count(touched_bytes, set_bytes, fixed_bytes, memory_limit)
-               : 1;
-  a.fixed_offset = a.sets * set_bytes;
-  const std::uint64_t needed = a.fixed_offset + HostArena::round_up(fixed_bytes);
-  if (memory_limit > 0 && needed > memory_limit)
-    throw OutOfMemory(who + " needs " + std::to_string(needed) + " bytes", needed, memory_limit);
+std::unique_ptr<HostArena> allocate_case_arena(const std::string& who, std::uint64_t bytes,
+                                               std::uint64_t memory_limit) {
+  if (memory_limit > 0 && bytes > memory_limit)
+    throw OutOfMemory(who + " needs " + std::to_string(bytes) + " bytes", bytes, memory_limit);
+  std::unique_ptr<HostArena> arena;
   try {
-    a.arena = std::make_unique<HostArena>(needed);
+    arena = std::make_unique<HostArena>(bytes);
   } catch (const std::bad_alloc&) {
-    throw OutOfMemory(who + ": host allocation of " + std::to_string(needed) + " bytes failed",
-                      needed, memory_limit);
+    throw OutOfMemory(who + ": host allocation of " + std::to_string(bytes) + " bytes failed",
+                      bytes, memory_limit);
   }
   require_library_headroom(who);
-  return a;
+  return arena;
+}
+
+OperandEviction::OperandEviction(CacheMode cache) : cold_(cache == CacheMode::cold) {
+  if (cold_ && !platform::can_evict_from_caches())
+    throw Unsupported(
+        "cache-cold runs evict the operands from the caches, which this build does only on x86 "
+        "CPUs; measure with --warm");
+}
+
+void OperandEviction::add(const void* data, std::size_t bytes) {
+  if (!cold_) return;
+  operands_.emplace_back(data, bytes);
+  bytes_ += bytes;
+}
+
+void OperandEviction::evict() const {
+  for (const auto& [data, bytes] : operands_) platform::evict_from_caches(data, bytes);
 }
 
 }  // namespace lb

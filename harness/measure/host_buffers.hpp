@@ -1,11 +1,12 @@
 #pragma once
-// Host memory for CPU backends' cases: one aligned allocation holding every buffer set, and how
-// many sets make each run cache-cold (docs/measuring.md, "Caches"). Shared by every CPU backend
-// so their cold modes are the same rotation.
+// Host memory for CPU backends' cases: one aligned allocation holding a case's operands, and
+// their eviction from the caches that makes each run cache-cold (docs/measuring.md, "Caches").
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "harness/backend.hpp"
 
@@ -21,7 +22,6 @@ inline constexpr std::uint64_t library_headroom_bytes = 32ull << 20;
 // Throws OutOfMemory naming `who` when less than library_headroom_bytes of address space is left.
 void require_library_headroom(const std::string& who);
 
-// One 64-byte aligned allocation; throws std::bad_alloc when the host has no room.
 // One 64-byte aligned allocation; throws std::bad_alloc when the host has no room. The memory
 // of the largest arena released is kept for the next one that fits (host_buffers.cpp says why):
 // its bytes are then whatever the last case left there, never zeroes.
@@ -40,29 +40,28 @@ class HostArena {
   std::size_t bytes_ = 0;  // what data_ holds: at least what was asked
 };
 
-// Rotation of buffer sets that makes every run cache-cold: enough sets that one rotation touches
-// twice the last-level cache. A set that alone is that large needs no second one: by the end of
-// a run the cache holds only its last-touched part, and each run starts at its beginning. At
-// most max_cold_sets (tiny problems), and no more than fit the memory limit (0: no limit). When
-// the OS cannot tell the cache size, 256 MiB is assumed: an over-estimate errs towards colder.
-//   touched_bytes: what one run reads and writes; set_bytes: what a set occupies (aligned);
-//   fixed_bytes: memory shared by every set (e.g. a scratchpad).
-inline constexpr std::uint64_t max_cold_sets = 4096;
-inline constexpr std::uint64_t assumed_llc_bytes = 256ull << 20;
-std::size_t cold_set_count(std::uint64_t touched_bytes, std::uint64_t set_bytes,
-                           std::uint64_t fixed_bytes, std::uint64_t memory_limit);
+// A CPU case's host memory in one arena: its operands, `bytes` in all. Throws OutOfMemory when
+// that exceeds the memory limit (0: none), the host cannot allocate it or it leaves less than
+// the library headroom; `who` ("oneDNN case") names the case in the message.
+std::unique_ptr<HostArena> allocate_case_arena(const std::string& who, std::uint64_t bytes,
+                                               std::uint64_t memory_limit);
 
-// A CPU case's buffer sets in one arena: as many sets as its cache mode needs (cold_set_count;
-// one when warm), then `fixed_bytes` (64-byte aligned) after them. Throws OutOfMemory when that
-// exceeds the memory limit (0: none), the host cannot allocate it or it leaves less than the
-// library headroom; `who` ("oneDNN case") names the case in the message.
-struct CaseArena {
-  std::unique_ptr<HostArena> arena;
-  std::size_t sets = 1;
-  std::uint64_t fixed_offset = 0;  // where fixed_bytes start: after the last set
+// How a CPU case makes each timed run cache-cold (docs/measuring.md, "Caches"): the operands a
+// run reads and writes are evicted from every cache level just before it, outside the timed
+// region, so the run reads them from memory. Warm mode evicts nothing. Shared by every CPU
+// backend so that their cold modes are the same.
+class OperandEviction {
+ public:
+  // Throws Unsupported for cold mode where this CPU cannot evict lines (not x86).
+  explicit OperandEviction(CacheMode cache);
+  void add(const void* data, std::size_t bytes);  // an operand of the timed run
+  void evict() const;                             // cold: every operand out of the caches
+  std::uint64_t bytes() const { return bytes_; }  // what one eviction flushes; 0 when warm
+
+ private:
+  bool cold_;
+  std::vector<std::pair<const void*, std::size_t>> operands_;
+  std::uint64_t bytes_ = 0;
 };
-CaseArena allocate_case_arena(const std::string& who, CacheMode cache, std::uint64_t touched_bytes,
-                              std::uint64_t set_bytes, std::uint64_t fixed_bytes,
-                              std::uint64_t memory_limit);
 
 }  // namespace lb

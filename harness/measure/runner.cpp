@@ -174,13 +174,7 @@ RoundOutcome measure_again(const PlannedPoint& pp, Backend& backend, const Runne
                            const Point& first, const MeasureFn& measure, PhaseSeconds* spent) {
   const Problem problem = problem_for(*pp.op, pp.batch, pp.pass, pp.precision);
   CaseOptions options = config.case_options;
-  const auto note = [&first](const char* key) {
-    const auto it = first.notes.find(key);
-    return it == first.notes.end() ? std::string() : it->second;
-  };
-  // The autotune's winner was the library's own first choice: ask for that choice directly.
-  if (note("choice") == "autotune" && note("heuristic_choice") == first.implementation)
-    options.algo = AlgoChoice::heuristic;
+  options.implementation = first.implementation;  // the first round's choice, not a new one
   try {
     const std::vector<HostTensor> inputs = timed_phase(
         phase(spent, &PhaseSeconds::inputs), [&] { return make_inputs(problem, config.seed); });

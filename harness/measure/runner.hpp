@@ -49,12 +49,11 @@ std::optional<Point> refused_point(const PlannedPoint& planned, const Backend& b
 using MeasureFn = std::function<SampleStats(Case&)>;
 Point measure_point(const PlannedPoint& planned, Backend& backend, const RunnerConfig& config,
                     const MeasureFn& measure, PhaseSeconds* spent = nullptr);
-// A later round of a point whose first round was ok: prepared again with the first round's
-// algorithm choice where the harness can ask for it (an autotune won by the library's first
-// choice is prepared as that heuristic choice, without timing the candidates again), sampled,
-// not validated again. Its samples count only when the same implementation ran; otherwise, or
-// when it fails where the first round did not, `not_counted` says why (the point's notes keep
-// it) and the first rounds' figures stand.
+// A later round of a point whose first round was ok: prepared again asking for the first
+// round's implementation by name (CaseOptions::implementation: no candidates timed again where
+// the backend can pick by name), sampled, not validated again. Its samples count only when the same
+// implementation ran; otherwise, or when it fails where the first round did not, `not_counted` says
+// why (the point's notes keep it) and the first rounds' figures stand.
 struct RoundOutcome {
   std::optional<SampleStats> stats;
   std::string not_counted;

@@ -261,65 +261,44 @@ class OnednnCase : public Case {
         stream_(engine),
         primitive_(op.pd),
         output_dims_(std::move(output_dims)),
-        threads_(threads) {
-    // A buffer set: the inputs, the output, then the other arguments (operation.hpp).
+        threads_(threads),
+        eviction_(cache) {
+    // The inputs, the output, then the other arguments (operation.hpp), one after another in
+    // one arena, then the scratchpad.
     std::vector<int> set_args = op.input_args;
     set_args.push_back(op.output_arg);
     set_args.insert(set_args.end(), op.other_args.begin(), op.other_args.end());
     std::vector<memory::desc> descs;
-    std::size_t set_bytes = 0, touched_bytes = 0;
+    std::size_t operand_bytes = 0;
     for (int arg : set_args) {
       descs.push_back(argument_desc(op, arg));
-      set_bytes += HostArena::round_up(descs.back().get_size());
-      // What one run reads and writes: not an input only the prologue reads.
-      if (timed(arg)) touched_bytes += descs.back().get_size();
+      operand_bytes += HostArena::round_up(descs.back().get_size());
     }
     const auto scratch_desc = op.pd.scratchpad_desc();
     scratchpad_bytes_ = scratch_desc.get_size();
-
-    CaseArena allocated = allocate_case_arena("oneDNN case", cache, touched_bytes, set_bytes,
-                                              scratchpad_bytes_, memory_limit);
-    arena_ = std::move(allocated.arena);
-    const std::size_t sets = allocated.sets;
-    rotation_bytes_ = sets * touched_bytes;
+    arena_ = allocate_case_arena("oneDNN case", operand_bytes + scratchpad_bytes_, memory_limit);
 
     std::size_t offset = 0;
-    const auto place = [&](const memory::desc& d) {
-      memory m(d, engine_, arena_->at(offset));
-      offset += HostArena::round_up(d.get_size());
-      return m;
-    };
-    std::unordered_map<int, memory> first_set;
-    for (std::size_t set = 0; set < sets; ++set) {
-      std::unordered_map<int, memory> all;
-      for (std::size_t i = 0; i < set_args.size(); ++i) {
-        memory m = place(descs[i]);
-        const bool input = i < op.input_args.size(), output = i == op.input_args.size();
-        if (set == 0 && input) {
-          // The canonical FP32 host data, reordered into oneDNN's chosen format and data type.
-          memory host(op.canonical_inputs[i], engine_, const_cast<float*>(inputs[i].data.data()));
-          dnnl::reorder(host, m).execute(stream_, host, m);
-          stream_.wait();
-        } else if (set > 0 && !output) {  // the same bytes at another address
-          std::memcpy(m.get_data_handle(), first_set.at(set_args[i]).get_data_handle(),
-                      descs[i].get_size());
-        }
-        all.emplace(set_args[i], m);
+    std::unordered_map<int, memory> all;
+    for (std::size_t i = 0; i < set_args.size(); ++i) {
+      memory m(descs[i], engine_, arena_->at(offset));
+      offset += HostArena::round_up(descs[i].get_size());
+      if (i < op.input_args.size()) {
+        // The canonical FP32 host data, reordered into oneDNN's chosen format and data type.
+        memory host(op.canonical_inputs[i], engine_, const_cast<float*>(inputs[i].data.data()));
+        dnnl::reorder(host, m).execute(stream_, host, m);
+        stream_.wait();
       }
-      if (set == 0) {
-        run_prologue(all);
-        first_set = all;
-      }
-      std::unordered_map<int, memory> args;  // the timed primitive's own arguments
-      for (const auto& [arg, m] : all)
-        if (timed(arg)) args.emplace(arg, m);
-      if (scratchpad_bytes_ > 0) {
-        // Every set shares one scratchpad: it is the library's temporary, not an operand.
-        args.emplace(DNNL_ARG_SCRATCHPAD,
-                     memory(scratch_desc, engine_, arena_->at(allocated.fixed_offset)));
-      }
-      sets_.push_back(std::move(args));
+      all.emplace(set_args[i], m);
     }
+    run_prologue(all);
+    for (const auto& [arg, m] : all)
+      if (timed(arg)) {  // what one run reads and writes: not an input only the prologue reads
+        args_.emplace(arg, m);
+        eviction_.add(m.get_data_handle(), m.get_desc().get_size());
+      }
+    if (scratchpad_bytes_ > 0)  // the library's temporary, not an operand: never evicted
+      args_.emplace(DNNL_ARG_SCRATCHPAD, memory(scratch_desc, engine_, arena_->at(offset)));
     stream_.wait();
   }
 
@@ -349,16 +328,16 @@ class OnednnCase : public Case {
   }
 
   double run_timed() override {
-    current_ = (current_ + 1) % sets_.size();  // cold: the next set, before the clock starts
+    eviction_.evict();  // cold: the operands come from memory, evicted before the clock starts
     apply_threads(threads_);
     const auto start = Clock::now();
-    primitive_.execute(stream_, sets_[current_]);
+    primitive_.execute(stream_, args_);
     stream_.wait();
     return std::chrono::duration<double>(Clock::now() - start).count();
   }
 
   void execute_untimed() {
-    primitive_.execute(stream_, sets_[current_]);
+    primitive_.execute(stream_, args_);
     stream_.wait();
   }
 
@@ -367,7 +346,7 @@ class OnednnCase : public Case {
     require_library_headroom("oneDNN output");
     try {
       memory host(op_.canonical_output, engine_, out.data.data());
-      memory& result = sets_[current_].at(op_.output_arg);
+      memory& result = args_.at(op_.output_arg);
       dnnl::reorder(result, host).execute(stream_, result, host);
       stream_.wait();
     } catch (const dnnl::error& e) {  // the reorder's creation can run out of memory
@@ -385,8 +364,7 @@ class OnednnCase : public Case {
     // Where the data runs: the first input's layout (the host's FP32 row-major data is
     // reordered into it, and the output back, outside the timed region).
     n.emplace_back("layout", layout_name(argument_desc(op_, op_.input_args.front())));
-    n.emplace_back("buffer_sets", std::to_string(sets_.size()));
-    n.emplace_back("rotation_bytes", std::to_string(rotation_bytes_));
+    n.emplace_back("evicted_bytes", std::to_string(eviction_.bytes()));
     return n;
   }
   void add_note(std::string key, std::string value) {
@@ -400,20 +378,18 @@ class OnednnCase : public Case {
   dnnl::primitive primitive_;
   std::vector<std::int64_t> output_dims_;
   int threads_;
+  OperandEviction eviction_;
   std::unique_ptr<HostArena> arena_;
-  std::vector<std::unordered_map<int, memory>> sets_;
-  std::size_t current_ = 0;
-  std::uint64_t scratchpad_bytes_ = 0, rotation_bytes_ = 0;
+  std::unordered_map<int, memory> args_;  // the timed primitive's own arguments
+  std::uint64_t scratchpad_bytes_ = 0;
   std::vector<std::pair<std::string, std::string>> notes_;
 };
 
 // ---------------------------------------------------------------- autotuning
 
 // Every implementation oneDNN offers for the problem, over the convolution algorithms, in
-// oneDNN's own order of preference (the first is its heuristic choice). Reference ("ref")
-// implementations are left out unless nothing else exists: they are never the fastest and can
-// take minutes on a large layer.
-std::vector<Operation> candidates(const Problem& problem, const dnnl::engine& engine) {
+// oneDNN's own order of preference (the first is its heuristic choice), each once.
+std::vector<Operation> implementations(const Problem& problem, const dnnl::engine& engine) {
   std::vector<Operation> all;
   std::unordered_set<std::string> seen;
   const std::vector<dnnl::algorithm> algorithms =
@@ -427,6 +403,13 @@ std::vector<Operation> candidates(const Problem& problem, const dnnl::engine& en
       if (!op.pd) break;
       if (seen.insert(op.pd.impl_info_str()).second) all.push_back(op);
     }
+  return all;
+}
+
+// The implementations autotuning times: reference ("ref") ones are left out unless nothing else
+// exists, as they are never the fastest and can take minutes on a large layer.
+std::vector<Operation> candidates(const Problem& problem, const dnnl::engine& engine) {
+  const auto all = implementations(problem, engine);
   std::vector<Operation> fast;
   for (const auto& op : all)
     if (std::string(op.pd.impl_info_str()).rfind("ref", 0) != 0) fast.push_back(op);
@@ -487,6 +470,16 @@ class OnednnBackend : public Backend {
                                     " has the wrong size for " + describe(problem));
     apply_threads(threads_);
     try {
+      if (!options.implementation.empty()) {
+        for (const auto& op : implementations(problem, engine_))
+          if (op.pd.impl_info_str() == options.implementation) {
+            auto c = make_case(problem, op, inputs, options.cache, options.memory_limit_bytes);
+            c->add_note("choice", "named");
+            return c;
+          }
+        throw Unsupported(version_text() + " no longer offers " + options.implementation + " for " +
+                          describe(problem));
+      }
       if (options.algo == AlgoChoice::heuristic) {
         auto c =
             make_case(problem, make_operation(problem, engine_, dnnl::algorithm::convolution_auto),

@@ -26,53 +26,48 @@ namespace {
 constexpr std::size_t work_buffer_bytes = (std::size_t{128} << 20) + 4096;
 }  // namespace
 
-void GemmCase::check_work_buffer_fits(std::uint64_t memory_limit) {
+void GemmCase::check_work_buffer_fits(std::uint64_t operand_bytes, std::uint64_t memory_limit) {
   void* probe = std::malloc(work_buffer_bytes);
   if (probe == nullptr)
     throw OutOfMemory("OpenBLAS case: no room for OpenBLAS's " + std::to_string(work_buffer_bytes) +
-                          "-byte work buffer beside the " + std::to_string(sets_ * set_bytes_) +
+                          "-byte work buffer beside the " + std::to_string(operand_bytes) +
                           " bytes of operands",
-                      sets_ * set_bytes_ + work_buffer_bytes, memory_limit);
+                      operand_bytes + work_buffer_bytes, memory_limit);
   std::free(probe);
 }
 
 GemmCase::GemmCase(const GemmShape& shape, const std::vector<HostTensor>& inputs, CacheMode cache,
                    std::uint64_t memory_limit, int threads)
-    : shape_(shape), threads_(threads) {
+    : shape_(shape), threads_(threads), eviction_(cache) {
   const auto& g = shape_;
   elements_[0] = static_cast<std::size_t>(g.batch * g.m * g.k);
   elements_[1] = static_cast<std::size_t>(g.batch * g.k * g.n);
   elements_[2] = static_cast<std::size_t>(g.batch * g.m * g.n);
-  std::uint64_t touched_bytes = 0;
+  std::uint64_t operand_bytes = 0;
   for (int i = 0; i < 3; ++i) {
-    offsets_[i] = set_bytes_;
-    set_bytes_ += HostArena::round_up(elements_[i] * sizeof(float));
-    touched_bytes += elements_[i] * sizeof(float);
+    offsets_[i] = operand_bytes;
+    operand_bytes += HostArena::round_up(elements_[i] * sizeof(float));
   }
-  CaseArena allocated =
-      allocate_case_arena("OpenBLAS case", cache, touched_bytes, set_bytes_, 0, memory_limit);
-  arena_ = std::move(allocated.arena);
-  sets_ = allocated.sets;
-  check_work_buffer_fits(memory_limit);
-  rotation_bytes_ = sets_ * touched_bytes;
-  // Canonical layouts are cblas's row-major ones: every set holds the same A and B.
-  for (std::size_t set = 0; set < sets_; ++set)
-    for (int i = 0; i < 2; ++i)
-      std::memcpy(operand(set, i), inputs[static_cast<std::size_t>(i)].data.data(),
-                  elements_[i] * sizeof(float));
+  arena_ = allocate_case_arena("OpenBLAS case", operand_bytes, memory_limit);
+  check_work_buffer_fits(operand_bytes, memory_limit);
+  // Canonical layouts are cblas's row-major ones.
+  for (int i = 0; i < 2; ++i)
+    std::memcpy(operand(i), inputs[static_cast<std::size_t>(i)].data.data(),
+                elements_[i] * sizeof(float));
+  for (int i = 0; i < 3; ++i) eviction_.add(operand(i), elements_[i] * sizeof(float));
 }
 
-float* GemmCase::operand(std::size_t set, int which) const {
-  return reinterpret_cast<float*>(arena_->at(set * set_bytes_ + offsets_[which]));
+float* GemmCase::operand(int which) const {
+  return reinterpret_cast<float*>(arena_->at(offsets_[which]));
 }
 
 // C[b] = op(A[b]) op(B[b]) for every batch entry, row-major, as lb::GemmShape defines it.
-void GemmCase::gemm(std::size_t set) const {
+void GemmCase::gemm() const {
   const auto& g = shape_;
   const int m = static_cast<int>(g.m), n = static_cast<int>(g.n), k = static_cast<int>(g.k);
   const int lda = g.trans_a ? m : k, ldb = g.trans_b ? k : n;
-  const float *a = operand(set, 0), *b = operand(set, 1);
-  float* c = operand(set, 2);
+  const float *a = operand(0), *b = operand(1);
+  float* c = operand(2);
   const auto sgemm = openblas::library().sgemm;  // the loaded library, not Case::library()
   for (std::int64_t i = 0; i < g.batch; ++i)
     sgemm(CblasRowMajor, g.trans_a ? CblasTrans : CblasNoTrans,
@@ -81,15 +76,15 @@ void GemmCase::gemm(std::size_t set) const {
 }
 
 double GemmCase::run_timed() {
-  current_ = (current_ + 1) % sets_;  // cold: the next set, before the clock starts
+  eviction_.evict();  // cold: the operands come from memory, evicted before the clock starts
   apply_threads(threads_);
   const auto start = std::chrono::steady_clock::now();
-  gemm(current_);
+  gemm();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 HostTensor GemmCase::output() {
-  const float* c = operand(current_, 2);
+  const float* c = operand(2);
   return {{shape_.batch, shape_.m, shape_.n}, std::vector<float>(c, c + elements_[2])};
 }
 
@@ -99,9 +94,7 @@ std::string GemmCase::implementation() const {
 }
 
 std::vector<std::pair<std::string, std::string>> GemmCase::notes() const {
-  return {{"openblas_config", config_text()},
-          {"buffer_sets", std::to_string(sets_)},
-          {"rotation_bytes", std::to_string(rotation_bytes_)}};
+  return {{"openblas_config", config_text()}, {"evicted_bytes", std::to_string(eviction_.bytes())}};
 }
 
 }  // namespace lb::openblas

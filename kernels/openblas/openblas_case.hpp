@@ -1,6 +1,7 @@
 #pragma once
-// One prepared OpenBLAS GEMM: buffer sets in one host arena, rotated in cold mode as the oneDNN
-// backend rotates its own (harness/measure/host_buffers.hpp), and C = op(A) op(B) per batch entry.
+// One prepared OpenBLAS GEMM: its operands in one host arena, evicted from the caches before each
+// run in cold mode as the oneDNN backend's are (harness/measure/host_buffers.hpp), and
+// C = op(A) op(B) per batch entry.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -19,7 +20,7 @@ int apply_threads(int threads);
 
 class GemmCase : public Case {
  public:
-  // Throws OutOfMemory when the buffer sets do not fit `memory_limit` (0: no limit) or the host.
+  // Throws OutOfMemory when the operands do not fit `memory_limit` (0: no limit) or the host.
   GemmCase(const GemmShape& shape, const std::vector<HostTensor>& inputs, CacheMode cache,
            std::uint64_t memory_limit, int threads);
 
@@ -32,18 +33,16 @@ class GemmCase : public Case {
 
  private:
   // Throws OutOfMemory when OpenBLAS could not get its work buffer (see the .cpp).
-  void check_work_buffer_fits(std::uint64_t memory_limit);
-  void gemm(std::size_t set) const;
-  float* operand(std::size_t set, int which) const;  // 0: A, 1: B, 2: C
+  void check_work_buffer_fits(std::uint64_t operand_bytes, std::uint64_t memory_limit);
+  void gemm() const;
+  float* operand(int which) const;  // 0: A, 1: B, 2: C
 
   GemmShape shape_;
   int threads_;
   std::size_t elements_[3];  // A, B, C
-  std::size_t offsets_[3];   // within a set
-  std::size_t set_bytes_ = 0, sets_ = 1;
-  std::uint64_t rotation_bytes_ = 0;
+  std::size_t offsets_[3];   // within the arena
+  OperandEviction eviction_;
   std::unique_ptr<HostArena> arena_;
-  std::size_t current_ = 0;
 };
 
 }  // namespace lb::openblas

@@ -88,18 +88,36 @@ TEST_F(OnednnBackendTest, AutotunedCasesAreCorrectAndSayWhatTheyCompared) {
     for (const auto& [k, v] : c->notes()) notes[k] = v;
     EXPECT_EQ(notes["choice"], "autotune");
     EXPECT_FALSE(notes["heuristic_choice"].empty());
-    EXPECT_GE(std::stoi(notes["buffer_sets"]), 2) << "cold mode rotates buffer sets";
+    EXPECT_GT(std::stoull(notes["evicted_bytes"]), 0u) << "cold mode evicts the operands";
   }
 }
 
-TEST_F(OnednnBackendTest, WarmModeUsesOneBufferSet) {
+TEST_F(OnednnBackendTest, AnImplementationAskedByNameRunsWithoutAutotuning) {
+  const auto p = resnet_like_conv(Pass::fwd);
+  const auto inputs = make_inputs(p, 8);
+  const auto chosen = backend->prepare(p, inputs, CaseOptions{})->implementation();
+  CaseOptions named;
+  named.implementation = chosen;
+  auto c = backend->prepare(p, inputs, named);
+  EXPECT_EQ(c->implementation(), chosen);
+  std::map<std::string, std::string> notes;
+  for (const auto& [k, v] : c->notes()) notes[k] = v;
+  EXPECT_EQ(notes["choice"], "named");
+  EXPECT_EQ(notes.count("autotune_candidates"), 0u) << "no candidate was timed";
+  c->run_timed();
+  EXPECT_TRUE(validate(p, inputs, c->output(), p.precision).passed);
+  named.implementation = "no_such:implementation";
+  EXPECT_THROW(backend->prepare(p, inputs, named), Unsupported);
+}
+
+TEST_F(OnednnBackendTest, WarmModeEvictsNothing) {
   const auto p = resnet_like_conv(Pass::bwd_weights);
   CaseOptions options;
   options.cache = CacheMode::warm;
   auto c = backend->prepare(p, make_inputs(p, 7), options);
   std::map<std::string, std::string> notes;
   for (const auto& [k, v] : c->notes()) notes[k] = v;
-  EXPECT_EQ(notes["buffer_sets"], "1");
+  EXPECT_EQ(notes["evicted_bytes"], "0");
 }
 
 TEST_F(OnednnBackendTest, SixteenBitPrecisionsAreRunOrRefusedWithOneDnnsReason) {
