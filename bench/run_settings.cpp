@@ -192,6 +192,7 @@ RunSetup parse_settings(const RunOptions& o, SettingsSource source) {
   RunnerConfig& runner = setup.runner;
   runner.seed = o.seed;
   runner.rounds = o.rounds > 0 ? o.rounds : suite_sampling(o.suite).rounds;
+  runner.sampler.warmup_min_s = suite_sampling(o.suite).warmup_min_s;
   runner.sampler.rule.noise_target = o.noise_target;
   runner.sampler.rule.min_time_s = o.min_time_per_point;
   runner.sampler.rule.max_time_s = o.max_time_per_point;

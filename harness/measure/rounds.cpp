@@ -35,8 +35,8 @@ RoundsSummary combine_rounds(const std::vector<SampleStats>& rounds) {
 // a standard error of its median near 1.25 x 7.6% / sqrt(180) = 0.7%, and only 30 of the 284
 // points fewer than 20 samples; the sampling of a round falls from about 230 s to 29 s.
 SuiteSampling suite_sampling(const std::string& suite) {
-  if (suite == "quick") return {2, 0.1, 0.05};
-  return {2, 1.0, 0.1};
+  if (suite == "quick") return {2, 0.05, 0.02, 0.02};
+  return {2, 1.0, 0.1, 0.05};
 }
 
 }  // namespace lb

@@ -27,12 +27,14 @@ struct RoundsSummary {
 // faster-looking contended one, whose samples may hold a clock jump.
 RoundsSummary combine_rounds(const std::vector<SampleStats>& rounds);
 
-// How a suite measures when the flags do not say: its rounds (--rounds) and its sampling time
-// per point and round (--max-time-per-point, and the minimum before the noise target may stop
-// it). rounds.cpp gives the measurements behind each choice.
+// How a suite measures when the flags do not say: its rounds (--rounds), its sampling time per
+// point and round (--max-time-per-point, and the minimum before the noise target may stop it)
+// and the least time each visit warms up for (Sampler::warmup_min_s). rounds.cpp gives the
+// measurements behind each choice.
 struct SuiteSampling {
   int rounds = 2;
   double max_time_s = 1.0, min_time_s = 0.1;
+  double warmup_min_s = 0.05;
 };
 SuiteSampling suite_sampling(const std::string& suite);
 

@@ -417,11 +417,13 @@ std::vector<Operation> candidates(const Problem& problem, const dnnl::engine& en
 }
 
 // One autotuning round of a candidate: the fastest of several timed runs, at least 2 runs and
-// 0.033 s, at most 7 runs or 0.33 s (over the rounds, what one round of 3 runs and 0.1 s, at
-// most 20 runs or 1 s, cost). The minimum, because on a busy machine noise only ever adds time.
+// 0.01 s, at most 7 runs or 0.1 s. The minimum, because on a busy machine noise only ever adds
+// time; 0.01 s is still 16 runs of the median point of a quick run (0.6 ms), and a round of a
+// slow candidate stops at 2 runs. With 0.033 s the candidates' rounds took 58 s of a 198 s quick
+// suite (2 threads, the 2-core test machine).
 double round_time(OnednnCase& c) {
   double best = c.run_timed(), spent = best;
-  for (int runs = 1; runs < 7 && spent < 0.33 && (runs < 2 || spent < 0.033); ++runs) {
+  for (int runs = 1; runs < 7 && spent < 0.1 && (runs < 2 || spent < 0.01); ++runs) {
     const double t = c.run_timed();
     best = std::min(best, t), spent += t;
   }
@@ -520,11 +522,11 @@ class OnednnBackend : public Backend {
     std::vector<std::vector<double>> seconds(all.size());
     if (all.size() > 1) {
       std::vector<std::unique_ptr<OnednnCase>> trials;
-      for (const auto& op : all) {
+      // No warm-up run: a round keeps the fastest of at least 2 runs, so a first run's page
+      // faults and cold caches never decide.
+      for (const auto& op : all)
         trials.push_back(
             make_case(problem, op, inputs, CacheMode::warm, options.memory_limit_bytes));
-        trials.back()->run_timed();  // warm-up: caches, pages, the JIT's code
-      }
       std::vector<bool> contending(trials.size(), true);
       for (int round = 0; round < autotune_rounds; ++round) {
         for (std::size_t i = 0; i < trials.size(); ++i)
