@@ -510,7 +510,7 @@ class OnednnBackend : public Backend {
                                         memory_limit, threads_);
   }
 
-  // Times every candidate implementation on one warm buffer set in interleaved rounds and keeps
+  // Times every candidate implementation on warm caches in interleaved rounds and keeps
   // oneDNN's first choice unless another wins clearly (onednn_autotune_rule.hpp); the notes
   // record the first choice, every candidate's best time and spread, and what autotuning cost.
   std::unique_ptr<Case> autotune(const Problem& problem, const std::vector<HostTensor>& inputs,

@@ -17,7 +17,7 @@ const BackendDescriptor& descriptor();
 // Throws std::runtime_error when a thread count is asked for and this build cannot set it.
 std::unique_ptr<Backend> make_backend(int threads);
 
-// Runs a case made by this backend once more on its current buffer set: no clock, no rotation.
+// Runs a case made by this backend once more: no clock, no cache eviction.
 // For bench/onednn_overhead_bench, which compares a bare loop around this call with
 // Case::run_timed. Throws std::invalid_argument for a case from another backend.
 void execute_untimed(Case& onednn_case);

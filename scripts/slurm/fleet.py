@@ -46,7 +46,7 @@ RESERVED_OPTIONS = {"job-name", "time", "exclusive", "output", "error", "depende
 RESERVED_RUN_FLAGS = {"-o", "--output", "--resume", "--force", "--dry-run", "--suite"}
 
 # Time limits. The plan's estimate bounds the timed part of each point only
-# (harness/plan/plan_estimate.hpp); set-up (inputs, cache-rotation buffers, algorithm choice) and
+# (harness/plan/plan_estimate.hpp); set-up (inputs, buffers, algorithm choice) and
 # validation come on top. Measured on a shared 2-core AMD EPYC: ResNet-50 fwd, batch 1 and 8,
 # FP32 on the CPU at a 0.2 s cap took 84 s for 48 points against an estimate of 19.2 s, i.e.
 # 1.35 s per point beyond the estimate; SETUP_S_PER_POINT rounds that up (GPU set-up, with its
