@@ -62,11 +62,12 @@ def render(data, model, charts) -> str:
         rows = [[p["op"], p.get("kind"), results_file.pass_name(p["pass"]), P(p["precision"]),
                  p["batch"],
                  f"{p['bytes'] / 1e6:.3g}", fmt_ms(results_file.median_ms(p)),
+                 results_file.noise_text(p),
                  f"{p['gbps']:.3g}" if p.get("gbps") else None,
                  f"{fraction_of(p, bandwidth):.0%}" if fraction_of(p, bandwidth) else None]
                 for p in points]
         parts.append(table(["op", "kind", "pass", "precision", "batch", "MB moved", "median ms",
-                            "GB/s", "of bandwidth"], rows))
+                            "noise, rounds", "GB/s", "of bandwidth"], rows))
         if not bandwidth:
             parts.append(note(f"{device.label}: memory bandwidth unknown, so no fraction is "
                               "given."))
