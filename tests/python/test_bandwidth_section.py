@@ -83,3 +83,21 @@ def test_the_noise_text_of_a_point():
     timing.update(rounds=3, round_spread=0.0456, contended=True)
     assert results_file.noise_text({"timing": timing}) == "±1.2%, rounds 4.6%, contended"
     assert results_file.noise_text({"status": "oom", "timing": None}) == "–"
+
+
+def test_the_precision_panel_leaves_zero_flop_layers_to_this_section(monkeypatch):
+    from layerbench_report.charts import Charts
+    from layerbench_report.sections import precision
+    charted = []
+
+    def layer_rows(ax, ops, series, value, log=True):
+        charted.extend(op for op, _ in ops)
+        return []
+
+    monkeypatch.setattr(precision, "layer_rows", layer_rows)
+    data = Data([results_file.load(WITH_BANDWIDTH)])
+    precision.render(data, "resnet50", Charts())
+    (_, memory_bound), = bandwidth.memory_bound_points(data, "resnet50").items()
+    assert charted and memory_bound
+    # No memory-bound layer (no FLOP: it would draw at 0 TFLOP/s) is charted by TFLOP/s.
+    assert not {p["op"] for p in memory_bound} & set(charted)
