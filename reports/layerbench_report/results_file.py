@@ -283,19 +283,6 @@ def median_ms(p: dict):
     return t.get("median_ms") if isinstance(t, dict) else None
 
 
-def noise_text(p: dict) -> str:
-    """The point's in-round noise and the spread between its rounds, as the tables print them:
-    "±0.8%, rounds 2.1%", "±0.8%" for a file from before rounds (or a point of one round), and
-    ", contended" when its samples lost CPU to other processes."""
-    t = p.get("timing")
-    if not isinstance(t, dict):
-        return "–"
-    text = f"±{float(t.get('noise') or 0.0):.1%}"
-    if (t.get("rounds") or 1) > 1 and t.get("round_spread") is not None:
-        text += f", rounds {float(t['round_spread']):.1%}"
-    return text + (", contended" if t.get("contended") else "")
-
-
 def noise(p: dict) -> float:
     """The point's noise: the larger of its in-round noise and the spread between its rounds
     (timing.round_spread; absent in files from before interleaved rounds)."""

@@ -8,6 +8,7 @@ from conftest import FIXTURES
 from layerbench_report import results_file
 from layerbench_report import cli
 from layerbench_report.data import Data
+from layerbench_report.markup import noise_text
 from layerbench_report.sections import bandwidth
 
 REAL = FIXTURES / "real" / "models"
@@ -77,12 +78,12 @@ def test_each_point_shows_its_noise_and_the_spread_between_its_rounds(tmp_path):
 
 def test_the_noise_text_of_a_point():
     timing = {"median_ms": 1.0, "noise": 0.0123}
-    assert results_file.noise_text({"timing": timing}) == "±1.2%"
+    assert noise_text({"timing": timing}) == "±1.2%"
     timing.update(rounds=1, round_spread=0.0)
-    assert results_file.noise_text({"timing": timing}) == "±1.2%"
+    assert noise_text({"timing": timing}) == "±1.2%"
     timing.update(rounds=3, round_spread=0.0456, contended=True)
-    assert results_file.noise_text({"timing": timing}) == "±1.2%, rounds 4.6%, contended"
-    assert results_file.noise_text({"status": "oom", "timing": None}) == "–"
+    assert noise_text({"timing": timing}) == "±1.2%, rounds 4.6%, contended"
+    assert noise_text({"status": "oom", "timing": None}) == "–"
 
 
 def test_the_precision_panel_leaves_zero_flop_layers_to_this_section(monkeypatch):

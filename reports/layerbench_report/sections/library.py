@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from layerbench_report import results_file
 
-from layerbench_report.markup import P, Raw, esc, fmt_ms, fmt_ratio, note, status_pill, table
+from layerbench_report.markup import (P, Raw, esc, fmt_ms, fmt_ratio, noise_text, note, status_pill,
+                                      table)
 
 GEMM_KINDS = ("linear", "bmm")
 LIBRARY_NAMES = {"onednn": "oneDNN", "openblas": "OpenBLAS", "cublaslt": "cuBLASLt",
@@ -43,7 +44,7 @@ def cell(p):
     tflops = p.get("tflops")
     rate = f"{tflops:.3g} TFLOP/s" if tflops else "–"
     return Raw(f"{esc(fmt_ms(results_file.median_ms(p)))} ms<br>{esc(rate)}<br>"
-               f"{esc(results_file.noise_text(p))}")
+               f"{esc(noise_text(p))}")
 
 
 def comparison_rows(shapes, libraries):
