@@ -42,6 +42,7 @@ struct RunFlags {
   std::string python;        // --python, as the doctor takes it
   double point_timeout = 0;  // --point-timeout; 0: not given, the default bound
   bool force = false, quiet = false, dry_run = false;
+  bool assume_usable_gpu = false;  // --dry-run for another machine: its GPUs usable
   std::vector<std::string> benchmark_args;
 };
 
@@ -69,6 +70,8 @@ void read_flags(RunFlags& f, const CLI::App& sub) {
                        "text, which the results file must record it as (for --resume); rename it");
   }
   for (const std::string& argument : f.benchmark_args) check_benchmark_flag(argument);
+  if (f.assume_usable_gpu && !f.dry_run)
+    throw InputError("--assume-usable-gpu: only with --dry-run (a run measures this machine)");
   // A week at most: a chosen bound, far from the overflow of the watchdog's clock arithmetic.
   if (sub.count("--point-timeout"))
     check_in_range("--point-timeout", f.point_timeout, 0, true, 7 * 24 * 3600,
@@ -155,15 +158,24 @@ std::vector<Model> read_models(const RunFlags& f) {
   return models;
 }
 
-// --dry-run's plan (after --benchmark_filter, as the run) and estimate. The CPU backends (made
-// without any GPU touched) are asked which points they cannot run, as the run asks them, so
-// those count as nothing; GPU points count as runnable.
-nlohmann::json dry_run_estimate(const RunFlags& f, const RunSetup& setup,
-                                const std::vector<Model>& models) {
+// --dry-run's plan (after --benchmark_filter, as the run) and estimate. Its GPUs are the ones the
+// run would measure on, chosen from the doctor's verdict as the run chooses them (or assumed
+// usable for another machine); none is touched. The CPU backends are asked which points they
+// cannot run, as the run asks them, so those count as nothing; GPU points count as runnable.
+struct DryRun {
+  nlohmann::json estimate;    // null when there is nothing to plan
+  bool gpu_unusable = false;  // a GPU asked for by name cannot be used: the run would exit 1
+};
+DryRun dry_run_estimate(const RunFlags& f, const RunSetup& setup,
+                        const std::vector<Model>& models) {
   const RunOptions& o = f.settings;
-  const Plan plan = filter_plan(
-      f.benchmark_args,
-      expand_plan(setup.request, models, dry_run_targets(setup.devices, setup.backends)));
+  const doctor::Diagnosis diagnosis =
+      f.assume_usable_gpu ? assumed_usable_gpus(setup.devices) : probe_run_context("").diagnosis;
+  DryRun dry;
+  const std::vector<int> gpus = gpus_to_run(setup.devices, diagnosis, f.quiet, dry.gpu_unusable);
+  const std::vector<DeviceTarget> targets = dry_run_targets(setup.devices, setup.backends, gpus);
+  if (targets.empty() && dry.gpu_unusable) return dry;  // the run measures nothing either
+  const Plan plan = filter_plan(f.benchmark_args, expand_plan(setup.request, models, targets));
   std::map<std::string, std::unique_ptr<Backend>> cpu_backends;
   for (const BackendDescriptor* d : setup.backends)
     if (d->device_kind == DeviceKind::cpu && setup.devices.cpu)
@@ -180,7 +192,10 @@ nlohmann::json dry_run_estimate(const RunFlags& f, const RunSetup& setup,
   };
   const EstimateRule rule{o.max_time_per_point, setup.runner.rounds,
                           setup.runner.sampler.warmup_min_s};
-  return estimate_json(estimate_plan(plan, rule, refused), rule);
+  dry.estimate = estimate_json(estimate_plan(plan, rule, refused), rule);
+  if (setup.devices.all_gpus || !setup.devices.gpus.empty())
+    dry.estimate["gpu_verdict"] = diagnosis.verdict;
+  return dry;
 }
 
 // The summary and the exit code of a finished session.
@@ -224,8 +239,9 @@ int run_main(RunFlags f, const CLI::App& sub) {
   const std::vector<Model> models = read_models(f);
   const RunOptions& o = f.settings;
   if (f.dry_run) {
-    std::cout << dry_run_estimate(f, setup, models).dump(2) << "\n";
-    return exit_ok;
+    const DryRun dry = dry_run_estimate(f, setup, models);
+    if (!dry.estimate.is_null()) std::cout << dry.estimate.dump(2) << "\n";
+    return dry.gpu_unusable ? exit_failed : exit_ok;
   }
   std::string python;
   try {
@@ -338,6 +354,9 @@ void add_run(CLI::App& app, Action& action) {
   sub->add_flag("--quiet", flags->quiet, "No progress and no summary");
   sub->add_flag("--dry-run", flags->dry_run,
                 "Print the plan's point count and estimated seconds as JSON; measure nothing");
+  sub->add_flag("--assume-usable-gpu", flags->assume_usable_gpu,
+                "With --dry-run: plan as on a machine whose GPUs are usable (gpu:0 standing for "
+                "every GPU of auto and all), to size another node's job");
   sub->allow_extras();  // --benchmark_* flags go on to Google Benchmark
   sub->callback([&action, flags, sub] {
     for (const auto& extra : sub->remaining()) {

@@ -60,10 +60,7 @@ std::string original_backends() {
   return names;
 }
 
-namespace {
-
-// The GPUs to measure on: those the choice names, among the usable ones.
-std::vector<int> usable_gpus(const DeviceChoice& choice, const doctor::Diagnosis& diagnosis,
+std::vector<int> gpus_to_run(const DeviceChoice& choice, const doctor::Diagnosis& diagnosis,
                              bool quiet, bool& gpu_unusable) {
   if (choice.gpus.empty() && !choice.all_gpus) return {};
   if (!diagnosis.gpu_usable) {
@@ -88,7 +85,14 @@ std::vector<int> usable_gpus(const DeviceChoice& choice, const doctor::Diagnosis
   return indices;
 }
 
-}  // namespace
+doctor::Diagnosis assumed_usable_gpus(const DeviceChoice& choice) {
+  doctor::Diagnosis assumed;
+  assumed.gpu_usable = true;
+  assumed.usable_gpus = choice.gpus;
+  if (choice.all_gpus) assumed.usable_gpus.push_back(0);
+  assumed.verdict = "GPU assumed usable (--assume-usable-gpu)";
+  return assumed;
+}
 
 ChosenDevices choose_devices(const DeviceChoice& choice,
                              const std::vector<const BackendDescriptor*>& descriptors, int threads,
@@ -97,7 +101,7 @@ ChosenDevices choose_devices(const DeviceChoice& choice,
   ChosenDevices chosen;
   chosen.machine = probe_run_context(python);
   const std::vector<int> gpu_indices =
-      usable_gpus(choice, chosen.machine.diagnosis, quiet, chosen.gpu_unusable);
+      gpus_to_run(choice, chosen.machine.diagnosis, quiet, chosen.gpu_unusable);
 
   bool gpu_backend_built = false;
   for (const BackendDescriptor* descriptor : descriptors) {
@@ -120,7 +124,8 @@ ChosenDevices choose_devices(const DeviceChoice& choice,
 }
 
 std::vector<DeviceTarget> dry_run_targets(const DeviceChoice& choice,
-                                          const std::vector<const BackendDescriptor*>& backends) {
+                                          const std::vector<const BackendDescriptor*>& backends,
+                                          const std::vector<int>& gpus) {
   std::vector<DeviceTarget> devices;
   std::vector<std::string> gpu_backends;
   for (const BackendDescriptor* d : backends) {
@@ -130,8 +135,6 @@ std::vector<DeviceTarget> dry_run_targets(const DeviceChoice& choice,
   }
   const bool every_backend = backends.size() == backend_descriptors().size();
   if (gpu_backends.empty() && every_backend) gpu_backends.push_back("");
-  std::vector<int> gpus = choice.gpus;
-  if (choice.all_gpus) gpus.push_back(0);
   for (int i : gpus)
     for (const auto& backend : gpu_backends)
       devices.push_back({to_string(DeviceId{DeviceKind::gpu, i}), true, backend});

@@ -46,11 +46,25 @@ ChosenDevices choose_devices(const DeviceChoice& choice,
                              const BackendOptionValues& backend_options, bool quiet,
                              const std::string& python);  // the interpreter the doctor probes
 
-// --dry-run plans without touching the machine: the devices --device names, one GPU (gpu:0)
-// standing for "every GPU" (auto, all) since a scheduler, not this host, knows a node's count.
-// Without --backend, a build with no GPU backend still plans GPU points, keyed as the CUDA
-// backend's are (no "@backend"): the nodes that run them have it.
+// The GPUs a run measures on: those --device names among the doctor's usable ones. `run` and
+// `run --dry-run` both decide with this, so a dry run plans no point of a GPU the run would
+// leave out. With no usable GPU: none; a GPU asked for by name sets `gpu_unusable` and the
+// doctor's verdict and fixes go to stderr (the run exits 1), otherwise a note says only the CPU
+// points run (dropped when `quiet`). A gpu:N the doctor does not list is an InputError.
+std::vector<int> gpus_to_run(const DeviceChoice& choice, const doctor::Diagnosis& diagnosis,
+                             bool quiet, bool& gpu_unusable);
+
+// A verdict for a machine this one is not: the GPUs --device names usable, and gpu:0 standing
+// for "every GPU" (auto, all), since a scheduler, not this host, knows a node's count. For
+// `run --dry-run --assume-usable-gpu`, which sizes other nodes' jobs.
+doctor::Diagnosis assumed_usable_gpus(const DeviceChoice& choice);
+
+// --dry-run's devices, no backend made for a GPU: the CPU backends --device asks for and the GPU
+// backends on `gpus` (as gpus_to_run chose them). Without --backend, a build with no GPU backend
+// still plans GPU points, keyed as the CUDA backend's are (no "@backend"): the nodes that run
+// them have it.
 std::vector<DeviceTarget> dry_run_targets(const DeviceChoice& choice,
-                                          const std::vector<const BackendDescriptor*>& backends);
+                                          const std::vector<const BackendDescriptor*>& backends,
+                                          const std::vector<int>& gpus);
 
 }  // namespace lb::cli

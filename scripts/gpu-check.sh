@@ -111,7 +111,8 @@ plan_points() {
   local bin
   bin="$(binary)" || { echo "?"; return; }
   # shellcheck disable=SC2046
-  "$bin" run --dry-run --device gpu $(plan_args "$1") --max-time-per-point "$MAX_TIME" |
+  "$bin" run --dry-run --assume-usable-gpu --device gpu $(plan_args "$1") \
+    --max-time-per-point "$MAX_TIME" |
     "$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["points"])'
 }
 # Estimated seconds: one process start, then per point 2 x max time of sampling and the set-up.

@@ -61,7 +61,9 @@ nlohmann::json estimate_json(const std::map<std::string, PlanEstimate>& per_devi
           {"formula", "per point the backend can run: rounds x (max_time_per_point_s + warm-up " +
                           std::to_string(rule.warmup_s).substr(0, 4) +
                           " s + setup_per_visit_s) + first_visit_s (validation, autotune); refused "
-                          "points 0 (asked of the CPU backends; GPU points counted as runnable)"},
+                          "points 0 (asked of the CPU backends); a GPU's points are planned only "
+                          "when the run would measure on it (the doctor finds it usable, or "
+                          "--assume-usable-gpu) and counted runnable"},
           {"devices", devices}};
 }
 

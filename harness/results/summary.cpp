@@ -25,6 +25,12 @@ std::string format_speedup(double ratio) {
   return buffer;
 }
 
+std::string format_percent(double fraction) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.1f%%", fraction * 100);
+  return buffer;
+}
+
 bool is_gpu(const std::string& device) { return device.rfind("gpu", 0) == 0; }
 
 // Index of a value in first-appearance order, adding it when new.
@@ -64,14 +70,15 @@ std::string summary_table(const std::vector<ModelResult>& results) {
     return std::nullopt;
   };
 
-  std::vector<std::vector<std::string>> rows = {
-      {"model", "pass", "device", "precision", "batch", "images/s", "vs CPU FP32", "vs GPU FP32"}};
+  std::vector<std::vector<std::string>> rows = {{"model", "pass", "device", "precision", "batch",
+                                                 "images/s", "vs CPU FP32", "vs GPU FP32",
+                                                 "noise, rounds"}};
   for (const auto& [key, c] : configs) {
     const ModelResult& r = c.best ? *c.best : *c.first;
     const std::string where = keyed_device(r.device, r.backend);
     std::vector<std::string> row = {r.model, std::string(name(r.pass)), where, r.precision};
     if (!c.best) {
-      row.insert(row.end(), {"-", r.status, "-", "-"});
+      row.insert(row.end(), {"-", r.status, "-", "-", "-"});
     } else {
       row.push_back(std::to_string(r.batch));
       row.push_back(format_rate(*r.images_per_s) + (r.contended_points ? " (contended)" : ""));
@@ -79,6 +86,8 @@ std::string summary_table(const std::vector<ModelResult>& results) {
       row.push_back(cpu ? format_speedup(*r.images_per_s / *cpu) : "-");
       const auto gpu = is_gpu(r.device) ? best_rate(r, where) : std::nullopt;
       row.push_back(gpu ? format_speedup(*r.images_per_s / *gpu) : "-");
+      row.push_back(format_percent(r.worst_point_noise) + ", " +
+                    (r.worst_round_spread ? format_percent(*r.worst_round_spread) : "-"));
     }
     rows.push_back(std::move(row));
   }
@@ -106,6 +115,9 @@ std::string summary_table(const std::vector<ModelResult>& results) {
           "rate may be slower than this machine can do.\n";
       break;
     }
+  out +=
+      "noise, rounds: the largest in-run noise and spread between rounds among the summed "
+      "points (-: one round).\n";
   return out + model_sum_label + "\n";
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // The short table `layerbench run` prints at the end: per model, pass set, device and
 // precision, the batch with the most images/s (layer sums), and the speed-ups of that best
-// against the CPU's FP32 best and against the same GPU's FP32 best. Pure text formatting.
+// against the CPU's FP32 best and against the same GPU's FP32 best, and how noisy its points
+// were (in-run noise and spread between rounds). Pure text formatting.
 #include <string>
 #include <vector>
 
@@ -10,10 +11,11 @@
 namespace lb {
 
 // Fixed-width columns: model, pass, device, precision, batch, images/s, vs CPU FP32,
-// vs GPU FP32. A speed-up is "-" unless both results are ok (and "vs GPU FP32" only on a GPU,
-// recognised by its id "gpu:N"). A configuration without any ok batch shows its first
-// result's status ("unsupported", "oom", ...) instead of images/s. Ends with the layer-sum
-// caveat.
+// vs GPU FP32, and "noise, rounds": the worst summed point's in-run noise and spread between
+// rounds, in percent ("-" for the spread when no point had two rounds). A speed-up is "-" unless
+// both results are ok (and "vs GPU FP32" only on a GPU, recognised by its id "gpu:N"). A
+// configuration without any ok batch shows its first result's status ("unsupported", "oom", ...)
+// instead of images/s. Ends with the layer-sum caveat.
 std::string summary_table(const std::vector<ModelResult>& results);
 
 }  // namespace lb

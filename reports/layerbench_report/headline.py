@@ -120,4 +120,11 @@ def headline(data, model) -> Headline:
     if not gpus and not cpus:
         out.sentences.append(f"{what}: no model-level record was measured ok on any device; "
                              "see the tables below for why.")
+    contended = [r for d in gpus + cpus for r in data.records_of(model, d, pass_).values()
+                 if r.get("contended_points")]
+    if contended:
+        out.sentences.append(
+            f"{len(contended)} of these model sums add up contended points (their samples lost "
+            "CPU to other processes): their images/s may be slower than this machine can do, and "
+            "the tables mark them \"contended\".")
     return out

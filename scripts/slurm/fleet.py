@@ -43,7 +43,8 @@ NOT_MEASURED_SCHEMA = "layerbench-not-measured/1"
 RESERVED_OPTIONS = {"job-name", "time", "exclusive", "output", "error", "dependency", "array",
                     "nodes", "ntasks", "wrap", "parsable", "chdir", "export", "hold"}
 # `layerbench run` flags the fleet sets itself (file names, resumption, planning).
-RESERVED_RUN_FLAGS = {"-o", "--output", "--resume", "--force", "--dry-run", "--suite"}
+RESERVED_RUN_FLAGS = {"-o", "--output", "--resume", "--force", "--dry-run", "--assume-usable-gpu",
+                      "--suite"}
 
 # Time limits. The plan's estimate bounds the timed part of each point only
 # (harness/plan/plan_estimate.hpp); set-up (inputs, buffers, algorithm choice) and
@@ -234,7 +235,8 @@ def time_limit_minutes(points: int, estimate_s: float, margin: float) -> int:
 
 
 def dry_run_estimate(binary: Path, suite: str, run_flags) -> dict:
-    cmd = [str(binary), "run", "--dry-run", "--suite", suite, *run_flags]
+    # The nodes' GPUs, not this login node's: planned as usable.
+    cmd = [str(binary), "run", "--dry-run", "--assume-usable-gpu", "--suite", suite, *run_flags]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
                               timeout=120)

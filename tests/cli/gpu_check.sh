@@ -31,7 +31,7 @@ expect "GPU set-up assumed: [0-9]+ s per process, [0-9.]+ s per point"
 for step in peak suite memory legacy; do expect "^   $step: layerbench run --device gpu "; done
 suite_args="$(grep -oP '^   suite: layerbench run \K.*' <<<"$out")"
 # shellcheck disable=SC2086
-expected="$("$bin" run --dry-run $suite_args | python3 -c 'import json,sys; print(json.load(sys.stdin)["points"])')"
+expected="$("$bin" run --dry-run --assume-usable-gpu $suite_args | python3 -c 'import json,sys; print(json.load(sys.stdin)["points"])')"
 grep -A1 "^   suite:" <<<"$out" | grep -q "points $expected," ||
   { echo "$out" >&2; fail "the suite's points are not layerbench run --dry-run's $expected"; }
 

@@ -43,6 +43,10 @@ def test_each_gemm_shape_shows_both_libraries_and_their_ratio(tmp_path):
             ratio = results_file.median_ms(openblas) / results_file.median_ms(onednn)
             assert re.search(rf"<td>{op}</td><td>fwd</td><td>FP32</td><td>{batch}</td>.*?"
                              rf"{re.escape(fmt(ratio))}</td></tr>", html), (op, batch, ratio)
+    # Each ok cell shows the point's in-run noise (this file predates rounds: no spread).
+    ok = next(p for p in gemms if p["status"] == "ok")
+    assert f"<br>±{ok['timing']['noise']:.1%}</td>" in html
+    assert ", rounds " not in html
     # OpenBLAS's FP16 points are unsupported, and say so in the table.
     assert "unsupported" in html
 

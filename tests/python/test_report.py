@@ -137,6 +137,25 @@ def test_a_busy_run_is_said_at_the_top(tmp_path):
     assert "busy machine" not in (tmp_path / "quiet" / "index.html").read_text()
 
 
+def test_a_model_sum_over_contended_points_says_so(tmp_path):
+    doc = read_fixture(CPU_ONLY)  # TEST DATA: every ok model sum marked as over contended points
+    sums = [r for r in doc["models"] if r["status"] == "ok"]
+    for r in sums:
+        r["contended_points"] = 2
+    proc = run_script("report.py", write_json(tmp_path / "c.json", doc), "-o", tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    page = (tmp_path / "out" / "index.html").read_text()
+    summary = (tmp_path / "out" / "summary.md").read_text()
+    best = max(sums, key=lambda r: r["images_per_s"])
+    for text in (page, summary):
+        assert f"(batch {best['batch']}, contended)" in text
+        assert "model sums add up contended points" in text
+    # The unchanged fixture (no contended_points: a file from before the check) marks nothing.
+    assert run_script("report.py", CPU_ONLY, "-o", tmp_path / "quiet").returncode == 0
+    for name in ("index.html", "summary.md"):
+        assert "contended" not in (tmp_path / "quiet" / name).read_text()
+
+
 def test_roofline_says_where_a_ceiling_is_unknown(fixture_report):
     page = (fixture_report / "index.html").read_text()
     # Test GPU A's context has no FP8 peak; the CPUs have no memory bandwidth.

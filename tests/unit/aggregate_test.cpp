@@ -360,6 +360,24 @@ TEST(Aggregate, ASumOverContendedPointsCountsThem) {
   EXPECT_EQ(find(aggregate(all_points(1, false), models, {}), PassSet::fwd, 1).contended_points, 0);
 }
 
+// The end-of-run table's noise column: the worst point's in-run noise and spread between rounds;
+// points of a file before rounds (one median, no spread) leave the spread unknown.
+TEST(Aggregate, ASumKeepsItsNoisiestPointsNoiseAndSpreadBetweenRounds) {
+  std::vector<Point> points = all_points(1, false);
+  points[0].timing->noise = 0.02;
+  points[1].timing->noise = 0.005;
+  const ModelResult before_rounds = find(aggregate(points, models, {}), PassSet::fwd, 1);
+  EXPECT_DOUBLE_EQ(before_rounds.worst_point_noise, 0.02);
+  EXPECT_FALSE(before_rounds.worst_round_spread);
+  points[1].timing->round_medians_s = {1e-3, 1.04e-3};
+  points[1].timing->round_spread = 0.04;
+  points[2].timing->round_medians_s = {1e-3, 1.01e-3};
+  points[2].timing->round_spread = 0.01;
+  const ModelResult rounds = find(aggregate(points, models, {}), PassSet::fwd, 1);
+  ASSERT_TRUE(rounds.worst_round_spread);
+  EXPECT_DOUBLE_EQ(*rounds.worst_round_spread, 0.04);
+}
+
 TEST(Aggregate, JsonHasExactlyTheSchemasFields) {
   std::vector<Point> points = all_points(1, false, "gpu:0");
   points.push_back(make_point("blk", "fwd", 2, "gpu:0", "fp32", Status::oom));

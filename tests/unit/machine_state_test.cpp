@@ -64,6 +64,21 @@ TEST(MachineReadingJson, UnknownsAreNullAndGpuErrorsRecorded) {
   EXPECT_EQ(j.at("gpus").at("gpu:0").at("error"), "libnvidia-ml.so.1: not found");
 }
 
+// Each GPU's other compute processes as NVML listed them: pid and memory, null where NVML had
+// no figure; a GPU with none records an empty list (asked, nobody else there).
+TEST(MachineReadingJson, OtherGpuProcessesAreRecordedPerGpu) {
+  MachineReading r;
+  r.gpu_others = {{"gpu:0", {{7, 2ull << 30}, {9, std::nullopt}}}, {"gpu:1", {}}};
+  const auto gpus = to_json(r, 2, 2).at("gpus");
+  const auto& others = gpus.at("gpu:0").at("other_processes");
+  ASSERT_EQ(others.size(), 2u);
+  EXPECT_EQ(others[0].at("pid"), 7);
+  EXPECT_EQ(others[0].at("used_bytes"), 2ull << 30);
+  EXPECT_EQ(others[1].at("pid"), 9);
+  EXPECT_TRUE(others[1].at("used_bytes").is_null());
+  EXPECT_TRUE(gpus.at("gpu:1").at("other_processes").empty());
+}
+
 TEST(GpuComputeProcesses, WithoutNvmlSaysWhy) {
   // No NVIDIA driver here, or a driver: either a list or an error naming the call.
   std::string error;

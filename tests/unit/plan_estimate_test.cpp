@@ -2,6 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "bench/backend_registry.hpp"
+#include "bench/device_choice.hpp"
+#include "harness/model/model_file.hpp"
+
 namespace lb {
 namespace {
 
@@ -63,6 +69,45 @@ TEST(PlanEstimate, AnEmptyPlanTakesNoTime) {
   const auto j = estimate_json(estimate_plan(Plan{}, EstimateRule{}), EstimateRule{});
   EXPECT_EQ(j.at("points"), 0);
   EXPECT_TRUE(j.at("devices").empty());
+}
+
+// The dry run's devices come from the run's own choice of GPUs (gpus_to_run) given the doctor's
+// verdict: where no GPU is usable, --device auto plans the CPU alone, as the run measures it,
+// and a GPU asked for by name is planned nowhere and marked unusable (the run exits 1).
+TEST(PlanEstimate, NoGpuPointIsPlannedWhereTheDoctorFindsNoUsableGpu) {
+  doctor::Diagnosis no_gpu;
+  no_gpu.verdict = "No usable GPU: NVIDIA driver not found";
+  const auto& backends = backend_descriptors();
+  const std::vector<Model> models = load_builtin_models();
+  const EstimateRule rule{.max_time_per_point_s = 0.1, .rounds = 2, .warmup_s = 0.05};
+
+  const cli::DeviceChoice automatic = cli::parse_device("auto");
+  bool gpu_unusable = false;
+  const std::vector<int> gpus = cli::gpus_to_run(automatic, no_gpu, true, gpu_unusable);
+  EXPECT_TRUE(gpus.empty());
+  EXPECT_FALSE(gpu_unusable);
+  const auto here =
+      estimate_plan(expand_plan({}, models, cli::dry_run_targets(automatic, backends, gpus)), rule);
+  ASSERT_FALSE(here.empty());
+  for (const auto& [device, e] : here) EXPECT_EQ(device.rfind("cpu", 0), 0u) << device;
+
+  // The same plan for a node whose GPU is usable adds gpu:0 (every GPU of auto) and its points.
+  const std::vector<int> node_gpus =
+      cli::gpus_to_run(automatic, cli::assumed_usable_gpus(automatic), true, gpu_unusable);
+  EXPECT_EQ(node_gpus, std::vector<int>{0});
+  const auto node = estimate_plan(
+      expand_plan({}, models, cli::dry_run_targets(automatic, backends, node_gpus)), rule);
+  const auto gpu = std::find_if(node.begin(), node.end(), [](const auto& entry) {
+    return entry.first.rfind("gpu:0", 0) == 0;
+  });
+  ASSERT_NE(gpu, node.end());
+  EXPECT_GT(gpu->second.seconds, 0);
+
+  const cli::DeviceChoice named = cli::parse_device("gpu");
+  gpu_unusable = false;
+  EXPECT_TRUE(cli::gpus_to_run(named, no_gpu, true, gpu_unusable).empty());
+  EXPECT_TRUE(gpu_unusable);
+  EXPECT_TRUE(cli::dry_run_targets(named, backends, {}).empty());
 }
 
 }  // namespace

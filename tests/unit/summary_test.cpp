@@ -45,14 +45,24 @@ TEST(Summary, BestBatchPerConfigurationWithSpeedups) {
   EXPECT_EQ(summary_table(results),
             "Best images/s per model, pass, device and precision over the batches run; speed-ups "
             "compare these bests.\n"
-            "model     pass   device  precision  batch     images/s  vs CPU FP32  vs GPU FP32\n"
-            "resnet50  fwd    cpu     fp32           8         20.0        1.00x            -\n"
-            "resnet50  fwd    cpu     bf16           -  unsupported            -            -\n"
-            "resnet50  fwd    gpu:0   fp32           8         2000      100.00x        1.00x\n"
-            "resnet50  fwd    gpu:0   fp16           8         6000      300.00x        3.00x\n"
-            "resnet50  fwd    gpu:0   fp8            -       failed            -            -\n"
-            "vit_b_16  fwd    gpu:0   fp16           8         1000            -            -\n"
-            "vit_b_16  train  cpu     fp32           1        0.123        1.00x            -\n"
+            "model     pass   device  precision  batch     images/s  vs CPU FP32  vs GPU FP32  "
+            "noise, rounds\n"
+            "resnet50  fwd    cpu     fp32           8         20.0        1.00x            -  "
+            "      0.0%, -\n"
+            "resnet50  fwd    cpu     bf16           -  unsupported            -            -  "
+            "            -\n"
+            "resnet50  fwd    gpu:0   fp32           8         2000      100.00x        1.00x  "
+            "      0.0%, -\n"
+            "resnet50  fwd    gpu:0   fp16           8         6000      300.00x        3.00x  "
+            "      0.0%, -\n"
+            "resnet50  fwd    gpu:0   fp8            -       failed            -            -  "
+            "            -\n"
+            "vit_b_16  fwd    gpu:0   fp16           8         1000            -            -  "
+            "      0.0%, -\n"
+            "vit_b_16  train  cpu     fp32           1        0.123        1.00x            -  "
+            "      0.0%, -\n"
+            "noise, rounds: the largest in-run noise and spread between rounds among the summed "
+            "points (-: one round).\n"
             "model sum: every operation of the model file (convolutions, GEMMs, normalisation, "
             "activations, residual adds, pooling, softmax), one kernel each; the optimizer "
             "excluded\n");
@@ -69,11 +79,11 @@ TEST(Summary, SpeedupsCompareTheSameModelAndPassOnly) {
   const std::string table = summary_table(results);
   // gpu:1 has no FP32 result of its own (gpu:0's is another device) and the CPU none for fwd.
   EXPECT_NE(
-      table.find("resnet50  fwd    gpu:1   fp16           8       400            -            -\n"),
+      table.find("resnet50  fwd    gpu:1   fp16           8       400            -            -"),
       std::string::npos)
       << table;
   EXPECT_NE(
-      table.find("resnet50  fwd    gpu:0   fp32           8       100            -        1.00x\n"),
+      table.find("resnet50  fwd    gpu:0   fp32           8       100            -        1.00x"),
       std::string::npos)
       << table;
 }
@@ -88,6 +98,21 @@ TEST(Summary, ARateSummedOverContendedPointsSaysSo) {
   EXPECT_NE(text.find("lost CPU to other processes"), std::string::npos) << text;
   EXPECT_EQ(summary_table({ok("resnet50", PassSet::fwd, "cpu", "fp32", 1, 10)}).find("contended"),
             std::string::npos);
+}
+
+// Next to the rate, the worst summed point's in-run noise and spread between rounds; a sum
+// from a file before rounds (no spread) shows "-" for it.
+TEST(Summary, TheNoiseAndTheSpreadBetweenRoundsOfTheSummedPoints) {
+  ModelResult rounds = ok("resnet50", PassSet::fwd, "cpu", "fp32", 1, 10);
+  rounds.worst_point_noise = 0.012;
+  rounds.worst_round_spread = 0.0345;
+  ModelResult before_rounds = ok("vit_b_16", PassSet::fwd, "cpu", "fp32", 1, 10);
+  before_rounds.worst_point_noise = 0.004;
+  const std::string text = summary_table({rounds, before_rounds});
+  EXPECT_NE(text.find("10.0        1.00x            -     1.2%, 3.5%\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("10.0        1.00x            -        0.4%, -\n"), std::string::npos)
+      << text;
 }
 
 }  // namespace

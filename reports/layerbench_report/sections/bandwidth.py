@@ -5,7 +5,7 @@ from __future__ import annotations
 from layerbench_report import results_file
 import matplotlib.pyplot as plt
 
-from layerbench_report.markup import P, esc, fmt_ms, note, table
+from layerbench_report.markup import P, esc, fmt_ms, noise_text, note, table
 
 # The kinds that multiply-add; every other kind is memory bound (bench/models/SCHEMA.md).
 COMPUTE_KINDS = ("conv", "linear", "bmm")
@@ -62,11 +62,12 @@ def render(data, model, charts) -> str:
         rows = [[p["op"], p.get("kind"), results_file.pass_name(p["pass"]), P(p["precision"]),
                  p["batch"],
                  f"{p['bytes'] / 1e6:.3g}", fmt_ms(results_file.median_ms(p)),
+                 noise_text(p),
                  f"{p['gbps']:.3g}" if p.get("gbps") else None,
                  f"{fraction_of(p, bandwidth):.0%}" if fraction_of(p, bandwidth) else None]
                 for p in points]
         parts.append(table(["op", "kind", "pass", "precision", "batch", "MB moved", "median ms",
-                            "GB/s", "of bandwidth"], rows))
+                            "noise, rounds", "GB/s", "of bandwidth"], rows))
         if not bandwidth:
             parts.append(note(f"{device.label}: memory bandwidth unknown, so no fraction is "
                               "given."))

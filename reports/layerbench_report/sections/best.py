@@ -8,7 +8,8 @@ from layerbench_report.markup import P, fmt_rate, note, table
 
 
 def best_table(data, model):
-    """Rows of device x pass, a column per precision: the best images/s and its batch."""
+    """Rows of device x pass, a column per precision: the best images/s and its batch, marked
+    "contended" when summed over contended points (contended_points, absent in older files)."""
     rows = []
     for d in data.devices_for(model):
         for pass_ in data.record_passes(model):
@@ -19,7 +20,8 @@ def best_table(data, model):
             row = [d.label, results_file.pass_name(pass_)]
             for prec in results_file.PRECISIONS:
                 r = best(recs, prec)
-                row.append(f"{fmt_rate(r['images_per_s'])} (batch {r['batch']})" if r
+                row.append(f"{fmt_rate(r['images_per_s'])} (batch {r['batch']}"
+                           f"{', contended' if r.get('contended_points') else ''})" if r
                            else missing[prec].split(" (")[0])
             rows.append(row)
     return ["device", "pass"] + [f"{P(p)} images/s" for p in results_file.PRECISIONS], rows

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from layerbench_report import results_file
 
-from layerbench_report.markup import P, Raw, esc, fmt_ms, fmt_ratio, note, status_pill, table
+from layerbench_report.markup import (P, Raw, esc, fmt_ms, fmt_ratio, noise_text, note, status_pill,
+                                      table)
 
 GEMM_KINDS = ("linear", "bmm")
 LIBRARY_NAMES = {"onednn": "oneDNN", "openblas": "OpenBLAS", "cublaslt": "cuBLASLt",
@@ -42,7 +43,8 @@ def cell(p):
         return status_pill(p["status"], p.get("reason", ""))
     tflops = p.get("tflops")
     rate = f"{tflops:.3g} TFLOP/s" if tflops else "–"
-    return Raw(f"{esc(fmt_ms(results_file.median_ms(p)))} ms<br>{esc(rate)}")
+    return Raw(f"{esc(fmt_ms(results_file.median_ms(p)))} ms<br>{esc(rate)}<br>"
+               f"{esc(noise_text(p))}")
 
 
 def comparison_rows(shapes, libraries):
@@ -75,7 +77,8 @@ def render(data, model, charts) -> str:
         names = [library_name(library) for library in libraries]
         parts.append(f"<h4>{esc(device.label)}: {esc(' vs '.join(names))}</h4>")
         parts.append(f"<p>The same GEMMs (linear layers and batched products) through each "
-                     f"library on this device: median time and TFLOP/s per execution, every "
+                     f"library on this device: median time, TFLOP/s per execution and the "
+                     f"noise (in-run, and the spread between rounds), every "
                      f"point validated against the double-precision reference; last, each other "
                      f"library's time divided by {esc(names[0])}'s (below 1: faster).</p>")
         headers = ["op", "pass", "precision", "batch", "shape (batch m n k tA tB)"] + names
