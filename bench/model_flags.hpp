@@ -20,7 +20,8 @@ inline void add_model_flags(CLI::App& sub, std::vector<std::string>& models,
                  "Extra model files, same schema as bench/models/*.json (bench/models/SCHEMA.md)");
   sub.add_option("--precision", precisions, precision_help);
   sub.add_option("--pass", pass,
-                 "fwd (forward, inference) or train (forward, backward-data, backward-weights)");
+                 "fwd (forward, inference) or train (forward, backward-data, backward-weights; "
+                 "batch norm's training forward too)");
 }
 
 }  // namespace lb::cli

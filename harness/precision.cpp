@@ -131,6 +131,8 @@ std::string_view name(Pass p) {
   switch (p) {
     case Pass::fwd:
       return "fwd";
+    case Pass::fwd_training:
+      return "fwd_training";
     case Pass::bwd_data:
       return "bwd_data";
     case Pass::bwd_weights:

@@ -37,8 +37,14 @@ float round_to_storage(Precision p, float value);
 
 // The passes of a layer. For GEMMs, bwd_data is the gradient of the first operand (A) and
 // bwd_weights that of the second (B), whether B holds weights (linear) or activations (attention).
-enum class Pass { fwd, bwd_data, bwd_weights };
-inline constexpr Pass all_passes[] = {Pass::fwd, Pass::bwd_data, Pass::bwd_weights};
+// fwd_training is batch norm's forward in training, which normalises with the batch's own
+// statistics (its fwd is inference's, with the running ones); no other op has it.
+// all_passes is in the order a training step runs them, forward passes first.
+enum class Pass { fwd, fwd_training, bwd_data, bwd_weights };
+inline constexpr Pass all_passes[] = {Pass::fwd, Pass::fwd_training, Pass::bwd_data,
+                                      Pass::bwd_weights};
+// The passes of a convolution or GEMM.
+inline constexpr Pass layer_passes[] = {Pass::fwd, Pass::bwd_data, Pass::bwd_weights};
 std::string_view name(Pass p);
 std::optional<Pass> parse_pass(std::string_view text);
 

@@ -48,6 +48,7 @@ std::int64_t ConvShape::q() const { return output_size(w, pad_w, dil_w, s, strid
 
 GemmShape gemm_for_pass(const GemmShape& f, Pass pass) {
   if (pass == Pass::fwd) return f;
+  if (pass == Pass::fwd_training) throw std::invalid_argument("a GEMM has no pass fwd_training");
   if (f.trans_a) throw std::invalid_argument("training passes of a GEMM with transposed A");
   GemmShape g;
   g.batch = f.batch;
@@ -88,6 +89,7 @@ TensorDims memory_tensor_dims(const MemoryProblem& m) {
     case MemoryOp::batch_norm: {
       const std::vector<std::int64_t> channel{x.at(1)};
       if (fwd) return {{x, channel, channel, channel, channel}, x, 2};
+      if (m.pass == Pass::fwd_training) return {{x, channel, channel}, x};
       return {{x, x, channel}, x};
     }
     case MemoryOp::layer_norm: {
@@ -131,6 +133,8 @@ TensorDims tensor_dims(const Problem& problem) {
         return {{y, w}, x};
       case Pass::bwd_weights:
         return {{x, y}, w};
+      case Pass::fwd_training:
+        throw std::invalid_argument("a convolution has no pass fwd_training");
     }
   }
   const auto& g = problem.gemm().shape;

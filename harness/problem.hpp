@@ -74,8 +74,9 @@ struct MemoryShape {
 };
 
 // pass is fwd or bwd_data (the gradient of x; for add, the accumulation of the two gradients
-// where the residual forked: an add of the same shape). Batch norm's fwd is inference (running
-// statistics); its bwd_data is training's, with the batch's statistics.
+// where the residual forked: an add of the same shape), and for batch norm also fwd_training.
+// Batch norm's fwd is inference (running statistics); its fwd_training normalises with the
+// batch's statistics, which it computes from x, and its bwd_data is training's, with them.
 struct MemoryProblem {
   MemoryShape shape;
   Pass pass = Pass::fwd;
@@ -105,6 +106,8 @@ GemmShape gemm_for_pass(const GemmShape& forward, Pass pass);
 //   gemm {A, B} -> C (with the batch as leading dimension)
 //   memory fwd:  batch_norm {x, mean, variance, gamma, beta} -> y (per-channel vectors)
 //                layer_norm {x, gamma, beta} -> y;  add {a, b} -> c;  others {x} -> y
+//   memory fwd_training: batch_norm {x, gamma, beta} -> y (the batch's mean and variance,
+//                C values each, are written too: not a tensor here, see min_bytes)
 //   memory bwd_data: batch_norm, layer_norm {x, dy, gamma} -> dx;  add {a, b} -> c;
 //                avg_pool {dy} -> dx;  relu, gelu_erf, max_pool, softmax {x, dy} -> dx
 // Statistics a backward pass needs (a normalisation's mean and variance, softmax's output, max
@@ -127,7 +130,9 @@ double flop_count(const Problem& problem);
 // Each input read once and the output written once, at the precision's storage sizes. For
 // backward memory-bound problems this leaves out what backends derive while preparing (the
 // statistics, softmax's output or max pooling's argmax, read instead of x where so implemented)
-// and the normalisations' scale and shift gradients: vectors of C or hidden elements.
+// and the normalisations' scale and shift gradients: vectors of C or hidden elements. Batch
+// norm's fwd_training counts N*C*H*W * (input_bytes + output_bytes) for x and y plus
+// 2*C * input_bytes for gamma and beta, and leaves out the 2*C statistics it writes, likewise.
 double min_bytes(const Problem& problem);
 
 // Short human-readable shape, e.g. "N8 C64 H56 W56 K64 R3 S3 /1 p1" or "64x197x197x64 NT".

@@ -22,9 +22,10 @@ fraction of the device's peak, PyTorch's median, their ratio, and layerbench's v
 measure-cpu runs every FP32 and BF16 CPU point layerbench measured ("ok", oneDNN's) warm, in
 --threads threads (1 by default): convolutions (F.conv2d, aten.convolution_backward), GEMMs
 (torch.mm / torch.bmm) and every memory-bound kind through its functional op forward (F.batch_norm
-in eval, F.layer_norm, torch.relu, F.gelu, torch.add, F.max_pool2d, F.avg_pool2d, torch.softmax)
-and, for bwd_data, the aten backward function torch.autograd calls for it (batch and layer norm's
-training backward, threshold_backward, gelu_backward, the pools' and softmax's backward; an add's
+in eval, F.layer_norm, torch.relu, F.gelu, torch.add, F.max_pool2d, F.avg_pool2d, torch.softmax;
+batch norm's fwd_training is F.batch_norm in training, with no running statistics) and, for
+bwd_data, the aten backward function torch.autograd calls for it (batch and layer norm's training
+backward, threshold_backward, gelu_backward, the pools' and softmax's backward; an add's
 backward is the same add). Images (N, C, H, W) are timed in both of PyTorch's layouts, NCHW and
 channels_last, and the faster kept. Every point and layout is timed once per round, the rounds
 one after another (--rounds, 3 by default), and the best median kept.
@@ -315,6 +316,8 @@ def memory_fn(torch, p, dtype, channels_last):
         mean, var, weight, bias = vector(c), vector(c, 0.5), vector(c, 0.5), vector(c)
         if pass_ == "fwd":
             return lambda: F.batch_norm(x, mean, var, weight, bias, False, 0.0, BATCH_NORM_EPS)
+        if pass_ == "fwd_training":  # the batch's statistics; no running ones, as layerbench
+            return lambda: F.batch_norm(x, None, None, weight, bias, True, 0.0, BATCH_NORM_EPS)
         stats = torch.ops.aten.native_batch_norm(x, weight, bias, None, None, True, 0.0,
                                                  BATCH_NORM_EPS)  # y, mean, 1 / std
         save_mean, save_invstd = stats[1], stats[2]

@@ -70,10 +70,15 @@ double batch_norm(const MemoryProblem& p, const std::vector<HostTensor>& in, std
            in[4].data[c];
   }
   // The channel's N x H x W values: `plane` contiguous ones every C x plane.
+  const std::int64_t first = c * plane, count = d[0] * plane, step = d[1] * plane;
+  if (p.pass == Pass::fwd_training) {  // {x, gamma, beta}: the batch's own statistics
+    const auto m = moments(x, first, count, step, plane, batch_norm_epsilon);
+    return in[1].data[c] * (x[index] - m.mean) * m.rstd + in[2].data[c];
+  }
   const double gamma = in[2].data[c];
   return normalisation_bwd(
-      x, in[1].data, [gamma](std::int64_t) { return gamma; }, index, c * plane, d[0] * plane,
-      d[1] * plane, plane, batch_norm_epsilon);
+      x, in[1].data, [gamma](std::int64_t) { return gamma; }, index, first, count, step, plane,
+      batch_norm_epsilon);
 }
 
 double layer_norm(const MemoryProblem& p, const std::vector<HostTensor>& in, std::int64_t index) {

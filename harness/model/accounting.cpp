@@ -54,6 +54,9 @@ std::optional<std::string> indexing_overflow(const Op& op, int batch) {
 Problem problem_for(const Op& op, int batch, Pass pass, Precision precision) {
   if (batch < 1)
     throw std::invalid_argument("batch must be positive, got " + std::to_string(batch));
+  if (pass == Pass::fwd_training && op.kind != OpKind::batch_norm)
+    throw std::invalid_argument("pass fwd_training is batch norm's only; " + op.id + " is a " +
+                                std::string(name(op.kind)));
   Problem problem;
   problem.precision = precision;
   GemmShape g = op.gemm;
@@ -83,6 +86,7 @@ Problem problem_for(const Op& op, int batch, Pass pass, Precision precision) {
 
 std::vector<Pass> passes_for(const Op& op, PassSet set) {
   if (set == PassSet::fwd) return {Pass::fwd};
+  if (op.kind == OpKind::batch_norm) return {Pass::fwd_training, Pass::bwd_data};
   if (is_memory_bound(op.kind)) {
     if (op.memory.broadcast) return {Pass::fwd};
     return {Pass::fwd, Pass::bwd_data};

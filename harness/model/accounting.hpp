@@ -21,10 +21,12 @@ std::optional<std::string> indexing_overflow(const Op& op, int batch);
 
 // The executed problem for an op at batch B, pass and precision.
 Problem problem_for(const Op& op, int batch, Pass pass, Precision precision);
-// The passes a pass set runs for this op: forward = {fwd}; training = {fwd, bwd_data,
+// The passes of one step of a pass set for this op: forward = {fwd}; training = {fwd, bwd_data,
 // bwd_weights}, without bwd_data for the input layer; memory-bound kinds have no weights
 // gradient to time: {fwd, bwd_data}, and a broadcast add {fwd} (its input's gradient passes
-// through; the embedding's, a sum over the batch, is not measured).
+// through; the embedding's, a sum over the batch, is not measured); batch norm trains with
+// {fwd_training, bwd_data} (its fwd is inference's). A run of the training set also measures
+// the forward set's passes (harness/plan/plan.cpp), so it reports inference too.
 enum class PassSet { fwd, train };
 std::string_view name(PassSet s);
 std::optional<PassSet> parse_pass_set(std::string_view text);

@@ -90,12 +90,15 @@ std::vector<Precision> default_precisions(bool is_gpu) {
   return {Precision::fp32, Precision::bf16};
 }
 
-// The passes an op runs for all requested pass sets together (fwd is shared by fwd and train).
+// The passes an op runs for all requested pass sets together. A training run measures the
+// forward set's passes as well (batch norm's inference fwd is no part of its training step), so
+// that it reports inference too.
 bool op_runs_pass(const Op& op, const std::vector<PassSet>& sets, Pass pass) {
-  for (PassSet set : sets) {
-    const auto passes = passes_for(op, set);
-    if (std::find(passes.begin(), passes.end(), pass) != passes.end()) return true;
-  }
+  for (PassSet set : sets)
+    for (PassSet measured : {PassSet::fwd, set}) {
+      const auto passes = passes_for(op, measured);
+      if (std::find(passes.begin(), passes.end(), pass) != passes.end()) return true;
+    }
   return false;
 }
 

@@ -4,7 +4,8 @@
 //
 //   inference (pass set fwd):  time = sum over ops of count x median(fwd)
 //   training  (pass set train): time = sum over ops of count x (median(fwd) + median(bwd_data)
-//                               + median(bwd_weights)); the input layer has no bwd_data
+//                               + median(bwd_weights)); the input layer has no bwd_data; batch
+//                               norm's fwd is its training forward, fwd_training
 //   images/s = batch / time;  TFLOP/s = GFLOP / time_ms;  peak fraction = TFLOP/s / peak
 //
 // A batch that ran out of memory gets the largest batch b below it whose sum is ok, and the

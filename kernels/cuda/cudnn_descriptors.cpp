@@ -83,6 +83,8 @@ Descriptor operation_descriptor(Pass pass, const Descriptor& x, const Descriptor
   const cudnnBackendDescriptor_t xd = x.get(), wd = w.get(), yd = y.get(), cd = conv.get();
   const auto B = CUDNN_TYPE_BACKEND_DESCRIPTOR;
   switch (pass) {
+    case Pass::fwd_training:  // batch norm's pass; tensor_dims refuses it for a convolution
+      break;
     case Pass::fwd: {
       Descriptor op(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR);
       LB_CUDNN_SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, B, 1, &xd);

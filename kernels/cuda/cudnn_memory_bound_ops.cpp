@@ -109,6 +109,7 @@ class CudnnMemoryCase final : public MemoryCase {
  private:
   MemoryOp op() const { return problem().shape.op; }
   bool forward() const { return problem().pass == Pass::fwd; }
+  bool training_forward() const { return problem().pass == Pass::fwd_training; }
   cudnnStatus_t run();
   // The forward's output into y_ (softmax, ReLU, max pooling backward), untimed.
   void prepare_forward_output(cudnnTensorDescriptor_t y_desc, std::int64_t y_elements);
@@ -117,7 +118,8 @@ class CudnnMemoryCase final : public MemoryCase {
   cudnnHandle_t handle_;
   LegacyMemoryDescriptors desc_;
   DeviceBuffer y_;  // the forward's output, for backward
-  DeviceBuffer saved_mean_, saved_inv_std_, d_scale_, d_shift_, zero_shift_;  // batch norm backward
+  // Batch norm: the batch's statistics (training forward and backward), and backward's own
+  DeviceBuffer saved_mean_, saved_inv_std_, d_scale_, d_shift_, zero_shift_;
   std::string call_;
 };
 
@@ -129,9 +131,17 @@ CudnnMemoryCase::CudnnMemoryCase(std::shared_ptr<DeviceContext> context, const P
       desc_(problem, options.layout) {
   switch (op()) {
     case MemoryOp::batch_norm:
-      call_ = forward() ? "cudnnBatchNormalizationForwardInference (spatial)"
-                        : "cudnnBatchNormalizationBackward (spatial)";
-      if (!forward()) prepare_batch_norm_statistics();
+      if (training_forward()) {
+        call_ = "cudnnBatchNormalizationForwardTraining (spatial)";
+        const auto bytes =
+            static_cast<std::uint64_t>(problem.memory().shape.dims.at(1)) * sizeof(float);
+        saved_mean_ = allocate(bytes), saved_inv_std_ = allocate(bytes);
+        add_note("also_written", "the batch's mean and inverse deviation (C values each, FP32)");
+      } else {
+        call_ = forward() ? "cudnnBatchNormalizationForwardInference (spatial)"
+                          : "cudnnBatchNormalizationBackward (spatial)";
+        if (!forward()) prepare_batch_norm_statistics();
+      }
       break;
     case MemoryOp::relu:
       call_ = forward() ? "cudnnActivationForward (relu)" : "cudnnActivationBackward (relu)";
@@ -215,6 +225,13 @@ cudnnStatus_t CudnnMemoryCase::run() {
   void* out = output_buffer();
   switch (op()) {
     case MemoryOp::batch_norm:
+      // {x, gamma, beta} -> y and the batch's mean and inverse deviation; no running averages
+      // (both null, as allowed)
+      if (training_forward())
+        return cudnnBatchNormalizationForwardTraining(
+            handle_, CUDNN_BATCHNORM_SPATIAL, &one, &zero, desc_.input(0), input(0), desc_.output(),
+            out, desc_.input(1), input(1), input(2), 1.0, nullptr, nullptr, batch_norm_epsilon,
+            saved_mean_.get(), saved_inv_std_.get());
       if (forward())  // {x, mean, variance, gamma, beta} -> y
         return cudnnBatchNormalizationForwardInference(
             handle_, CUDNN_BATCHNORM_SPATIAL, &one, &zero, desc_.input(0), input(0), desc_.output(),

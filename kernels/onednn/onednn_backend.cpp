@@ -166,6 +166,8 @@ Operation make_conv(const ConvProblem& conv, DataType type, const dnnl::engine& 
       engine, dnnl::prop_kind::forward_training, algorithm, x_any, w_any, y_any, strides, dilation,
       padding, padding, attr, allow_empty);
   switch (conv.pass) {
+    case Pass::fwd_training:
+      throw std::invalid_argument("a convolution has no pass fwd_training");
     case Pass::fwd:
       op.pd = fwd_pd;
       op.input_args = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS}, op.output_arg = DNNL_ARG_DST;

@@ -95,21 +95,26 @@ struct Builder {
 };
 
 // Batch and layer normalisation (oneDNN's two primitives take the same arguments): inference
-// forward, or training backward (dx, and the scale and shift gradients) after a training
-// forward that computes the batch's statistics.
+// forward; training forward (batch norm's fwd_training: the batch's statistics computed and
+// written besides y); or training backward (dx, and the scale and shift gradients) after a
+// training forward that computes the batch's statistics.
 template <typename Forward, typename Backward>
 void normalisation(Builder& b, const memory::desc& vector_f32, float epsilon, Flags inference,
                    const dnnl::primitive_attr& attr, bool allow_empty) {
   const auto x = b.data(), x_f32 = b.canonical();
   const Flags affine = Flags::use_scale | Flags::use_shift;
-  if (b.problem.pass == Pass::fwd) {
-    b.op.pd = typename Forward::primitive_desc(b.engine, Prop::forward_inference, x, x, epsilon,
-                                               affine | inference, attr, allow_empty);
+  if (b.problem.pass != Pass::bwd_data) {
+    const bool training = b.problem.pass == Pass::fwd_training;
+    const Flags statistics = training ? Flags::none : inference;
+    b.op.pd = typename Forward::primitive_desc(
+        b.engine, training ? Prop::forward_training : Prop::forward_inference, x, x, epsilon,
+        affine | statistics, attr, allow_empty);
     b.input(DNNL_ARG_SRC, x_f32);
-    if (inference == Flags::use_global_stats)
+    if (statistics == Flags::use_global_stats)
       b.input(DNNL_ARG_MEAN, vector_f32), b.input(DNNL_ARG_VARIANCE, vector_f32);
     b.input(DNNL_ARG_SCALE, vector_f32), b.input(DNNL_ARG_SHIFT, vector_f32);
     b.output(DNNL_ARG_DST, x_f32);
+    if (training) b.op.other_args = {DNNL_ARG_MEAN, DNNL_ARG_VARIANCE};
     return;
   }
   const typename Forward::primitive_desc hint(b.engine, Prop::forward_training, x, x, epsilon,
@@ -230,7 +235,8 @@ Operation make_memory_op(const MemoryProblem& problem, DataType type, const dnnl
   b.op.algorithm = std::string(name(problem.shape.op));
   const auto attr = make_attr();
   switch (problem.shape.op) {
-    case MemoryOp::batch_norm:  // per channel; running statistics in inference
+    case MemoryOp::batch_norm:  // per channel; running statistics in inference, the batch's in
+                                // training
       normalisation<dnnl::batch_normalization_forward, dnnl::batch_normalization_backward>(
           b, plain({problem.shape.dims.at(1)}, DataType::f32),
           static_cast<float>(batch_norm_epsilon), Flags::use_global_stats, attr, allow_empty);

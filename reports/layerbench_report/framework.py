@@ -9,8 +9,15 @@ from dataclasses import dataclass
 from layerbench_report import framework_file
 from layerbench_report import results_file
 
-# The points a model record sums (reports/results-schema.md, models[].pass).
-RECORD_POINT_PASSES = {"fwd": ("fwd",), "train": results_file.POINT_PASSES}
+
+def in_record(point, pass_) -> bool:
+    """Whether a model record of pass set `pass_` sums the point (reports/results-schema.md,
+    models[].pass): a training step runs batch norm's fwd_training, not its inference fwd."""
+    if pass_ == "fwd":
+        return point["pass"] == "fwd"
+    return point["pass"] != "fwd" or point.get("kind") != "batch_norm"
+
+
 OUTSIDE = "outside operators"
 
 
@@ -47,7 +54,7 @@ def split_of(data, model, device, pass_, precision, batch) -> dict:
     """{kind group: ms} of a model record's points (ok points only: the record is ok)."""
     split = {}
     for p in data.points_of(model, device, precision, batch=batch):
-        if p["pass"] in RECORD_POINT_PASSES[pass_] and p["status"] == "ok":
+        if in_record(p, pass_) and p["status"] == "ok":
             group = framework_file.kind_group(p.get("kind") or "other")
             split[group] = split.get(group, 0.0) + p.get("count", 1) * results_file.median_ms(p)
     return split

@@ -16,7 +16,7 @@ SCHEMA = "layerbench-results/1"
 SCHEMA_FAMILY = "layerbench-results/"
 
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16", "fp8")
-POINT_PASSES = ("fwd", "bwd_data", "bwd_weights")
+POINT_PASSES = ("fwd", "fwd_training", "bwd_data", "bwd_weights")
 MODEL_PASSES = ("fwd", "train")
 STATUSES = ("ok", "unsupported", "oom", "failed")
 # A model record is "incomplete" when some of its points were not reached (an unfinished run).
@@ -24,8 +24,8 @@ MODEL_STATUSES = STATUSES + ("incomplete",)
 FILE_STATUSES = ("complete", "incomplete", "interrupted")
 
 PRECISION_NAMES = {"fp32": "FP32", "tf32": "TF32", "fp16": "FP16", "bf16": "BF16", "fp8": "FP8"}
-PASS_NAMES = {"fwd": "forward", "train": "training step", "bwd_data": "backward (data)",
-              "bwd_weights": "backward (weights)"}
+PASS_NAMES = {"fwd": "forward", "train": "training step", "fwd_training": "forward (training)",
+              "bwd_data": "backward (data)", "bwd_weights": "backward (weights)"}
 STATUS_NAMES = {"ok": "ok", "unsupported": "unsupported", "oom": "out of memory",
                 "failed": "failed", "incomplete": "incomplete"}
 

@@ -7,7 +7,7 @@ PRECISION_COLOURS = {"fp32": "#1f77b4", "tf32": "#17becf", "fp16": "#ff7f0e", "b
                      "fp8": "#d62728"}
 CPU_COLOURS = ["#4d4d4d", "#8c564b", "#a6761d"]
 GPU_COLOURS = ["#2ca02c", "#e7298a", "#1b9e77", "#b15928", "#66a61e"]
-PASS_MARKERS = {"fwd": "o", "bwd_data": "s", "bwd_weights": "^"}
+PASS_MARKERS = {"fwd": "o", "fwd_training": "v", "bwd_data": "s", "bwd_weights": "^"}
 PASS_LINESTYLES = {"fwd": "-", "train": "--"}
 NOT_OK_MARK = {"oom": "X", "unsupported": "s", "failed": "P"}
 ACCUMULATION_MARK = "*"

@@ -401,3 +401,41 @@ def test_measure_cpu_times_every_point_in_both_layouts_of_images(fake_cpu_torch,
                      "threshold_backward", "gelu_backward", "max_pool2d_with_indices_backward",
                      "avg_pool2d_backward", "_softmax_backward_data"):
         assert f"torch.ops.aten.{backward}" in called, backward
+
+
+
+class ArgumentRecordingTorch(FakeTorch):
+    """FakeTorch that also keeps the arguments of each dotted name's last call."""
+
+    def __init__(self, name="torch", called=None, arguments=None):
+        super().__init__(name, called)
+        self.arguments = {} if arguments is None else arguments
+
+    def __getattr__(self, attr):
+        return ArgumentRecordingTorch(f"{self._name}.{attr}", self.called, self.arguments)
+
+    def __call__(self, *args, **kwargs):
+        self.arguments[self._name] = args
+        return super().__call__(*args, **kwargs)
+
+
+@pytest.mark.parametrize("pass_, running, training", [("fwd", True, False),
+                                                      ("fwd_training", False, True)])
+def test_measure_cpu_times_batch_norms_forwards_with_the_statistics_each_uses(
+        monkeypatch, pass_, running, training):
+    """Inference normalises with running statistics; the training forward with the batch's own,
+    so PyTorch gets none to read or update, as layerbench keeps none."""
+    torch_layers = import_file(SCRIPTS / "torch_layers.py")
+    torch = ArgumentRecordingTorch()
+    for name in ("torch", "torch.nn", "torch.nn.functional"):
+        module = torch
+        for attr in name.split(".")[1:]:
+            module = getattr(module, attr)
+        monkeypatch.setitem(sys.modules, name, module)
+    point = {"kind": "batch_norm", "pass": pass_, "shape": {"op": "batch_norm",
+                                                             "dims": [2, 8, 5, 6]}}
+    torch_layers.memory_fn(torch, point, torch.float32, False)()
+    x, mean, var, weight, bias, is_training, momentum, eps = \
+        torch.arguments["torch.nn.functional.batch_norm"]
+    assert (mean is not None, var is not None) == (running, running)
+    assert is_training is training and eps == torch_layers.BATCH_NORM_EPS

@@ -18,7 +18,7 @@ from conftest import FIXTURES, SCRIPTS, import_file, run_script, write_json
 from layerbench_report import framework_file
 from layerbench_report import results_file
 from layerbench_report import cli
-from layerbench_report.framework import attribution, remainder_causes
+from layerbench_report.framework import attribution, in_record, remainder_causes
 
 torch_models = import_file(SCRIPTS / "torch_models.py")
 
@@ -333,3 +333,14 @@ def test_a_training_step_computes_every_gradient_and_a_forward_none(precision):
     assert model.training and all(p.grad is not None for p in model.parameters())
     clear()
     assert all(p.grad is None for p in model.parameters())
+
+
+def test_a_training_record_sums_batch_norms_training_forward_not_its_inference_one():
+    points = [{"kind": kind, "pass": pass_} for kind, pass_ in (
+        ("conv", "fwd"), ("conv", "bwd_data"), ("batch_norm", "fwd"),
+        ("batch_norm", "fwd_training"), ("batch_norm", "bwd_data"))]
+    summed = {pass_: [(p["kind"], p["pass"]) for p in points if in_record(p, pass_)]
+              for pass_ in ("fwd", "train")}
+    assert summed == {"fwd": [("conv", "fwd"), ("batch_norm", "fwd")],
+                      "train": [("conv", "fwd"), ("conv", "bwd_data"),
+                                ("batch_norm", "fwd_training"), ("batch_norm", "bwd_data")]}

@@ -137,6 +137,33 @@ TEST(Aggregate, TrainingSumsAllPassesWithoutTheInputLayersDataGradient) {
   EXPECT_FALSE(train.folded);  // folding is an inference deployment
 }
 
+// The tiny model with a batch norm: a training step sums its training forward and its backward,
+// inference its inference forward; medians are test data.
+TEST(Aggregate, TrainingSumsBatchNormsTrainingForwardAndInferenceItsForward) {
+  Model m = tiny_model();
+  Op bn;
+  bn.id = "bn";
+  bn.kind = OpKind::batch_norm;
+  bn.layers = {"b1.bn", "b2.bn"};
+  bn.memory = {MemoryOp::batch_norm, {1, 4, 8, 8}};
+  m.ops.push_back(bn);
+  std::vector<Point> points = all_points(1, true);
+  for (auto [pass, ms] : {std::pair{Pass::fwd, 0.5}, std::pair{Pass::fwd_training, 0.75},
+                          std::pair{Pass::bwd_data, 1.0}}) {
+    Point p = make_point("stem", "fwd", 1);
+    p.op = "bn", p.pass = pass;
+    p.timing->median_s = ms / 1e3;
+    points.push_back(p);
+  }
+  const auto a = aggregate(points, {m}, {});
+  // 8.5 ms of convolutions and GEMMs and 2 x 0.5 ms of inference batch norm.
+  EXPECT_DOUBLE_EQ(*find(a, PassSet::fwd, 1).time_ms, 9.5);
+  // 31.5 ms of convolutions and GEMMs (the training test above) and 2 x (0.75 + 1) ms.
+  const ModelResult& train = find(a, PassSet::train, 1);
+  ASSERT_EQ(train.status, "ok");
+  EXPECT_DOUBLE_EQ(*train.time_ms, 35);
+}
+
 // The tiny model with a batch norm after blk (foldable), a ReLU and a max pool; medians are
 // test data.
 TEST(Aggregate, SharesPerKindGroupAndTheFoldedInferenceEstimate) {

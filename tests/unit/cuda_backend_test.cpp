@@ -117,7 +117,7 @@ TEST(CudaBackend, ConvolutionPassesLayoutsAndPrecisions) {
   grouped.groups = 2, grouped.dil_w = 2, grouped.stride_h = 1;
   for (const ConvShape& shape : {s, grouped})
     for (Precision p : {Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16})
-      for (Pass pass : all_passes)
+      for (Pass pass : layer_passes)
         for (Layout layout : {Layout::nhwc, Layout::nchw}) {
           cuda::CudaOptions cuda_options;
           cuda_options.layout = layout;
@@ -279,9 +279,10 @@ TEST(CudaBackend, MemoryBoundOpsValidateInEveryPassAndPrecision) {
                                         pool(MemoryOp::avg_pool, {2, 4, 9, 9}, 3, 2, 1),
                                         {MemoryOp::softmax, {2, 3, 5, 17}}};
   for (const MemoryShape& shape : shapes)
-    for (Pass pass : {Pass::fwd, Pass::bwd_data})
+    for (Pass pass : {Pass::fwd, Pass::fwd_training, Pass::bwd_data})
       for (Precision p : all_precisions)
         for (Layout layout : {Layout::nhwc, Layout::nchw}) {
+          if (pass == Pass::fwd_training && shape.op != MemoryOp::batch_norm) continue;
           if (layout == Layout::nchw && !cuda::logic::layout_applies(shape.op))
             continue;  // one layout
           cuda::CudaOptions cuda_options;

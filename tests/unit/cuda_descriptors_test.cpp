@@ -40,7 +40,6 @@ const std::vector<Model>& shipped() {
   return models;
 }
 
-constexpr Pass all_passes[] = {Pass::fwd, Pass::bwd_data, Pass::bwd_weights};
 constexpr int batches[] = {1, 32};
 constexpr Layout layouts[] = {Layout::nhwc, Layout::nchw};
 
@@ -120,7 +119,7 @@ TEST(CudaDescriptors, EveryShippedConvolutionFinalizes) {
       if (op.kind != OpKind::conv) continue;
       ++conv_ops;
       for (int batch : batches)
-        for (Pass pass : all_passes)
+        for (Pass pass : layer_passes)
           for (Precision p : conv_precisions())
             for (Layout layout : layouts) {
               const Problem problem = problem_for(op, batch, pass, p);
@@ -163,7 +162,7 @@ TEST(CudaDescriptors, ConvolutionGraphsFinalizeWithoutHandle) {
   for (const Model& model : shipped())
     for (const Op& op : model.ops) {
       if (op.kind != OpKind::conv) continue;
-      for (Pass pass : all_passes)
+      for (Pass pass : layer_passes)
         for (Precision p : conv_precisions())
           for (Layout layout : layouts) {
             SCOPED_TRACE(label(model, op, 32, pass, p, layout));
@@ -290,7 +289,7 @@ TEST(CudaDescriptors, EveryShippedGemmReadsBackAsUploaded) {
       if (op.kind != OpKind::linear && op.kind != OpKind::bmm) continue;
       ++gemm_ops;
       for (int batch : batches)
-        for (Pass pass : all_passes)
+        for (Pass pass : layer_passes)
           for (Precision p : all_precisions) {
             SCOPED_TRACE(model.name + " " + op.id + " batch " + std::to_string(batch) + " " +
                          std::string(name(pass)) + " " + std::string(name(p)));

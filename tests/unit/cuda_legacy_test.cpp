@@ -245,7 +245,7 @@ TEST(CudaLegacyConv, ResNetLayerEveryPassValidates) {
     if (op.id == "conv3x3_128to128_s2_56") layer = &op;
   ASSERT_NE(layer, nullptr);
   for (Precision p : {Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16})
-    for (Pass pass : all_passes)
+    for (Pass pass : layer_passes)
       for (Layout layout : {Layout::nhwc, Layout::nchw}) {
         cuda::CudaOptions cuda_options;
         cuda_options.cudnn_api = cuda::CudnnApi::legacy;

@@ -63,6 +63,17 @@ TEST(MemoryReference, HandComputedForwards) {
   EXPECT_NEAR(b[0], 5 / std::sqrt(1 + 1e-5), 1e-9);
   EXPECT_NEAR(b[1], 3 * (7 - 1) / 2.0 - 1, 1e-5);
 
+  // batch norm, training: the batch's own statistics, per channel over N, H and W. Channel 0
+  // holds 1, 3 (image 0) and 5, 7 (image 1): mean 4, biased variance 5; channel 1 holds 10, 10
+  // and 20, 20: mean 15, variance 25. gamma (2, 1), beta (0.5, -1).
+  auto bn_training = memory_problem(MemoryOp::batch_norm, {2, 2, 1, 2}, Pass::fwd_training);
+  const auto t = reference_all(bn_training, {tensor({2, 2, 1, 2}, {1, 3, 10, 10, 5, 7, 20, 20}),
+                                             tensor({2}, {2, 1}), tensor({2}, {0.5f, -1})});
+  EXPECT_NEAR(t[0], 2 * (1 - 4) / std::sqrt(5 + 1e-5) + 0.5, 1e-9);
+  EXPECT_NEAR(t[2], (10 - 15) / std::sqrt(25 + 1e-5) - 1, 1e-9);
+  EXPECT_NEAR(t[5], 2 * (7 - 4) / std::sqrt(5 + 1e-5) + 0.5, 1e-9);
+  EXPECT_NEAR(t[7], (20 - 15) / std::sqrt(25 + 1e-5) - 1, 1e-9);
+
   // add, broadcast: the second operand (one image) is added to every image.
   auto add = memory_problem(MemoryOp::add, {2, 2}, Pass::fwd);
   auto broadcast = add;

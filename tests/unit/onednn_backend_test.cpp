@@ -41,7 +41,7 @@ Problem gemm(GemmShape g, Precision precision = Precision::fp32) {
 
 std::vector<Problem> fp32_problems() {
   std::vector<Problem> all;
-  for (Pass pass : all_passes) all.push_back(conv(pass)), all.push_back(resnet_like_conv(pass));
+  for (Pass pass : layer_passes) all.push_back(conv(pass)), all.push_back(resnet_like_conv(pass));
   all.push_back(gemm({1, 33, 20, 17, false, false}));  // NN
   all.push_back(gemm({1, 33, 20, 17, false, true}));   // NT: a linear layer, y = x W^T
   all.push_back(gemm({1, 33, 20, 17, true, false}));   // TN: a weight gradient

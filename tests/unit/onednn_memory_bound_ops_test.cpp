@@ -49,6 +49,7 @@ std::vector<Problem> problems(Precision precision = Precision::fp32) {
     all.push_back(pooling(MemoryOp::avg_pool, 3, 2, 1, pass, precision));
     all.push_back(pooling(MemoryOp::avg_pool, 9, 1, 0, pass, precision));
   }
+  all.push_back(memory_problem(MemoryOp::batch_norm, {2, 8, 5, 6}, Pass::fwd_training, precision));
   auto broadcast = memory_problem(MemoryOp::add, {4, 5, 6}, Pass::fwd, precision);
   std::get<MemoryProblem>(broadcast.op).shape.broadcast = true;
   all.push_back(broadcast);
@@ -127,6 +128,7 @@ TEST_F(OnednnMemoryOpsTest, ImageOpsRunInTheLayoutOfTheirConvolutionsAndStillVal
   auto max_pool = pooling(MemoryOp::max_pool, 3, 2, 1, Pass::bwd_data);
   std::get<MemoryProblem>(max_pool.op).shape.dims = {2, 32, 7, 7};
   for (const auto& p : {memory_problem(MemoryOp::batch_norm, {2, 32, 7, 7}, Pass::fwd),
+                        memory_problem(MemoryOp::batch_norm, {2, 32, 7, 7}, Pass::fwd_training),
                         memory_problem(MemoryOp::batch_norm, {2, 32, 7, 7}, Pass::bwd_data),
                         memory_problem(MemoryOp::relu, {2, 32, 7, 7}, Pass::fwd),
                         memory_problem(MemoryOp::add, {2, 32, 7, 7}, Pass::fwd), max_pool}) {

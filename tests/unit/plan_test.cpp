@@ -112,8 +112,13 @@ TEST(Plan, StandardSuiteTrainsEveryModelWithDeviceBatchRanges) {
                p.batch == 1;
       });
   // 24 convolution and GEMM ops x 3 passes, minus conv1's bwd_data; the 30 memory-bound ops
-  // have fwd and bwd_data.
-  EXPECT_EQ(resnet_points_cpu_fp32_b1, (3 * 24 - 1) + 2 * (op_count("resnet50") - 24));
+  // have fwd and bwd_data, and the batch norms among them fwd_training as well.
+  const auto resnet_batch_norms =
+      std::count_if(resnet.ops.begin(), resnet.ops.end(),
+                    [](const Op& op) { return op.kind == OpKind::batch_norm; });
+  EXPECT_GT(resnet_batch_norms, 0);
+  EXPECT_EQ(resnet_points_cpu_fp32_b1,
+            (3 * 24 - 1) + 2 * (op_count("resnet50") - 24) + resnet_batch_norms);
 }
 
 TEST(Plan, FullSuiteSweepsGpuBatchesUntilOom) {
@@ -159,6 +164,24 @@ TEST(Plan, ExplicitFlagsOverrideTheSuite) {
   // x 2 passes and the broadcast position-embedding add's fwd, x 2 batches x 2 devices.
   ASSERT_EQ(op_count("vit_l_16"), 8 + 5);
   EXPECT_EQ(plan.points.size(), static_cast<size_t>(((3 * 8 - 1) + 2 * 4 + 1) * 2 * 2));
+}
+
+TEST(Plan, TrainingPlansBatchNormsTrainingForwardAndKeepsItsInferenceForward) {
+  RunRequest request;
+  request.models = {"resnet50"};
+  request.batches = {1};
+  request.precisions = {Precision::fp32};
+  const auto bn_passes = [&](std::optional<PassSet> set) {
+    request.pass = set;
+    std::vector<Pass> passes;
+    for (const auto& p : expand_plan(request, shipped(), {cpu}).points)
+      if (p.op->id == "bn_64_56") passes.push_back(p.pass);
+    return passes;
+  };
+  // The training step's fwd_training and bwd_data, and inference's fwd for the forward sums.
+  EXPECT_EQ(bn_passes(PassSet::train),
+            (std::vector<Pass>{Pass::fwd, Pass::fwd_training, Pass::bwd_data}));
+  EXPECT_EQ(bn_passes(PassSet::fwd), (std::vector<Pass>{Pass::fwd}));
 }
 
 TEST(Plan, GflopIsTheExecutedProblemsWork) {

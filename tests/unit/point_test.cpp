@@ -235,9 +235,9 @@ TEST_F(ResultsFileTest, DamagedPointsAreRefusedNamingTheirIndexAndField) {
   expect_refused(
       [](auto& d) { d["points"][1]["precision"] = "fp64"; },
       "r.json: points[1].precision: must be one of fp32, tf32, fp16, bf16, fp8, is \"fp64\"");
-  expect_refused(
-      [](auto& d) { d["points"][0]["pass"] = "backward"; },
-      "r.json: points[0].pass: must be one of fwd, bwd_data, bwd_weights, is \"backward\"");
+  expect_refused([](auto& d) { d["points"][0]["pass"] = "backward"; },
+                 "r.json: points[0].pass: must be one of fwd, fwd_training, bwd_data, bwd_weights, "
+                 "is \"backward\"");
   expect_refused([](auto& d) { d["points"][0]["validation"] = nullptr; },
                  "r.json: points[0].status: \"ok\" without timing and validation");
   expect_refused([](auto& d) { d.erase("settings"); }, "\"settings\" is missing");

@@ -119,7 +119,7 @@ INSTANTIATE_TEST_SUITE_P(TransB, GemmPasses, ::testing::Bool(),
 
 TEST(GemmPasses, EveryPassCostsTheForwardFlops) {
   const GemmShape f{12, 197, 197, 64, false, true};
-  for (Pass pass : all_passes) {
+  for (Pass pass : layer_passes) {
     const Problem p{GemmProblem{gemm_for_pass(f, pass)}, Precision::fp32};
     EXPECT_DOUBLE_EQ(flop_count(p), 2.0 * 12 * 197 * 197 * 64) << name(pass);
   }
@@ -155,6 +155,24 @@ TEST(TensorDims, ConvolutionPasses) {
   EXPECT_EQ(d.output, w);
 }
 
+TEST(TensorDims, BatchNormPassesAndConvolutionsRefuseTheTrainingForward) {
+  using Dims = std::vector<std::int64_t>;
+  const Dims x{2, 8, 5, 6}, channel{8};
+  auto bn = [&](Pass pass) {
+    return tensor_dims(Problem{MemoryProblem{{MemoryOp::batch_norm, x}, pass}, Precision::fp32});
+  };
+  EXPECT_EQ(bn(Pass::fwd).inputs, (std::vector<Dims>{x, channel, channel, channel, channel}));
+  EXPECT_EQ(bn(Pass::fwd).positive_input, 2);
+  // Training forward: the statistics come from x, so only gamma and beta go with it.
+  EXPECT_EQ(bn(Pass::fwd_training).inputs, (std::vector<Dims>{x, channel, channel}));
+  EXPECT_EQ(bn(Pass::fwd_training).output, x);
+  EXPECT_EQ(bn(Pass::fwd_training).positive_input, -1);
+  EXPECT_EQ(bn(Pass::bwd_data).inputs, (std::vector<Dims>{x, x, channel}));
+  EXPECT_THROW(tensor_dims(conv_problem(Pass::fwd_training)), std::invalid_argument);
+  EXPECT_THROW(gemm_for_pass({1, 4, 5, 6, false, false}, Pass::fwd_training),
+               std::invalid_argument);
+}
+
 TEST(TensorDims, GemmStorageFollowsTheTransposes) {
   using Dims = std::vector<std::int64_t>;
   auto d = tensor_dims(Problem{GemmProblem{{3, 4, 5, 6, true, true}}, Precision::fp32});
@@ -176,7 +194,7 @@ TEST(TensorDims, ElementCountRefusesToWrap) {
 
 TEST(Flops, ConvolutionCountsGroupedMultiplyAddsTwice) {
   // N K P Q (C/groups) R S = 2 * 6 * 5 * 10 * 4 * 3 * 3
-  for (Pass pass : all_passes) EXPECT_DOUBLE_EQ(flop_count(conv_problem(pass)), 2.0 * 21600);
+  for (Pass pass : layer_passes) EXPECT_DOUBLE_EQ(flop_count(conv_problem(pass)), 2.0 * 21600);
 }
 
 TEST(Flops, WindowThatDoesNotFitDoesNoWork) {
@@ -194,6 +212,15 @@ TEST(MinBytes, EachTensorOnceAtStorageSize) {
   EXPECT_DOUBLE_EQ(min_bytes(conv_problem(Pass::bwd_data, Precision::fp8)), 600 + 216 + 1920 * 2.0);
   EXPECT_DOUBLE_EQ(min_bytes(Problem{GemmProblem{{2, 3, 4, 5, false, true}}, Precision::fp16}),
                    (30 + 40 + 24) * 2.0);
+}
+
+TEST(MinBytes, BatchNormTrainingForwardReadsXAndTheAffineVectorsAndWritesY) {
+  // x and y 2*8*5*6 = 480 elements each, gamma and beta 8 each.
+  const MemoryShape x{MemoryOp::batch_norm, {2, 8, 5, 6}};
+  EXPECT_DOUBLE_EQ(min_bytes(Problem{MemoryProblem{x, Pass::fwd_training}, Precision::fp32}),
+                   (480 + 2 * 8 + 480) * 4.0);
+  EXPECT_DOUBLE_EQ(min_bytes(Problem{MemoryProblem{x, Pass::fwd_training}, Precision::bf16}),
+                   (480 + 2 * 8 + 480) * 2.0);
 }
 
 TEST(Describe, NamesTheShape) {

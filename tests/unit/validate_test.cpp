@@ -44,7 +44,7 @@ struct PassCase {
 
 std::vector<PassCase> every_pass() {
   std::vector<PassCase> cases;
-  for (Pass pass : all_passes) {
+  for (Pass pass : layer_passes) {
     Problem p;
     p.op = ConvProblem{small_conv(), pass};
     cases.push_back({"conv " + std::string(name(pass)), p});

@@ -156,6 +156,17 @@ TEST(Builtin, MemoryBoundOpsAddNoFlopsAndTheirOwnPasses) {
   EXPECT_EQ(passes_for(op(m, "layer_norm"), PassSet::train),
             (std::vector<Pass>{Pass::fwd, Pass::bwd_data}));
   EXPECT_EQ(passes_for(op(m, "pos_embed_add"), PassSet::train), (std::vector<Pass>{Pass::fwd}));
+  // Batch norm trains with the batch's statistics: its training step is fwd_training then
+  // bwd_data, and no other kind has fwd_training.
+  const auto& resnet = model("resnet50");
+  EXPECT_EQ(passes_for(op(resnet, "bn_64_56"), PassSet::fwd), (std::vector<Pass>{Pass::fwd}));
+  EXPECT_EQ(passes_for(op(resnet, "bn_64_56"), PassSet::train),
+            (std::vector<Pass>{Pass::fwd_training, Pass::bwd_data}));
+  EXPECT_EQ(
+      problem_for(op(resnet, "bn_64_56"), 2, Pass::fwd_training, Precision::bf16).memory().pass,
+      Pass::fwd_training);
+  EXPECT_THROW(problem_for(op(m, "layer_norm"), 1, Pass::fwd_training, Precision::fp32),
+               std::invalid_argument);
   EXPECT_EQ(kind_group(OpKind::layer_norm), "normalisation");
   EXPECT_EQ(kind_group(OpKind::binary), "elementwise");
   EXPECT_EQ(kind_group(OpKind::bmm), "gemm");

@@ -17,6 +17,8 @@ constexpr std::array<std::string_view, 7> bwd_filter_algos = {
 
 std::string_view algo_prefix(Pass pass) {
   switch (pass) {
+    case Pass::fwd_training:  // batch norm's pass; tensor_dims refuses it for a convolution
+      break;
     case Pass::fwd:
       return "CUDNN_CONVOLUTION_FWD_ALGO_";
     case Pass::bwd_data:
@@ -36,6 +38,8 @@ std::string table_entry(const std::array<std::string_view, N>& table, int algo) 
 
 std::string enumerator_suffix(Pass pass, int algo) {
   switch (pass) {
+    case Pass::fwd_training:  // batch norm's pass; tensor_dims refuses it for a convolution
+      break;
     case Pass::fwd:
       return table_entry(fwd_algos, algo);
     case Pass::bwd_data:
@@ -108,6 +112,8 @@ std::string tensor_cores_note(LegacyMathType math, int cc_major) {
 
 int legacy_algo_count(Pass pass) {
   switch (pass) {
+    case Pass::fwd_training:  // batch norm's pass; tensor_dims refuses it for a convolution
+      break;
     case Pass::fwd:
       return static_cast<int>(fwd_algos.size());
     case Pass::bwd_data:

@@ -92,8 +92,9 @@ ElementType memory_input_type(const MemoryProblem& problem, std::size_t input,
                               Precision precision) {
   const bool normalisation =
       problem.shape.op == MemoryOp::batch_norm || problem.shape.op == MemoryOp::layer_norm;
-  // fwd {x, vectors...}; bwd {x, dy, gamma}
-  const bool parameter = normalisation && (problem.pass == Pass::fwd ? input >= 1 : input == 2);
+  // fwd and fwd_training {x, vectors...}; bwd {x, dy, gamma}
+  const bool parameter =
+      normalisation && (problem.pass != Pass::bwd_data ? input >= 1 : input == 2);
   return parameter ? ElementType::f32 : input_type(precision);
 }
 
@@ -115,8 +116,9 @@ std::uint64_t memory_extra_bytes(const Problem& problem) {
     case MemoryOp::max_pool:
       return static_cast<std::uint64_t>(element_count(tensor_dims(problem).inputs.at(1))) *
              data_bytes;
-    case MemoryOp::batch_norm:
-      return 5 * static_cast<std::uint64_t>(s.dims.at(1)) * sizeof(float);
+    case MemoryOp::batch_norm:  // training forward: the statistics; backward: also dgamma, dbeta
+      return (m.pass == Pass::fwd_training ? 2 : 5) * static_cast<std::uint64_t>(s.dims.at(1)) *
+             sizeof(float);
     case MemoryOp::layer_norm:
       return 2 * static_cast<std::uint64_t>(row_count(s) + row_length(s)) * sizeof(float);
     case MemoryOp::avg_pool:

@@ -61,7 +61,8 @@ std::int64_t row_count(const MemoryShape& shape);
 // derives from the forward. softmax and ReLU: y, as x; max pooling: y, as the pooled output;
 // batch norm: 5 FP32 C-vectors (saved mean and inverse deviation, scale and shift gradients, the
 // zero shift forward training takes); layer norm: 2 FP32 per row (mean, inverse deviation) and 2
-// per column (the gamma and beta gradients).
+// per column (the gamma and beta gradients). Batch norm's training forward: the 2 FP32 C-vectors
+// of the batch's statistics it writes.
 std::uint64_t memory_extra_bytes(const Problem& problem);
 
 struct KernelLaunch {
