@@ -3,6 +3,7 @@
 // Case; the harness then times Case::run_timed() and validates Case::output(). The harness
 // knows no library: oneDNN (kernels/onednn), cuDNN and cuBLASLt (kernels/cuda) implement this.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "harness/problem.hpp"
+#include "harness/stats.hpp"
 
 namespace lb {
 
@@ -38,6 +40,10 @@ struct CaseOptions {
   // candidates again. A backend that cannot pick by name chooses as `algo` says; the runner
   // checks the name either way.
   std::string implementation;
+  // Times one run with the runner's pre-emption check (Sampler::checked_run); empty: runs are
+  // not checked. Autotuning keeps the runs no other program interrupted where it can, so that
+  // a busy spell falling on one candidate does not pick another.
+  std::function<CheckedRun(const std::function<double()>&)> checked_run;
 };
 
 // A prepared benchmark case. Everything expensive (allocation, fill, algorithm choice, layout

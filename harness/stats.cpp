@@ -94,6 +94,23 @@ bool preempted(const CpuSample& s) {
          (s.involuntary_switches != 0 && share < preempted_below_share);
 }
 
+CheckedRun Sampler::checked_run(const std::function<double()>& sample) const {
+  if (!usage) return {sample(), 0, 0, false};
+  const CpuReading before = usage();
+  const auto t0 = std::chrono::steady_clock::now();
+  const double timed = sample();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const CpuReading after = usage();
+  const long long switches = before.involuntary_switches < 0 || after.involuntary_switches < 0
+                                 ? -1
+                                 : after.involuntary_switches - before.involuntary_switches;
+  const double cpu = after.cpu_s - before.cpu_s;
+  const double waited = before.run_queue_wait_s < 0 || after.run_queue_wait_s < 0
+                            ? -1
+                            : after.run_queue_wait_s - before.run_queue_wait_s;
+  return {timed, wall, cpu, preempted({wall, cpu, threads, switches, waited})};
+}
+
 SampleStats Sampler::measure(const std::function<double()>& sample) const {
   using clock = std::chrono::steady_clock;
   const auto seconds_since = [](clock::time_point t0) {
@@ -112,25 +129,10 @@ SampleStats Sampler::measure(const std::function<double()>& sample) const {
   std::string why;
   const auto start = clock::now();
   do {
-    if (!usage) {
-      samples.push_back(sample());
-      continue;
-    }
-    const CpuReading before = usage();
-    const auto t0 = clock::now();
-    const double timed = sample();
-    const double wall = seconds_since(t0);
-    const CpuReading after = usage();
-    const long long switches = before.involuntary_switches < 0 || after.involuntary_switches < 0
-                                   ? -1
-                                   : after.involuntary_switches - before.involuntary_switches;
-    const double cpu = after.cpu_s - before.cpu_s;
-    cpu_total += cpu;
-    wall_total += wall;
-    const double waited = before.run_queue_wait_s < 0 || after.run_queue_wait_s < 0
-                              ? -1
-                              : after.run_queue_wait_s - before.run_queue_wait_s;
-    if (preempted({wall, cpu, threads, switches, waited})) {
+    const CheckedRun run = checked_run(sample);
+    cpu_total += run.cpu_s;
+    wall_total += run.wall_s;
+    if (run.preempted) {
       ++preempted_samples;
       const auto bound = std::max<std::int64_t>(rule.min_samples, samples.size());
       // Re-take it, within the bound and the time cap; past either, keep it: this point cannot
@@ -138,8 +140,8 @@ SampleStats Sampler::measure(const std::function<double()>& sample) const {
       if (preempted_samples <= bound && seconds_since(start) < rule.max_time_s) continue;
       contended = true;
     }
-    samples.push_back(timed);
-    cpu_times.push_back(cpu);
+    samples.push_back(run.seconds);
+    cpu_times.push_back(run.cpu_s);
   } while (samples.empty() || !should_stop(rule, samples, seconds_since(start), why));
   SampleStats st = summarize(samples);
   st.stopped_by = why;

@@ -43,6 +43,13 @@ struct CpuSample {
   double run_queue_wait_s = -1;  // the threads' time runnable but without a core; -1: unknown
 };
 
+// A timed call as Sampler::checked_run saw it.
+struct CheckedRun {
+  double seconds = 0;  // what the call returned: its own timing
+  double wall_s = 0, cpu_s = 0;
+  bool preempted = false;
+};
+
 // Did a compute thread lose its core during the sample? See the threshold's reasoning in
 // stats.cpp. Pure; unit-tested on synthetic samples.
 bool preempted(const CpuSample& s);
@@ -85,6 +92,10 @@ struct Sampler {
   };
   std::function<CpuReading()> usage;
   int threads = 1;
+
+  // One call of `sample` with the pre-emption check around it (when `usage` is set): the time it
+  // returned, the wall and CPU time it took, and whether a compute thread lost its core.
+  CheckedRun checked_run(const std::function<double()>& sample) const;
 
   SampleStats measure(const std::function<double()>& sample) const;
 };

@@ -330,9 +330,14 @@ void RunLoop::run(const std::vector<PlannedPoint>& points, std::vector<std::stri
                 // before the loop; the only time Google Benchmark sees is the median we hand it.
                 Backend& backend = backend_for(pp);
                 const PointWatch watch(watchdog, pp);
-                const MeasureFn sample =
-                    sampler_measure(sampler_for(config.sampler, pp.device, backend), watchdog);
-                point = measure_point(pp, backend, config, in_benchmark_loop(sample), &spent);
+                const Sampler sampler = sampler_for(config.sampler, pp.device, backend);
+                RunnerConfig checked = config;  // autotuning's runs get the pre-emption check
+                checked.case_options.checked_run = [sampler](const std::function<double()>& run) {
+                  return sampler.checked_run(run);
+                };
+                point =
+                    measure_point(pp, backend, checked,
+                                  in_benchmark_loop(sampler_measure(sampler, watchdog)), &spent);
                 measured = true;
                 if (point->status == Status::ok) {
                   point = with_rounds(*point, {*point->timing});

@@ -7,17 +7,18 @@
 namespace lb {
 
 namespace {
-// Derived from two quick runs, 2 rounds, on the quiet 2-core test machine (Xeon with AVX-512 and
-// a 480 MiB L3, 2 threads, cold caches, load average under 2), from their context.time_split:
-// - with --algo heuristic (no candidates timed): prepare 74.2 s and inputs 9.2 s over 568 visits
-//   (284 timed points x 2 rounds), 0.15 s a visit: the buffers, inputs and primitive a round
-//   prepares again;
-// - with autotune (the default): prepare 94.0 s, inputs 8.4 s and validation 2.5 s, 104.9 s, of
-//   which 568 x 0.147 s are the visits and the remaining 21.4 s, 0.08 s a point, what only the
-//   first visit does (autotune's candidates, validation). That run took 198 s wall; this
-//   formula gives 193 s.
-constexpr double measured_setup_per_visit_s = 0.15;
-constexpr double measured_first_visit_s = 0.08;
+// Derived from a quick run, 2 rounds, on the quiet 2-core test machine (Xeon with AVX-512 and
+// AMX, 2 threads, cold caches, load average 2.3 falling) from its context.time_split and the
+// points' notes.autotune_s: prepare 22.0 s of which autotune 20.3 s, inputs 6.0 s, validation
+// 3.3 s, over 284 timed points and 568 visits (284 x 2 rounds):
+// - per visit, what every round prepares again (buffers, inputs, the named implementation):
+//   (22.0 - 20.3 + 6.0) / 568 = 0.013 s;
+// - per point, what only its first visit does (autotune's candidates, validation):
+//   (20.3 + 3.3) / 284 = 0.083 s.
+// That run took 80.0 s wall (76.7 s measuring, the rest the machine's roofs and the doctor);
+// with the quick suite's 0.05 s cap and 0.02 s warm-up this formula gives 70.9 s.
+constexpr double measured_setup_per_visit_s = 0.013;
+constexpr double measured_first_visit_s = 0.083;
 }  // namespace
 
 double setup_per_visit_s() { return measured_setup_per_visit_s; }

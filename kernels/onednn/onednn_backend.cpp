@@ -422,14 +422,26 @@ std::vector<Operation> candidates(const Problem& problem, const dnnl::engine& en
 // 0.01 s, at most 7 runs or 0.1 s. The minimum, because on a busy machine noise only ever adds
 // time; 0.01 s is still 16 runs of the median point of a quick run (0.6 ms), and a round of a
 // slow candidate stops at 2 runs. With 0.033 s the candidates' rounds took 58 s of a 198 s quick
-// suite (2 threads, the 2-core test machine).
-double round_time(OnednnCase& c) {
-  double best = c.run_timed(), spent = best;
-  for (int runs = 1; runs < 7 && spent < 0.1 && (runs < 2 || spent < 0.01); ++runs) {
-    const double t = c.run_timed();
-    best = std::min(best, t), spent += t;
+// suite (2 threads, the 2-core test machine). With `checked_run` a run a compute thread spent
+// partly off its core counts only when no run of the round was clean, and is re-taken up to 7
+// times: under a background busy loop the first choice's rounds were all slowed in a quick run,
+// and a matmul twice as slow on the quiet machine won.
+double round_time(OnednnCase& c, const CaseOptions& options, int& preempted_runs) {
+  const std::function<double()> run = [&c] { return c.run_timed(); };
+  double best_clean = 0, best_any = 0, spent = 0;
+  int clean = 0, retakes = 0;
+  for (int runs = 0; clean < 7 && spent < 0.1 && (clean < 2 || spent < 0.01); ++runs) {
+    const CheckedRun r = options.checked_run ? options.checked_run(run) : CheckedRun{run()};
+    spent += r.seconds;
+    best_any = runs == 0 ? r.seconds : std::min(best_any, r.seconds);
+    if (!r.preempted) {
+      best_clean = clean++ == 0 ? r.seconds : std::min(best_clean, r.seconds);
+    } else {
+      ++preempted_runs;
+      if (++retakes > 7) break;
+    }
   }
-  return best;
+  return clean > 0 ? best_clean : best_any;
 }
 
 // ---------------------------------------------------------------- the backend
@@ -522,6 +534,7 @@ class OnednnBackend : public Backend {
     make_operation(problem, engine_, dnnl::algorithm::convolution_auto);
     const auto all = candidates(problem, engine_);
     std::vector<std::vector<double>> seconds(all.size());
+    int preempted_runs = 0;
     if (all.size() > 1) {
       std::vector<std::unique_ptr<OnednnCase>> trials;
       // No warm-up run: a round keeps the fastest of at least 2 runs, so a first run's page
@@ -532,7 +545,7 @@ class OnednnBackend : public Backend {
       std::vector<bool> contending(trials.size(), true);
       for (int round = 0; round < autotune_rounds; ++round) {
         for (std::size_t i = 0; i < trials.size(); ++i)
-          if (contending[i]) seconds[i].push_back(round_time(*trials[i]));
+          if (contending[i]) seconds[i].push_back(round_time(*trials[i], options, preempted_runs));
         if (round == 0) {
           std::vector<double> first_round;
           for (const auto& s : seconds) first_round.push_back(s.front());
@@ -558,6 +571,7 @@ class OnednnBackend : public Backend {
            << "% faster and it was faster in most rounds";
       c->add_note("autotune_rule", rule.str());
     }
+    if (options.checked_run) c->add_note("autotune_preempted_runs", std::to_string(preempted_runs));
     c->add_note("autotune_s",
                 std::to_string(std::chrono::duration<double>(Clock::now() - began).count()));
     return c;

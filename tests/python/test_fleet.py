@@ -121,8 +121,9 @@ def test_the_device_of_the_run_flags():
 def test_dry_run_estimate_of_the_real_binary():
     estimate = fleet.dry_run_estimate(binary(), "quick", TINY_RUN)
     # tiny, batch 1, fp32, forward: 4 points on the CPU, oneDNN runs each; per point the quick
-    # suite's rounds of (0.05 s cap + warm-up + set-up per visit) plus the first visit's set-up.
-    per_point = estimate["rounds"] * (0.05 + 0.05 + estimate["setup_per_visit_s"]) + \
+    # suite's rounds of (0.05 s cap + 0.02 s warm-up + set-up per visit) plus the first visit's
+    # set-up.
+    per_point = estimate["rounds"] * (0.05 + 0.02 + estimate["setup_per_visit_s"]) + \
         estimate["first_visit_s"]
     assert estimate["devices"]["cpu"] == {"points": 4, "refused_points": 0,
                                           "estimated_seconds": pytest.approx(4 * per_point)}
@@ -155,8 +156,8 @@ def test_dry_run_prints_exclusive_jobs_and_an_afterany_report(tmp_path):
         f"{out}/jobs/alpha.sbatch", f"{out}/jobs/beta_gpu-2.sbatch", f"{out}/jobs/report.sbatch"]
     for job in jobs[:2]:
         assert "#SBATCH --exclusive\n" in job and "#SBATCH --nodes=1\n" in job
-        # 4 points x (2 rounds x (0.05 s + 0.05 s + 0.15 s) + 0.08 s) = 2.3 s; x 1.5 + 4 x 2 s
-        # + 300 s = 311.5 s, 6 minutes.
+        # 4 points x (2 rounds x (0.05 s + 0.02 s + 0.013 s) + 0.083 s) = 1.0 s; x 1.5 + 4 x 2 s
+        # + 300 s = 309.5 s, 6 minutes.
         assert "#SBATCH --time=6\n" in job
         assert " doctor --json > \"$stem.doctor.json\"" in job
     assert "#SBATCH --partition=beta\n#SBATCH --gres=gpu:2\n" in jobs[1]
@@ -168,7 +169,7 @@ def test_dry_run_prints_exclusive_jobs_and_an_afterany_report(tmp_path):
 
 def test_time_margin_changes_the_limit(tmp_path):
     _, text = scripts_of(tmp_path, "--time-margin", "2")
-    assert "estimate 2 s x 2.0 + 4 points x 2 s set-up + 300 s start-up" in text
+    assert "estimate 1 s x 2.0 + 4 points x 2 s set-up + 300 s start-up" in text
 
 
 @pytest.mark.parametrize("args, words", [

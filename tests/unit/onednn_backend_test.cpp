@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <oneapi/dnnl/dnnl_version.h>
 
+#include <algorithm>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -108,6 +110,33 @@ TEST_F(OnednnBackendTest, AnImplementationAskedByNameRunsWithoutAutotuning) {
   EXPECT_TRUE(validate(p, inputs, c->output(), p.precision).passed);
   named.implementation = "no_such:implementation";
   EXPECT_THROW(backend->prepare(p, inputs, named), Unsupported);
+}
+
+// Runs the pre-emption check calls pre-empted do not set a candidate's time while the round has
+// clean ones. The stand-in check calls every other run pre-empted and makes it look 1000 times
+// faster, so a candidate's best time would show it if it counted.
+TEST_F(OnednnBackendTest, AutotuningLeavesOutPreemptedRuns) {
+  const auto p = resnet_like_conv(Pass::fwd);
+  const auto inputs = make_inputs(p, 9);
+  CaseOptions options;
+  int calls = 0;
+  double fastest_clean = 1e9;
+  options.checked_run = [&](const std::function<double()>& run) {
+    const double t = run();
+    if (++calls % 2 == 0) return CheckedRun{t / 1000, t, t, true};
+    fastest_clean = std::min(fastest_clean, t);
+    return CheckedRun{t, t, t, false};
+  };
+  auto c = backend->prepare(p, inputs, options);
+  std::map<std::string, std::string> notes;
+  for (const auto& [k, v] : c->notes()) notes[k] = v;
+  const auto& candidates = notes["autotune_candidates"];
+  if (candidates.empty()) GTEST_SKIP() << "oneDNN offers one implementation here";
+  EXPECT_GT(std::stoi(notes["autotune_preempted_runs"]), 0);
+  // Every candidate's best, "NAME (algo) best X ms": none below the fastest clean run.
+  for (std::size_t at = candidates.find(" best "); at != std::string::npos;
+       at = candidates.find(" best ", at + 1))
+    EXPECT_GE(std::stod(candidates.substr(at + 6)) * 1e-3, fastest_clean * 0.99) << candidates;
 }
 
 TEST_F(OnednnBackendTest, WarmModeEvictsNothing) {
