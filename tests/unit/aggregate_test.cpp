@@ -137,15 +137,21 @@ TEST(Aggregate, TrainingSumsAllPassesWithoutTheInputLayersDataGradient) {
   EXPECT_FALSE(train.folded);  // folding is an inference deployment
 }
 
-// The tiny model with a batch norm: a training step sums its training forward and its backward,
-// inference its inference forward; medians are test data.
-TEST(Aggregate, TrainingSumsBatchNormsTrainingForwardAndInferenceItsForward) {
-  Model m = tiny_model();
+// A batch norm over the tiny model's 4 x 8 x 8 activations, in two of its layers.
+Op tiny_batch_norm() {
   Op bn;
   bn.id = "bn";
   bn.kind = OpKind::batch_norm;
   bn.layers = {"b1.bn", "b2.bn"};
   bn.memory = {MemoryOp::batch_norm, {1, 4, 8, 8}};
+  return bn;
+}
+
+// The tiny model with a batch norm: a training step sums its training forward and its backward,
+// inference its inference forward; medians are test data.
+TEST(Aggregate, TrainingSumsBatchNormsTrainingForwardAndInferenceItsForward) {
+  Model m = tiny_model();
+  Op bn = tiny_batch_norm();
   m.ops.push_back(bn);
   std::vector<Point> points = all_points(1, true);
   for (auto [pass, ms] : {std::pair{Pass::fwd, 0.5}, std::pair{Pass::fwd_training, 0.75},
@@ -168,11 +174,7 @@ TEST(Aggregate, TrainingSumsBatchNormsTrainingForwardAndInferenceItsForward) {
 // test data.
 TEST(Aggregate, SharesPerKindGroupAndTheFoldedInferenceEstimate) {
   Model m = tiny_model();
-  Op bn;
-  bn.id = "bn";
-  bn.kind = OpKind::batch_norm;
-  bn.layers = {"b1.bn", "b2.bn"};
-  bn.memory = {MemoryOp::batch_norm, {1, 4, 8, 8}};
+  Op bn = tiny_batch_norm();
   bn.after_conv = true;
   Op relu = bn;
   relu.id = "relu", relu.kind = OpKind::eltwise, relu.after_conv = false;
