@@ -58,7 +58,8 @@ MACHINE_START_S=90
 budget_s() {
   case "$1" in
     build) echo 300 ;;
-    measure | torch) echo 240 ;;
+    measure) echo 250 ;;
+    torch) echo 240 ;;
   esac
 }
 ARCHIVE_RESERVE_S=10
