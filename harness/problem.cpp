@@ -85,6 +85,11 @@ TensorDims memory_tensor_dims(const MemoryProblem& m) {
   const auto& s = m.shape;
   const auto& x = s.dims;
   const bool fwd = m.pass == Pass::fwd;
+  // Below, any pass but fwd reads as bwd_data: another op's training forward would get its
+  // backward's tensors.
+  if (m.pass == Pass::fwd_training && s.op != MemoryOp::batch_norm)
+    throw std::invalid_argument("pass fwd_training is batch norm's only, not " +
+                                std::string(name(s.op)) + "'s");
   switch (s.op) {
     case MemoryOp::batch_norm: {
       const std::vector<std::int64_t> channel{x.at(1)};

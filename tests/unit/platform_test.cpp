@@ -81,8 +81,8 @@ TEST(Platform, AddressSpaceAvailableReservesAndReleases) {
 
 // What the cold mode relies on: after an eviction a buffer is read from memory, slower than the
 // same read from the caches. 1 MiB fits every x86 core's L2 or L3; each figure is the fastest
-// of 15 tries, so a busy machine's slow spells drop out. On the test machine: 0.067 ms evicted,
-// 0.008-0.011 ms cached.
+// of 15 tries, so a busy machine's slow spells drop out. On the test machine (load average 0.9):
+// 0.067 ms evicted, 0.008-0.011 ms cached.
 TEST(Platform, EvictedBytesAreReadFromMemory) {
   if (!lb::platform::can_evict_from_caches())
     GTEST_SKIP() << "this build evicts cache lines on x86 only";

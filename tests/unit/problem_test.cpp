@@ -169,6 +169,11 @@ TEST(TensorDims, BatchNormPassesAndConvolutionsRefuseTheTrainingForward) {
   EXPECT_EQ(bn(Pass::fwd_training).positive_input, -1);
   EXPECT_EQ(bn(Pass::bwd_data).inputs, (std::vector<Dims>{x, x, channel}));
   EXPECT_THROW(tensor_dims(conv_problem(Pass::fwd_training)), std::invalid_argument);
+  for (MemoryOp other : {MemoryOp::layer_norm, MemoryOp::relu, MemoryOp::add})
+    EXPECT_THROW(
+        tensor_dims(Problem{MemoryProblem{{other, x}, Pass::fwd_training}, Precision::fp32}),
+        std::invalid_argument)
+        << name(other);
   EXPECT_THROW(gemm_for_pass({1, 4, 5, 6, false, false}, Pass::fwd_training),
                std::invalid_argument);
 }
