@@ -41,6 +41,11 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+# The prefix is created up front and Wine left to finish with it (wineserver -w returns once its
+# start-up programs have exited), so no run below shares the machine with Wine's own set-up.
+"$wine" wineboot --init >"$work/wineboot.log" 2>&1 ||
+  { cat "$work/wineboot.log" >&2; fail "wineboot --init"; }
+"$(dirname "$wine")/wineserver" -w
 
 # The application folder: layerbench.exe with its data, as a Windows user unpacks it.
 app="$work/app"
@@ -64,7 +69,11 @@ wine_run() { code=0; "$wine" "$app/layerbench.exe" "$@" >"$work/out" 2>"$work/er
 expect_code() { [ "$code" -eq "$1" ] || { cat "$work/out" "$work/err" >&2; fail "$2: exit $code, wanted $1"; }; }
 expect_out() { grep -qF -- "$1" "$work/out" || { cat "$work/out" >&2; fail "stdout lacks: $1"; }; }
 expect_err() { grep -qF -- "$1" "$work/err" || { cat "$work/err" >&2; fail "stderr lacks: $1"; }; }
-check() { python3 - "$work/out" "$@" || { cat "$work/out" >&2; fail "JSON check failed (above)"; }; }
+check() {
+  python3 - "$work/out" "$@" && return
+  { echo "exit $code; stdout:"; cat "$work/out"; echo "stderr:"; cat "$work/err"; } >&2
+  fail "JSON check failed (above)"
+}
 
 # --- --version, list, run and bad input, as on Linux ---
 wine_run --version
