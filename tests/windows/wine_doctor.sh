@@ -37,15 +37,20 @@ work="$(mktemp -d)"
 export WINEPREFIX="$work/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 cleanup() {
   # The Wine server of this test's own prefix outlives the programs it ran.
-  "$(dirname "$wine")/wineserver" -k 2>/dev/null || wineserver -k 2>/dev/null || true
+  "$(dirname "$wine")/wineserver" -k 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
-# The prefix is created up front and Wine left to finish with it (wineserver -w returns once its
-# start-up programs have exited), so no run below shares the machine with Wine's own set-up.
+# The prefix is created up front and Wine left to finish with it (wineserver -w returns when its
+# start-up programs are done and the server has exited), so no check shares the machine with
+# Wine's own set-up. Then one server for every run (-p: it stays until the cleanup's -k): a
+# server left to exit 3 s after each program can be shutting down as the next one connects,
+# which on a loaded machine fails that program with no output.
+wineserver="$(dirname "$wine")/wineserver"
 "$wine" wineboot --init >"$work/wineboot.log" 2>&1 ||
   { cat "$work/wineboot.log" >&2; fail "wineboot --init"; }
-"$(dirname "$wine")/wineserver" -w
+"$wineserver" -w
+"$wineserver" -p
 
 # The application folder: layerbench.exe with its data, as a Windows user unpacks it.
 app="$work/app"
