@@ -69,7 +69,7 @@ std::vector<int> gpus_to_run(const DeviceChoice& choice, const doctor::Diagnosis
       for (const auto& fix : diagnosis.fixes) std::cerr << "  How to fix: " << fix << "\n";
       gpu_unusable = true;
     } else if (!quiet) {
-      std::cerr << "layerbench: " << diagnosis.verdict << " (running the CPU points)\n";
+      std::cerr << "layerbench: " << diagnosis.verdict << " (CPU points only)\n";
     }
     return {};
   }

@@ -16,6 +16,9 @@ gpu_usable="$(json "$work/doctor.json" 'd["diagnosis"]["gpu_usable"]')"
 
 expect_rc 0 "dry run, auto" "$bin" run --dry-run "${plan[@]}"
 cp "$work/out" "$work/dry.json"
+if [ "$gpu_usable" = False ]; then  # the note says what the plan holds, not that points run
+  grep -q "No usable GPU.*(CPU points only)" "$work/err" || fail "dry run: no CPU-only note"
+fi
 expect_rc 0 "real run, auto" "$bin" run "${plan[@]}" --rounds 1 --max-time-per-point 0.01 \
   --algo heuristic -o "$work/real.json"
 python3 - "$work/dry.json" "$work/real.json" "$LAYERBENCH_SOURCE_DIR" "$gpu_usable" <<'PY' ||
