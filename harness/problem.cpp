@@ -124,6 +124,10 @@ TensorDims memory_tensor_dims(const MemoryProblem& m) {
 }
 }  // namespace
 
+bool runs_in_place(const MemoryProblem& problem) {
+  return problem.shape.in_place && problem.pass == Pass::fwd;
+}
+
 TensorDims tensor_dims(const Problem& problem) {
   if (problem.is_memory()) return memory_tensor_dims(problem.memory());
   if (problem.is_conv()) {
@@ -176,6 +180,7 @@ std::string describe(const Problem& problem) {
     o << name(s.op);
     for (std::size_t i = 0; i < s.dims.size(); ++i) o << (i ? "x" : " ") << s.dims[i];
     if (s.broadcast) o << " + 1x...";
+    if (runs_in_place(problem.memory())) o << " in place";
     if (s.op == MemoryOp::max_pool || s.op == MemoryOp::avg_pool)
       o << " window " << s.window << " stride " << s.stride << " pad " << s.pad;
     return o.str();

@@ -68,6 +68,9 @@ struct MemoryShape {
   std::vector<std::int64_t> dims;
   bool broadcast = false;                        // add: one second operand for the whole batch
   std::int64_t window = 1, stride = 1, pad = 0;  // pooling
+  // relu, add: the forward writes its output over its (first) input, as a model that runs it
+  // in place does (torchvision's ResNet: `out += identity`, nn.ReLU(inplace=True)).
+  bool in_place = false;
   // Pooling output size: floor((in + 2*pad - window) / stride) + 1, 0 when it does not fit.
   std::int64_t pooled(std::int64_t in) const;
   bool operator==(const MemoryShape&) const = default;
@@ -82,6 +85,10 @@ struct MemoryProblem {
   Pass pass = Pass::fwd;
   bool operator==(const MemoryProblem&) const = default;
 };
+
+// Whether the problem's output overwrites its first input: an in-place op's forward. Its
+// backward is a framework's own (autograd writes a new gradient), not in place.
+bool runs_in_place(const MemoryProblem& problem);
 
 struct Problem {
   std::variant<ConvProblem, GemmProblem, MemoryProblem> op;

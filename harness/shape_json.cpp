@@ -7,6 +7,7 @@ nlohmann::json shape_json(const Problem& problem) {
     const auto& s = problem.memory().shape;
     nlohmann::json j = {{"op", name(s.op)}, {"dims", s.dims}};
     if (s.op == MemoryOp::add) j["broadcast"] = s.broadcast;
+    if (runs_in_place(problem.memory())) j["in_place"] = true;
     if (s.op == MemoryOp::max_pool || s.op == MemoryOp::avg_pool) {
       j["window"] = s.window, j["stride"] = s.stride, j["pad"] = s.pad;
     }

@@ -335,15 +335,20 @@ def memory_fn(torch, p, dtype, channels_last):
         dy = data(*dims)
         return lambda: torch.ops.aten.native_layer_norm_backward(
             dy, x, (d,), mean, rstd, weight, bias, [True, True, True])
+    in_place = bool(shape.get("in_place"))  # as torchvision runs it: relu_, add_
     if kind == "eltwise":
         if pass_ == "fwd":
-            return (lambda: torch.relu(x)) if op == "relu" else (lambda: F.gelu(x))
+            if op == "relu":
+                return (lambda: torch.relu_(x)) if in_place else (lambda: torch.relu(x))
+            return lambda: F.gelu(x)
         dy = data(*dims)
         if op == "relu":
             return lambda: torch.ops.aten.threshold_backward(dy, x, 0)
         return lambda: torch.ops.aten.gelu_backward(dy, x)
     if kind == "binary":  # forward and backward are the same add, as in layerbench
         y = data(*([1] + dims[1:] if shape.get("broadcast") else dims))
+        if in_place:
+            return lambda: x.add_(y)
         out = torch.empty_like(x)
         return lambda: torch.add(x, y, out=out)
     if kind == "pool":

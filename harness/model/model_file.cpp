@@ -112,11 +112,17 @@ MemoryShape read_memory(const JsonField& f, OpKind kind) {
     case OpKind::eltwise:
       s.op = choice(f, "algorithm", {"relu", "gelu_erf"}) == "relu" ? MemoryOp::relu
                                                                     : MemoryOp::gelu_erf;
+      s.in_place = flag(f, "in_place", false);
+      // Run after run in place, GELU would take a negative value on to denormals (halving it
+      // each time), which slow the CPU; no model here runs it in place.
+      if (s.in_place && s.op == MemoryOp::gelu_erf)
+        f["in_place"].fail("only relu runs in place (gelu_erf does not)");
       break;
     case OpKind::binary:
       choice(f, "algorithm", {"add"});
       s.op = MemoryOp::add;
       s.broadcast = flag(f, "broadcast", false);
+      s.in_place = flag(f, "in_place", false);
       break;
     case OpKind::pool:
       s.op =
@@ -162,10 +168,10 @@ std::vector<std::string_view> fields_of(OpKind kind) {
       add({"dims"});
       break;
     case OpKind::eltwise:
-      add({"dims", "algorithm"});
+      add({"dims", "algorithm", "in_place"});
       break;
     case OpKind::binary:
-      add({"dims", "algorithm", "broadcast"});
+      add({"dims", "algorithm", "broadcast", "in_place"});
       break;
     case OpKind::pool:
       add({"dims", "algorithm", "window", "stride", "pad"});

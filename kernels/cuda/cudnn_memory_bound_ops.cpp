@@ -144,11 +144,14 @@ CudnnMemoryCase::CudnnMemoryCase(std::shared_ptr<DeviceContext> context, const P
       }
       break;
     case MemoryOp::relu:
-      call_ = forward() ? "cudnnActivationForward (relu)" : "cudnnActivationBackward (relu)";
+      // In place, x and y are one buffer with one descriptor, as cuDNN allows.
+      call_ = forward() ? in_place() ? "cudnnActivationForward (relu, in place)"
+                                     : "cudnnActivationForward (relu)"
+                        : "cudnnActivationBackward (relu)";
       if (!forward()) prepare_forward_output(desc_.output(), spec_elements(output_spec()));
       break;
     case MemoryOp::add:
-      call_ = "cudnnOpTensor (add, fp32 compute)";
+      call_ = in_place() ? "cudnnAddTensor (in place)" : "cudnnOpTensor (add, fp32 compute)";
       break;
     case MemoryOp::max_pool:
     case MemoryOp::avg_pool: {
@@ -250,6 +253,8 @@ cudnnStatus_t CudnnMemoryCase::run() {
                                      desc_.input(1), input(1), desc_.input(0), input(0), &zero,
                                      desc_.output(), out);
     case MemoryOp::add:  // {a, b} -> a + b, b broadcast over the batch where its batch is 1
+      if (in_place())    // a += b: cuDNN's C = alpha A + beta C with A = b and C = a
+        return cudnnAddTensor(handle_, &one, desc_.input(1), input(1), &one, desc_.input(0), out);
       return cudnnOpTensor(handle_, desc_.add(), &one, desc_.input(0), input(0), &one,
                            desc_.input(1), input(1), &zero, desc_.output(), out);
     case MemoryOp::max_pool:

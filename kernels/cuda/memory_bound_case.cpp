@@ -29,8 +29,14 @@ MemoryCase::MemoryCase(std::shared_ptr<DeviceContext> context, const Problem& pr
         this->context(), logic::to_strided(inputs[i].data, input_specs_.back()), input_type(i)));
   }
   output_spec_ = logic::memory_tensor_spec(problem_.shape, dims.output, layout);
-  output_ = allocate(static_cast<std::uint64_t>(spec_elements(output_spec_)) *
-                     logic::element_bytes(data_type()));
+  if (runs_in_place(problem_)) {  // the output has the first input's shape, layout and type
+    first_input_ = encode(logic::to_strided(inputs.front().data, input_specs_.front()),
+                          input_type(0));
+    add_note("in_place", "the output overwrites the first input");
+  } else {
+    output_ = allocate(static_cast<std::uint64_t>(spec_elements(output_spec_)) *
+                       logic::element_bytes(data_type()));
+  }
   poison_output();
   if (logic::layout_applies(problem_.shape.op))
     add_note("layout", layout == Layout::nhwc ? "nhwc" : "nchw");
@@ -41,6 +47,7 @@ logic::ElementType MemoryCase::input_type(std::size_t i) const {
 }
 
 void MemoryCase::poison_output() {
+  if (in_place()) return;
   LB_CUDA(cudaMemsetAsync(output_.get(), 0xFF, output_.bytes(), context().stream()));
 }
 
@@ -52,8 +59,13 @@ HostTensor MemoryCase::output() {
   HostTensor t;
   t.dims = tensor_dims(Problem{problem_, precision_}).output;
   const auto count = static_cast<std::size_t>(spec_elements(output_spec_));
+  if (in_place()) {
+    context().upload(inputs_.front(), first_input_->data(), first_input_->size());
+    launch();
+  }
+  const DeviceBuffer& result = in_place() ? inputs_.front() : output_;
   t.data =
-      logic::from_strided(download_values(context(), output_, count, data_type()), output_spec_);
+      logic::from_strided(download_values(context(), result, count, data_type()), output_spec_);
   return t;
 }
 

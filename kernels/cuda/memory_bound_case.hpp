@@ -4,6 +4,7 @@
 // output read back in canonical layout, and the notes. cudnn_memory_ops.cpp runs the operations
 // cuDNN's legacy API has, kernel_memory_ops.cpp those it lacks (logic::memory_route says which).
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +18,8 @@ namespace lb::cuda {
 
 class MemoryCase : public GpuCase {
  public:
+  // The output of the last run; in place, of one run on the first input as it was (the last
+  // timed run's is many runs', a + b added again and again).
   HostTensor output() override;
   std::uint64_t workspace_bytes() const override { return 0; }
 
@@ -39,9 +42,12 @@ class MemoryCase : public GpuCase {
   logic::ElementType input_type(std::size_t i) const;
   void* input(std::size_t i) const { return inputs_.at(i).get(); }
   const logic::TensorSpec& output_spec() const { return output_spec_; }
-  void* output_buffer() const { return output_.get(); }
+  // In place (runs_in_place), the output is the first input's buffer.
+  bool in_place() const { return first_input_.has_value(); }
+  void* output_buffer() const { return in_place() ? input(0) : output_.get(); }
   // Fills the output with NaN again after preparing used it (a forward run for the statistics,
   // a first launch that checks the library can run the case): only timed runs write it then.
+  // In place there is nothing to fill: the output starts as the input.
   void poison_output();
   // A device buffer of `bytes` charged to this GPU's ledger.
   DeviceBuffer allocate(std::uint64_t bytes) const;
@@ -53,6 +59,8 @@ class MemoryCase : public GpuCase {
   logic::TensorSpec output_spec_;
   std::vector<DeviceBuffer> inputs_;
   DeviceBuffer output_;
+  // In place: the first input as uploaded, to restore before the output is read.
+  std::optional<std::vector<unsigned char>> first_input_;
   std::vector<std::pair<std::string, std::string>> notes_;
 };
 

@@ -267,10 +267,10 @@ class OnednnCase : public Case {
         output_dims_(std::move(output_dims)),
         threads_(threads),
         eviction_(cache) {
-    // The inputs, the output, then the other arguments (operation.hpp), one after another in
-    // one arena, then the scratchpad.
+    // The inputs, the output (unless it is the first input's memory), then the other
+    // arguments (operation.hpp), one after another in one arena, then the scratchpad.
     std::vector<int> set_args = op.input_args;
-    set_args.push_back(op.output_arg);
+    if (!op.in_place) set_args.push_back(op.output_arg);
     set_args.insert(set_args.end(), op.other_args.begin(), op.other_args.end());
     std::vector<memory::desc> descs;
     std::size_t operand_bytes = 0;
@@ -295,11 +295,17 @@ class OnednnCase : public Case {
       }
       all.emplace(set_args[i], m);
     }
+    if (op.in_place) {
+      all.emplace(op.output_arg, all.at(op.input_args.front()));
+      // Each run overwrites the first input: kept to restore it before the output is read.
+      first_input_ = inputs.front().data;
+    }
     run_prologue(all);
     for (const auto& [arg, m] : all)
       if (timed(arg)) {  // what one run reads and writes: not an input only the prologue reads
         args_.emplace(arg, m);
-        eviction_.add(m.get_data_handle(), m.get_desc().get_size());
+        if (!(op.in_place && arg == op.output_arg))  // its bytes are the first input's
+          eviction_.add(m.get_data_handle(), m.get_desc().get_size());
       }
     if (scratchpad_bytes_ > 0)  // the library's temporary, not an operand: never evicted
       args_.emplace(DNNL_ARG_SCRATCHPAD, memory(scratch_desc, engine_, arena_->at(offset)));
@@ -345,12 +351,19 @@ class OnednnCase : public Case {
     stream_.wait();
   }
 
+  // In place, the last run's output is many runs' (a + b added again and again): what is read
+  // is instead one run's on the first input as it was.
   HostTensor output() override {
     HostTensor out{output_dims_, std::vector<float>(element_count(output_dims_))};
     require_library_headroom("oneDNN output");
     try {
-      memory host(op_.canonical_output, engine_, out.data.data());
       memory& result = args_.at(op_.output_arg);
+      if (op_.in_place) {
+        memory original(op_.canonical_inputs.front(), engine_, first_input_.data());
+        dnnl::reorder(original, result).execute(stream_, original, result);
+        execute_untimed();
+      }
+      memory host(op_.canonical_output, engine_, out.data.data());
       dnnl::reorder(result, host).execute(stream_, result, host);
       stream_.wait();
     } catch (const dnnl::error& e) {  // the reorder's creation can run out of memory
@@ -385,6 +398,7 @@ class OnednnCase : public Case {
   OperandEviction eviction_;
   std::unique_ptr<HostArena> arena_;
   std::unordered_map<int, memory> args_;  // the timed primitive's own arguments
+  std::vector<float> first_input_;        // in place: the first input's canonical values
   std::uint64_t scratchpad_bytes_ = 0;
   std::vector<std::pair<std::string, std::string>> notes_;
 };

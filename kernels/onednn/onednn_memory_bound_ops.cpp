@@ -233,6 +233,9 @@ Operation make_memory_op(const MemoryProblem& problem, DataType type, const dnnl
                          int impl, bool allow_empty) {
   Builder b{problem, type, engine, {}};
   b.op.algorithm = std::string(name(problem.shape.op));
+  // oneDNN runs eltwise and binary in place where dst and src (src_0) share memory and layout,
+  // as they do here.
+  b.op.in_place = runs_in_place(problem);
   const auto attr = make_attr();
   switch (problem.shape.op) {
     case MemoryOp::batch_norm:  // per channel; running statistics in inference, the batch's in

@@ -22,6 +22,8 @@ struct Operation {
   int output_arg = 0;
   std::vector<dnnl::memory::desc> canonical_inputs;
   dnnl::memory::desc canonical_output;
+  // The output is written over the first input (one memory for both): an in-place forward.
+  bool in_place = false;
   std::string algorithm;  // what was asked for: "auto", "direct", "winograd", "matmul", "relu"...
   // Arguments the timed primitive also reads or writes besides the inputs and the output
   // (statistics, max pooling's workspace, softmax's y, scale/shift gradients): one per buffer

@@ -439,3 +439,23 @@ def test_measure_cpu_times_batch_norms_forwards_with_the_statistics_each_uses(
         torch.arguments["torch.nn.functional.batch_norm"]
     assert (mean is not None, var is not None) == (running, running)
     assert is_training is training and eps == torch_layers.BATCH_NORM_EPS
+
+
+@pytest.mark.parametrize("kind, op, in_place_call, out_of_place_call", [
+    ("eltwise", "relu", "torch.relu_", "torch.relu"),
+    ("binary", "add", ".add_", "torch.add")])
+def test_measure_cpu_runs_an_in_place_point_in_place(monkeypatch, kind, op, in_place_call,
+                                                     out_of_place_call):
+    """A point layerbench ran in place (torchvision's `out += identity`, ReLU(inplace=True)) is
+    timed in place in PyTorch too; without the flag, out of place."""
+    torch_layers = import_file(SCRIPTS / "torch_layers.py")
+    for in_place in (True, False):
+        torch = FakeTorch()
+        shape = {"op": op, "dims": [2, 8, 5, 6]}
+        if in_place:
+            shape["in_place"] = True
+        point = {"kind": kind, "pass": "fwd", "shape": shape}
+        torch_layers.memory_fn(torch, point, torch.float32, False)()
+        calls = {name for name in torch.called if name.endswith(in_place_call)}
+        assert bool(calls) is in_place, torch.called
+        assert (out_of_place_call in torch.called) is not in_place, torch.called

@@ -147,6 +147,44 @@ TEST_F(OnednnMemoryOpsTest, ImageOpsRunInTheLayoutOfTheirConvolutionsAndStillVal
   EXPECT_EQ(notes["layout"], "row-major");
 }
 
+Problem in_place(Problem p) {
+  std::get<MemoryProblem>(p.op).shape.in_place = true;
+  return p;
+}
+
+TEST_F(OnednnMemoryOpsTest, InPlaceOpsOverwriteTheirInputAndValidateAfterManyRuns) {
+  // a += b run again and again leaves a + n b in the buffer; the output validated is one run's
+  // on the first input restored, and the bytes evicted are the operands', the output being one
+  // of them. ReLU and add, image (the model's layout) and row-major, broadcast too.
+  auto broadcast = in_place(memory_problem(MemoryOp::add, {4, 5, 6}, Pass::fwd));
+  std::get<MemoryProblem>(broadcast.op).shape.broadcast = true;
+  for (const auto& p : {in_place(memory_problem(MemoryOp::add, {2, 32, 7, 7}, Pass::fwd)),
+                        in_place(memory_problem(MemoryOp::relu, {2, 32, 7, 7}, Pass::fwd)),
+                        in_place(memory_problem(MemoryOp::relu, {3, 50}, Pass::fwd)), broadcast}) {
+    ASSERT_TRUE(runs_in_place(p.memory()));
+    std::map<std::string, std::string> notes;
+    const auto v = run(p, CacheMode::cold, AlgoChoice::autotune, &notes);
+    EXPECT_TRUE(v.passed) << describe(p) << " rel_l2 " << v.rel_l2;
+    EXPECT_LT(v.rel_l2, 1e-5) << describe(p);
+    const auto dims = tensor_dims(p);
+    double bytes = 0;
+    for (const auto& d : dims.inputs) bytes += 4.0 * static_cast<double>(element_count(d));
+    EXPECT_EQ(std::stod(notes["evicted_bytes"]), bytes) << describe(p) << ": inputs only";
+  }
+  // Out of place the output is evicted besides the inputs.
+  std::map<std::string, std::string> notes;
+  run(memory_problem(MemoryOp::relu, {3, 50}, Pass::fwd), CacheMode::cold, AlgoChoice::heuristic,
+      &notes);
+  EXPECT_EQ(std::stod(notes["evicted_bytes"]), 2 * 4.0 * 150);
+}
+
+TEST_F(OnednnMemoryOpsTest, AnInPlaceOpsBackwardIsNotInPlace) {
+  const auto p = in_place(memory_problem(MemoryOp::relu, {3, 50}, Pass::bwd_data));
+  EXPECT_FALSE(runs_in_place(p.memory()));
+  const auto v = run(p, CacheMode::warm, AlgoChoice::heuristic);
+  EXPECT_TRUE(v.passed) << v.rel_l2;
+}
+
 TEST(OnednnLayoutName, NamesPlainPermutedAndBlockedLayouts) {
   using dnnl::memory;
   const memory::dims image{2, 32, 5, 6};

@@ -116,6 +116,9 @@ TEST(Builtin, ResNet50HasABatchNormAfterEveryConvolutionAndTheBlocksReluAndAdd) 
   }
   const auto& add = op_with_layer(m, "layer3.4.add").memory;
   EXPECT_EQ(add.dims, (std::vector<std::int64_t>{1, 1024, 14, 14}));
+  // torchvision runs them in place: `out += identity`, nn.ReLU(inplace=True).
+  for (const auto& o : m.ops)
+    EXPECT_EQ(o.memory.in_place, o.kind == OpKind::eltwise || o.kind == OpKind::binary) << o.id;
   EXPECT_EQ(op_with_layer(m, "layer3.4.relu@add").memory.dims, add.dims);
   const auto& maxpool = op_with_layer(m, "maxpool").memory;
   EXPECT_EQ(maxpool.op, MemoryOp::max_pool);
@@ -143,6 +146,8 @@ TEST(Builtin, ViTHasTheEncodersNormsActivationsSoftmaxAndAdds) {
     EXPECT_EQ(op(m, "layer_norm").memory.dims, (Dims{1, 197, hidden})) << name;
     EXPECT_TRUE(op(m, "pos_embed_add").memory.broadcast) << name;
     EXPECT_FALSE(op(m, "residual_add").memory.broadcast) << name;
+    for (const auto& o : m.ops)  // `x + input`, the embedding's add and nn.GELU() make new tensors
+      EXPECT_FALSE(o.memory.in_place) << name << " " << o.id;
     EXPECT_EQ(op_with_layer(m, "encoder.ln").id, "layer_norm") << name;
   }
 }
@@ -512,6 +517,14 @@ TEST(Loader, MemoryBoundOpsNameTheirBadField) {
       "ops[0].window: larger than the padded input (2 + 2 x pad 0)");
   expect_model_rejected(memory_model(R"("kind": "layer_norm", "dims": [4], "after_conv": true)"),
                         "ops[0].after_conv: unknown field");
+  expect_model_rejected(memory_model(R"("kind": "eltwise", "algorithm": "gelu_erf", "dims": [4],
+                                        "in_place": true)"),
+                        "ops[0].in_place: only relu runs in place (gelu_erf does not)");
+  expect_model_rejected(memory_model(R"("kind": "softmax", "dims": [4], "in_place": true)"),
+                        "ops[0].in_place: unknown field");
+  expect_model_rejected(memory_model(R"("kind": "binary", "algorithm": "add", "dims": [4],
+                                        "in_place": 1)"),
+                        "ops[0].in_place: must be true or false, is 1");
 }
 
 TEST(Accounting, HandComputedForMemoryBoundOps) {
@@ -552,6 +565,22 @@ TEST(Accounting, HandComputedForMemoryBoundOps) {
   std::filesystem::remove(add_path);
   EXPECT_DOUBLE_EQ(min_bytes(problem_for(add, 4, Pass::fwd, Precision::fp32)),
                    (4 * 30 + 30 + 4 * 30) * 4.0);
+
+  // In place: the forward writes over its first input (the same bytes read and written), its
+  // backward does not.
+  const auto relu_path = write_model(
+      memory_model(R"("kind": "eltwise", "algorithm": "relu", "dims": [5, 6], "in_place": true)"));
+  const Op relu = load_model_file(relu_path).ops.at(0);
+  std::filesystem::remove(relu_path);
+  const auto relu_fwd = problem_for(relu, 4, Pass::fwd, Precision::fp32);
+  EXPECT_TRUE(runs_in_place(relu_fwd.memory()));
+  EXPECT_DOUBLE_EQ(min_bytes(relu_fwd), 2 * 4 * 30 * 4.0);
+  EXPECT_EQ(describe(relu_fwd), "relu 4x5x6 in place");
+  EXPECT_EQ(shape_json(relu_fwd).value("in_place", false), true);
+  const auto relu_bwd = problem_for(relu, 4, Pass::bwd_data, Precision::fp32);
+  EXPECT_FALSE(runs_in_place(relu_bwd.memory()));
+  EXPECT_FALSE(shape_json(relu_bwd).contains("in_place"));
+  EXPECT_FALSE(shape_json(problem_for(add, 4, Pass::fwd, Precision::fp32)).contains("in_place"));
 }
 
 // A two-op model with extra text before the top level's "ops", in the input object and in
