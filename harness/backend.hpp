@@ -55,7 +55,8 @@ class Case {
   // clock (CUDA events on a GPU, the steady clock on the CPU). In cold mode the backend makes
   // caches cold (evicting the operands, or flushing L2) before starting the clock.
   virtual double run_timed() = 0;
-  // The output of the last run, copied back, in canonical layout.
+  // The output of the last run, copied back, in canonical layout; for a problem that runs in
+  // place (runs_in_place), of one run on the inputs as prepare got them.
   virtual HostTensor output() = 0;
   // What actually ran, e.g. "jit:avx2" or "engine 12 (knobs ...)"; recorded per point.
   virtual std::string implementation() const = 0;

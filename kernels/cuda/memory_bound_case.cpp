@@ -30,8 +30,8 @@ MemoryCase::MemoryCase(std::shared_ptr<DeviceContext> context, const Problem& pr
   }
   output_spec_ = logic::memory_tensor_spec(problem_.shape, dims.output, layout);
   if (runs_in_place(problem_)) {  // the output has the first input's shape, layout and type
-    first_input_ = encode(logic::to_strided(inputs.front().data, input_specs_.front()),
-                          input_type(0));
+    first_input_ =
+        encode(logic::to_strided(inputs.front().data, input_specs_.front()), input_type(0));
     add_note("in_place", "the output overwrites the first input");
   } else {
     output_ = allocate(static_cast<std::uint64_t>(spec_elements(output_spec_)) *

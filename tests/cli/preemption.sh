@@ -31,14 +31,16 @@ if grep -q "cannot set oneDNN's thread count" "$work/probe.out"; then
   exit 0
 fi
 
-# Test data: the tiny model plus one GEMM large enough (about 0.5 GFLOP, milliseconds a sample)
-# that its samples span the scheduler's slice, so a lost core shows in every one of them.
+# Test data: the tiny model plus one GEMM large enough (about 2.1 GFLOP, milliseconds a sample)
+# that its samples span the scheduler's slice, so a lost core shows in every one of them. At
+# 0.5 GFLOP a sample took 1.4 ms on a 2-core AMD EPYC (AVX-512, 2 threads): shorter than a slice,
+# so some rounds ran clean between the busy loop's turns; 5.2 ms at this size.
 tiny="$LAYERBENCH_SOURCE_DIR/tests/data/workloads/tiny.json"
 cat >"$work/long.json" <<'JSON'
 {"schema": "layerbench-model/1", "name": "long", "title": "Long GEMM (test data)",
  "source": "layerbench test data: one made-up GEMM sized to take milliseconds",
  "input": {"channels": 3, "height": 8, "width": 8},
- "ops": [{"id": "gemm", "kind": "linear", "tokens": 256, "in_features": 1024,
+ "ops": [{"id": "gemm", "kind": "linear", "tokens": 1024, "in_features": 1024,
           "out_features": 1024, "layers": ["gemm"]}]}
 JSON
 common=(--device cpu --backend onednn --batch 1 --precision fp32 --pass fwd
