@@ -24,17 +24,18 @@ memory::desc plain(const std::vector<std::int64_t>& dims, DataType type) {
 }  // namespace
 
 memory::desc model_layout(MemoryOp op, const std::vector<std::int64_t>& dims, DataType type,
-                          const dnnl::engine& engine) {
+                          Pass pass, const dnnl::engine& engine) {
   // Softmax and layer norm read and write GEMMs' row-major tensors (attention scores, tokens).
   const bool image = dims.size() == 4 && op != MemoryOp::softmax && op != MemoryOp::layer_norm;
   if (!image) return plain(dims, type);
   // oneDNN's own choice ("any") for a 1x1 convolution keeping the channels, made as the
-  // backend makes its convolution points: the layout its convolutions leave activations in.
+  // backend makes its convolution points of the same pass (inference's forward for fwd, a
+  // training one otherwise): the layout its convolutions leave activations in.
   const memory::dims x(dims.begin(), dims.end()), w{dims[1], dims[1], 1, 1};
   const memory::desc x_any(x, type, memory::format_tag::any),
       w_any(w, type, memory::format_tag::any);
   const dnnl::convolution_forward::primitive_desc conv(
-      engine, Prop::forward_training, dnnl::algorithm::convolution_auto, x_any, w_any, x_any,
+      engine, forward_prop(pass), dnnl::algorithm::convolution_auto, x_any, w_any, x_any,
       {1, 1}, {0, 0}, {0, 0}, {0, 0}, make_attr(), true);
   return conv ? conv.dst_desc() : plain(dims, type);
 }
@@ -84,7 +85,7 @@ struct Builder {
   }
   // A data tensor where the operation runs: the model's layout (model_layout) at `type`.
   memory::desc data(const std::vector<std::int64_t>& dims) const {
-    return model_layout(problem.shape.op, dims, type, engine);
+    return model_layout(problem.shape.op, dims, type, problem.pass, engine);
   }
   memory::desc data() const { return data(problem.shape.dims); }
   // A data tensor as the host holds it: FP32, row-major.

@@ -11,10 +11,11 @@ namespace lb::onednn {
 
 // Where a model keeps a memory-bound operation's data tensor of `dims`, so the operation runs
 // with no reorder around it: for batch norm, ReLU, GELU, adds and pools on images (4-D), the
-// layout oneDNN's convolutions choose on this CPU at `type` (blocked nChw16c, or nhwc);
-// otherwise row-major, as GEMMs leave it.
+// layout oneDNN's convolutions choose on this CPU at `type` for `pass` (an inference forward
+// for fwd, a training one otherwise: blocked nChw16c, or nhwc); otherwise row-major, as GEMMs
+// leave it.
 dnnl::memory::desc model_layout(MemoryOp op, const std::vector<std::int64_t>& dims, DataType type,
-                                const dnnl::engine& engine);
+                                Pass pass, const dnnl::engine& engine);
 
 // A layout's short name: 4-D tensors with n, c, h, w from outermost to innermost, a blocked
 // dimension in capitals and its block size after ("nChw16c", "nhwc", "nchw"); other ranks

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/precision.hpp"
+
 namespace lb::onednn {
 
 using DataType = dnnl::memory::data_type;
@@ -44,6 +46,9 @@ struct Operation {
 dnnl::memory::desc argument_desc(const Operation& op, int arg);
 
 dnnl::primitive_attr make_attr();
+// The forward a pass runs or takes as its hint: forward_inference for the fwd pass (a model in
+// eval mode), forward_training for the training passes and the backward ones' hints.
+dnnl::prop_kind forward_prop(Pass pass);
 // Moves `pd` on to oneDNN's implementation number `impl` (0 = its first choice), or empties it
 // when there is no such implementation.
 void select_impl(dnnl::primitive_desc& pd, int impl);
