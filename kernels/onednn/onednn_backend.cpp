@@ -38,8 +38,7 @@ dnnl::primitive_attr make_attr() {
 }
 
 dnnl::prop_kind forward_prop(Pass pass) {
-  return pass == Pass::fwd ? dnnl::prop_kind::forward_inference
-                           : dnnl::prop_kind::forward_training;
+  return pass == Pass::fwd ? dnnl::prop_kind::forward_inference : dnnl::prop_kind::forward_training;
 }
 
 void select_impl(dnnl::primitive_desc& pd, int impl) {
@@ -172,9 +171,9 @@ Operation make_conv(const ConvProblem& conv, DataType type, const dnnl::engine& 
   // The forward point is inference's, as a framework in eval mode asks for it (and batch norm's
   // fwd is); the backward passes take a training forward as their hint. Which kernels oneDNN
   // offers depends on it: 3.2.0's brgconv runs FP32 inference on AVX-512, not training.
-  const dnnl::convolution_forward::primitive_desc fwd_pd(
-      engine, forward_prop(conv.pass), algorithm, x_any, w_any, y_any, strides, dilation, padding,
-      padding, attr, allow_empty);
+  const dnnl::convolution_forward::primitive_desc fwd_pd(engine, forward_prop(conv.pass), algorithm,
+                                                         x_any, w_any, y_any, strides, dilation,
+                                                         padding, padding, attr, allow_empty);
   switch (conv.pass) {
     case Pass::fwd_training:
       throw std::invalid_argument("a convolution has no pass fwd_training");

@@ -35,8 +35,8 @@ memory::desc model_layout(MemoryOp op, const std::vector<std::int64_t>& dims, Da
   const memory::desc x_any(x, type, memory::format_tag::any),
       w_any(w, type, memory::format_tag::any);
   const dnnl::convolution_forward::primitive_desc conv(
-      engine, forward_prop(pass), dnnl::algorithm::convolution_auto, x_any, w_any, x_any,
-      {1, 1}, {0, 0}, {0, 0}, {0, 0}, make_attr(), true);
+      engine, forward_prop(pass), dnnl::algorithm::convolution_auto, x_any, w_any, x_any, {1, 1},
+      {0, 0}, {0, 0}, {0, 0}, make_attr(), true);
   return conv ? conv.dst_desc() : plain(dims, type);
 }
 

@@ -113,8 +113,7 @@ TEST_F(OnednnMemoryOpsTest, SixteenBitPrecisionsAreRunOrRefusedWithOneDnnsReason
     }
 }
 
-Problem one_by_one_conv(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w,
-                        Pass pass) {
+Problem one_by_one_conv(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w, Pass pass) {
   ConvShape s;
   s.n = n, s.c = c, s.h = h, s.w = w, s.k = c, s.r = 1, s.s = 1;
   Problem p;
