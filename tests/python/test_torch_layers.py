@@ -451,6 +451,11 @@ def test_measure_cpu_runs_an_in_place_point_in_place(monkeypatch, kind, op, in_p
     torch_layers = import_file(SCRIPTS / "torch_layers.py")
     for in_place in (True, False):
         torch = FakeTorch()
+        for name in ("torch", "torch.nn", "torch.nn.functional"):
+            module = torch
+            for attr in name.split(".")[1:]:
+                module = getattr(module, attr)
+            monkeypatch.setitem(sys.modules, name, module)
         shape = {"op": op, "dims": [2, 8, 5, 6]}
         if in_place:
             shape["in_place"] = True
