@@ -327,6 +327,15 @@ def test_cpu_table_without_torch_lists_every_cpu_point(tmp_path):
     assert "134 CPU points" in r.stdout and "no PyTorch timings given" in r.stdout
 
 
+def install_fake_torch(monkeypatch, torch):
+    """Makes `import torch`, `torch.nn` and `torch.nn.functional` give the fake and its parts."""
+    for name in ("torch", "torch.nn", "torch.nn.functional"):
+        module = torch
+        for attr in name.split(".")[1:]:
+            module = getattr(module, attr)
+        monkeypatch.setitem(sys.modules, name, module)
+
+
 class FakeTorch:
     """A stand-in for PyTorch on the CPU (TEST DATA: its ops do nothing): every attribute, call,
     item and sum is again a FakeTorch, and the dotted names called are recorded in a set (a mock
@@ -360,11 +369,7 @@ def fake_cpu_torch(monkeypatch):
     torch = FakeTorch()
     torch.__version__ = "0.0-fake"
     torch.get_num_threads = lambda: 1
-    for name in ("torch", "torch.nn", "torch.nn.functional"):
-        module = torch
-        for attr in name.split(".")[1:]:
-            module = getattr(module, attr)
-        monkeypatch.setitem(sys.modules, name, module)
+    install_fake_torch(monkeypatch, torch)
     return torch
 
 
@@ -427,11 +432,7 @@ def test_measure_cpu_times_batch_norms_forwards_with_the_statistics_each_uses(
     so PyTorch gets none to read or update, as layerbench keeps none."""
     torch_layers = import_file(SCRIPTS / "torch_layers.py")
     torch = ArgumentRecordingTorch()
-    for name in ("torch", "torch.nn", "torch.nn.functional"):
-        module = torch
-        for attr in name.split(".")[1:]:
-            module = getattr(module, attr)
-        monkeypatch.setitem(sys.modules, name, module)
+    install_fake_torch(monkeypatch, torch)
     point = {"kind": "batch_norm", "pass": pass_, "shape": {"op": "batch_norm",
                                                              "dims": [2, 8, 5, 6]}}
     torch_layers.memory_fn(torch, point, torch.float32, False)()
@@ -451,11 +452,7 @@ def test_measure_cpu_runs_an_in_place_point_in_place(monkeypatch, kind, op, in_p
     torch_layers = import_file(SCRIPTS / "torch_layers.py")
     for in_place in (True, False):
         torch = FakeTorch()
-        for name in ("torch", "torch.nn", "torch.nn.functional"):
-            module = torch
-            for attr in name.split(".")[1:]:
-                module = getattr(module, attr)
-            monkeypatch.setitem(sys.modules, name, module)
+        install_fake_torch(monkeypatch, torch)
         shape = {"op": op, "dims": [2, 8, 5, 6]}
         if in_place:
             shape["in_place"] = True
