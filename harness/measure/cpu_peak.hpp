@@ -5,7 +5,9 @@
 // a CPU model sum's fraction of peak is computed).
 //
 // FLOPs are counted as 2 per multiply-add and lane:
-//   AVX2+FMA kernel: FLOPs = 2 x FMA instructions x 8 lanes (one ymm holds 8 floats)
+//   AVX-512F kernel: FLOPs = 2 x FMA instructions x 16 lanes (one zmm holds 16 floats), where
+//                    the CPU and OS run AVX-512
+//   AVX2+FMA kernel: FLOPs = 2 x FMA instructions x 8 lanes (one ymm holds 8 floats), else
 //   portable kernel: FLOPs = 2 x multiply-adds (scalar code; the compiler may vectorise it,
 //                    which changes the speed, not the count)
 // GFLOP/s = threads x FLOPs per thread / wall time of the slowest thread, median of repetitions.
