@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <new>
@@ -102,22 +103,7 @@ struct AlignedFloats {
   float* data;
 };
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  int threads = 1;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--threads" && i + 1 < argc) {
-      threads = std::atoi(argv[++i]);
-    } else {
-      std::fprintf(stderr,
-                   "onednn_elementwise_ceiling_bench: unknown argument '%s' (usage: [--threads "
-                   "N])\n",
-                   arg.c_str());
-      return 2;
-    }
-  }
+int measure(int threads) {
   auto backend = lb::onednn::make_backend(threads);
   const Loops loops = widest_loops();
   std::printf("plain loops compiled for %s, 1 thread; oneDNN with %d thread(s)\n", loops.isa,
@@ -176,4 +162,28 @@ int main(int argc, char** argv) {
         ceiling / oneDNN, oneDNN / harness, rounds);
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int threads = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--threads" && i + 1 < argc) {
+      threads = std::atoi(argv[++i]);
+    } else {
+      std::fprintf(stderr,
+                   "onednn_elementwise_ceiling_bench: unknown argument '%s' (usage: [--threads "
+                   "N])\n",
+                   arg.c_str());
+      return 2;
+    }
+  }
+  try {
+    return measure(threads);
+  } catch (const std::exception& e) {  // no oneDNN CPU engine, no memory for a point, ...
+    std::fprintf(stderr, "onednn_elementwise_ceiling_bench: %s\n", e.what());
+    return 1;
+  }
 }
