@@ -222,14 +222,11 @@ int run_main(RunFlags f, const CLI::App& sub) {
   // loadable file marked interrupted; a second one ends the process at once.
   interrupt::arm(exit_interrupted);
   read_flags(f, sub);
-  // Google Benchmark reads /sys files as it starts and, when no descriptor is left, dies with
-  // only "Failed to read from file"; a CPU run of the tiny test model needed 7 descriptors here,
-  // GPU libraries open more. Raise the soft limit; refuse a hard limit below a margin over that.
-  constexpr std::uint64_t wanted_files = 1024, least_files = 32;
-  if (const std::uint64_t files = platform::raise_open_file_limit(wanted_files);
-      files < least_files) {
+  // main raised the soft limit as far as the hard one lets it (commands.hpp).
+  if (const std::uint64_t files = platform::raise_open_file_limit(wanted_open_files);
+      files < least_open_files) {
     std::cerr << "layerbench run: this process may open only " << files
-              << " files (ulimit -n); it needs at least " << least_files
+              << " files (ulimit -n); it needs at least " << least_open_files
               << ": raise the limit (`ulimit -n 1024`) and run again\n";
     return exit_failed;
   }

@@ -1,6 +1,7 @@
 #pragma once
 // Subcommands of the layerbench CLI. Each registers its options on the app; when it is the
 // chosen subcommand, `action` is set to the function that runs it and returns the exit code.
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -27,6 +28,14 @@ inline constexpr int exit_interrupted = 130;
 // `run`: a point stuck past its time bound (--point-timeout) and a grace stopped the run; 124 as
 // timeout(1) says a command ran out of time.
 inline constexpr int exit_point_stuck = 124;
+
+// Open files: Google Benchmark reads /sys files as it starts and, when no descriptor is left,
+// dies with only "Failed to read from file"; a CPU run of the tiny test model needed 7 descriptors
+// here, GPU libraries open more. main raises the soft limit to `wanted_open_files` before any
+// thread starts (UBSan's checks need a pipe, 2 descriptors: under `ulimit -Sn 6` one of them
+// failed on the signal thread while the main thread held the others); `run` refuses a hard limit
+// below `least_open_files`.
+inline constexpr std::uint64_t wanted_open_files = 1024, least_open_files = 32;
 
 // Runs a subcommand's body; bad input (lb::InputError, or std::invalid_argument from the flag
 // parsers, which name the flag) becomes one line "layerbench <command>: <what>" and exit_usage.

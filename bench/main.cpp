@@ -39,6 +39,7 @@ int check_stdout(int code) {
 
 int main(int argc, char** argv) {
   lb::platform::fill_closed_standard_streams();
+  lb::platform::raise_open_file_limit(lb::cli::wanted_open_files);  // before any thread starts
   lb::interrupt::install();  // before any thread exists, so every thread inherits the mask
   CLI::App app{"layerbench: cuDNN, cuBLASLt and oneDNN on the layers of ResNet-50 and ViT"};
   app.require_subcommand(0, 1);
