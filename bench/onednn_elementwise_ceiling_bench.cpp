@@ -47,8 +47,9 @@ std::vector<Point> points() {
           {"vit_b_16 residual_add b1", shape(MemoryOp::add, {1, 197, 768}, false)}};
 }
 
-// The loops, compiled for the widest vectors the CPU runs (the project builds for x86-64's
-// baseline otherwise). Out of place when `out` differs from `a`.
+// The loops, compiled with the widest instruction set the CPU runs (the compiler picks the
+// vector width within it; the project builds for x86-64's baseline otherwise). Out of place
+// when `out` differs from `a`.
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define LB_LOOP_ISAS 1
 __attribute__((target("avx512f"))) void relu_avx512(float* x, std::size_t n) {
