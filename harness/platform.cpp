@@ -33,6 +33,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <link.h>  // link_map, for dlinfo
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -480,6 +481,29 @@ bool address_space_available(std::uint64_t bytes) {
   if (reserved == MAP_FAILED) return false;
   munmap(reserved, bytes);
   return true;
+#endif
+}
+
+std::optional<std::uint64_t> address_space_limit() {
+#ifdef _WIN32
+  return std::nullopt;
+#else
+  rlimit limit{};
+  if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return std::nullopt;
+  return static_cast<std::uint64_t>(limit.rlim_cur);
+#endif
+}
+
+std::uint64_t default_thread_stack_bytes() {
+#if defined(__GLIBC__)
+  pthread_attr_t attr;
+  std::size_t bytes = 0;
+  if (pthread_getattr_default_np(&attr) != 0) return 0;
+  pthread_attr_getstacksize(&attr, &bytes);
+  pthread_attr_destroy(&attr);
+  return bytes;
+#else
+  return 0;
 #endif
 }
 

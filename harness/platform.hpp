@@ -121,6 +121,10 @@ bool stdout_reader_gone();
 // Whether `bytes` of address space can still be mapped now: a reservation that commits no memory,
 // made and released at once. Binds under `ulimit -v` (RLIMIT_AS).
 bool address_space_available(std::uint64_t bytes);
+// The address-space limit (`ulimit -v`, RLIMIT_AS) in bytes; empty when there is none.
+std::optional<std::uint64_t> address_space_limit();
+// The stack a new thread gets when it asks for no size (glibc: `ulimit -s`); 0 where unknown.
+std::uint64_t default_thread_stack_bytes();
 
 // How many files the process may open, after raising the soft limit towards `wanted` as far as
 // the hard limit allows (`ulimit -n` sets both low; only the hard one binds). Windows: `wanted`.

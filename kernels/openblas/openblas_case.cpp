@@ -4,7 +4,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <optional>
+#include <stdexcept>
+#include <algorithm>
 
+#include "harness/platform.hpp"
 #include "kernels/openblas/openblas_library.hpp"
 
 namespace lb::openblas {
@@ -12,19 +16,39 @@ namespace lb::openblas {
 std::string config_text() { return library().get_config(); }
 std::string core_text() { return library().get_corename(); }
 
-int apply_threads(int threads) {
-  const Library& blas = library();
-  blas.set_num_threads(threads > 0 ? threads : blas.get_num_procs());
-  return blas.get_num_threads();
-}
-
 namespace {
 // What OpenBLAS's blas_memory_alloc mallocs for its GEMM work buffer: 128 MiB + 4 KiB, seen
 // with gdb in OpenBLAS 0.3.21 (Debian) under `ulimit -v`. When that malloc fails, that OpenBLAS
 // retries it forever at 100% CPU inside cblas_sgemm, where nothing can stop it; so the buffer's
 // room is tried here first, and a point that would not get it is out of memory instead.
 constexpr std::size_t work_buffer_bytes = (std::size_t{128} << 20) + 4096;
+
+std::string mib(std::uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
+// Each worker thread OpenBLAS starts takes a work buffer as it starts (and retries forever
+// without one) and a thread's stack; a process-wide address-space limit must leave room for both.
+void require_room_for_workers(int workers) {
+  const std::optional<std::uint64_t> limit = platform::address_space_limit();
+  if (workers <= 0 || !limit) return;
+  const std::uint64_t each = work_buffer_bytes + platform::default_thread_stack_bytes();
+  const std::uint64_t needed = static_cast<std::uint64_t>(workers) * each + library_headroom_bytes;
+  if (platform::address_space_available(needed)) return;
+  throw std::runtime_error(
+      "OpenBLAS cannot start " + std::to_string(workers) + " worker thread" +
+      (workers > 1 ? "s" : "") + ": each needs " + mib(each) +
+      " of address space (its work buffer and stack), which the address-space limit (ulimit -v " +
+      std::to_string(*limit >> 10) + " KiB) does not leave; raise the limit (ulimit -v " +
+      "unlimited), or run OpenBLAS with --threads 1, or leave it out (--backend onednn)");
+}
 }  // namespace
+
+int apply_threads(int threads) {
+  const Library& blas = library();
+  const int wanted = threads > 0 ? threads : blas.get_num_procs();
+  require_room_for_workers(wanted - std::max(1, blas.get_num_threads()));
+  blas.set_num_threads(wanted);
+  return blas.get_num_threads();
+}
 
 void GemmCase::check_work_buffer_fits(std::uint64_t operand_bytes, std::uint64_t memory_limit) {
   void* probe = std::malloc(work_buffer_bytes);

@@ -1,5 +1,7 @@
 #include "kernels/openblas/openblas_library.hpp"
 
+#include <cstdlib>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -7,6 +9,27 @@
 
 namespace lb::openblas {
 namespace {
+
+// OpenBLAS (0.3.21's pthread build) starts its worker threads as it loads, as many as
+// OPENBLAS_NUM_THREADS says (else the processors) less one, and each mallocs its work buffer as it
+// starts, retrying forever where that fails; exit() then waits for it. Loaded with one thread,
+// it starts none: apply_threads starts them once their room is checked (openblas_case.cpp).
+class OneThreadWhileLoading {
+ public:
+  OneThreadWhileLoading() : was_(platform::getenv_opt(variable)) { setenv(variable, "1", 1); }
+  ~OneThreadWhileLoading() {
+    if (was_)
+      setenv(variable, was_->c_str(), 1);
+    else
+      unsetenv(variable);
+  }
+  OneThreadWhileLoading(const OneThreadWhileLoading&) = delete;
+  OneThreadWhileLoading& operator=(const OneThreadWhileLoading&) = delete;
+
+ private:
+  static constexpr const char* variable = "OPENBLAS_NUM_THREADS";
+  std::optional<std::string> was_;
+};
 
 template <class F>
 void bind(void* handle, const char* symbol, F& function, std::string& missing) {
@@ -20,7 +43,11 @@ Library load() {
   std::string errors;
   for (const auto& name : names) {
     std::string error;
-    void* handle = platform::load_library(name, error);
+    void* handle = nullptr;
+    {
+      const OneThreadWhileLoading one_thread;
+      handle = platform::load_library(name, error);
+    }
     if (!handle) {
       errors += (errors.empty() ? "" : "; ") + error;
       continue;

@@ -67,6 +67,32 @@ else
   done
 fi
 
+# ulimit -v 200000 (KiB): room for the process and its libraries (it started at 100000 KiB
+# neither OpenBLAS nor a run, on the AMD EPYC this was measured on) but not for an OpenBLAS worker
+# thread's 128 MiB buffer, whose malloc OpenBLAS retried forever while exit() waited for it:
+# --version and the doctor printed everything and never exited. Now each ends in bounded time,
+# and a run that would start the worker exits 1 naming the limit and the way out.
+if ! bash -c 'ulimit -v 1000000; exec "$@"' _ "$bin" --version >/dev/null 2>&1; then
+  echo "skipped ulimit -v 200000: this build (a sanitizer build) cannot start under ulimit -v"
+else
+  for args in "--version" "doctor --python none" "doctor --json --python none"; do
+    read -ra argv <<<"$args"
+    rc=0
+    bash -c 'ulimit -v 200000; exec timeout 60 "$@"' _ "$bin" "${argv[@]}" >/dev/null 2>&1 || rc=$?
+    [ "$rc" -le 1 ] || fail "ulimit -v 200000 $args: exit $rc (124: still running after 60 s)"
+    cases=$((cases + 1))
+  done
+  if [ "$(nproc)" -ge 2 ] && grep -q "OpenBLAS *compiled" <<<"$("$bin" --version)"; then
+    expect_rc 1 "ulimit -v 200000 run" bash -c 'ulimit -v 200000; exec timeout 60 "$@"' _ \
+      "$bin" "${run[@]}" --batch 1 --python none -o "$work/v200000.json"
+    grep -q "OpenBLAS cannot start .*ulimit -v 200000 KiB.*--threads 1" "$work/err" \
+      || fail "ulimit -v 200000 run: the limit and the way out not named"
+    cases=$((cases + 1))
+  else
+    echo "skipped ulimit -v 200000 run: OpenBLAS starts no worker thread here (one processor)"
+  fi
+fi
+
 # An 8 KB disk: the first results file does not fit; exit 1 saying what to do, nothing left.
 mkdir -p "$work/tiny_disk"
 if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=8k tmpfs "$work/tiny_disk" 2>/dev/null; then
