@@ -90,10 +90,21 @@ void read_flags(RunFlags& f, const CLI::App& sub) {
 // A resumed file must continue exactly: its model files and points are the plan's
 // (harness/results/resume_check.hpp). Checked before the machine is measured, so that a refusal
 // is quick. A file from before the model files' hashes records them from here on.
-void check_resumed_file(const RunFlags& f, LoadedResults& previous, const Plan& plan) {
+void check_resumed_file(const RunFlags& f, LoadedResults& previous, const Plan& plan,
+                        const ChosenDevices& devices, const RunnerConfig& runner) {
   const std::string cache = f.settings.warm ? "warm" : "cold";
+  const PointRefusal refusal = [&](const PlannedPoint& pp) -> std::optional<std::string> {
+    const auto it = devices.backends.find(keyed_device(pp.device, pp.backend));
+    if (it == devices.backends.end()) return std::nullopt;
+    try {
+      if (const auto refused = refused_point(pp, *it->second, runner)) return refused->reason;
+    } catch (const std::exception&) {
+      // A support check that ran out of memory: the point is measured again, not refused.
+    }
+    return std::nullopt;
+  };
   try {
-    if (check_resumable(previous, f.resume, plan, cache) == ResumeRecord::exact) return;
+    if (check_resumable(previous, f.resume, plan, cache, refusal) == ResumeRecord::exact) return;
   } catch (const ResultsError& e) {
     throw InputError(std::string("--resume: ") + e.what());
   }
@@ -110,7 +121,7 @@ std::unique_ptr<ResultsWriter> open_results(const RunFlags& f,
                                             std::optional<LoadedResults> previous,
                                             MachineRecord machine, const Plan& plan) {
   if (previous) {
-    check_same_machine(previous->document.at("context"), machine.context);
+    check_same_machine(previous->document.at("context"), machine.context, f.resume);
     return std::make_unique<ResultsWriter>(f.resume, std::move(*previous));
   }
   machine.context["noise_target"] = f.settings.noise_target;
@@ -126,8 +137,11 @@ std::unique_ptr<ResultsWriter> open_results(const RunFlags& f,
 RunSetup read_settings(RunFlags& f, const CLI::App& sub, std::optional<LoadedResults>& previous) {
   if (f.resume.empty()) return parse_settings(f.settings, SettingsSource::flags);
   previous = load_results(f.resume);
-  if (previous->document.value("status", "") == "complete")
-    throw InputError("--resume: " + f.resume + " is already complete; nothing to resume");
+  try {
+    check_resumable_status(previous->document, f.resume);
+  } catch (const ResultsError& e) {
+    throw InputError(std::string("--resume: ") + e.what());
+  }
   try {
     f.settings = adopt_settings(previous->document.at("settings"), f.settings,
                                 [&](const std::string& flag) { return sub.count(flag) > 0; });
@@ -232,6 +246,7 @@ int run_main(RunFlags f, const CLI::App& sub) {
   }
   std::optional<LoadedResults> previous;
   const RunSetup setup = read_settings(f, sub, previous);
+  if (previous) interrupt::note_results_file_exists();
 
   const std::vector<Model> models = read_models(f);
   const RunOptions& o = f.settings;
@@ -251,7 +266,7 @@ int run_main(RunFlags f, const CLI::App& sub) {
   if (devices.targets.empty() && devices.gpu_unusable) return exit_failed;  // nothing else asked
   const Plan plan = expand_plan(setup.request, models, devices.targets);
   filter_plan(f.benchmark_args, plan);  // refuses a filter that leaves nothing to measure
-  if (previous) check_resumed_file(f, *previous, plan);
+  if (previous) check_resumed_file(f, *previous, plan, devices, setup.runner);
 
   MachineRecord machine =
       machine_record(devices.machine, devices.backends, o.seed, o.warm, o.threads);
@@ -269,6 +284,7 @@ int run_main(RunFlags f, const CLI::App& sub) {
       f.point_timeout > 0 ? f.point_timeout : default_point_time_bound_s(o.max_time_per_point);
   session.stuck_point_exit_code = exit_point_stuck;
   auto writer = open_results(f, std::move(previous), std::move(machine), plan);
+  interrupt::note_results_file_exists();
   const SessionOutcome outcome =
       run_session(plan, models, *writer, session, [&](const PlannedPoint& pp) -> Backend& {
         return *devices.backends.at(keyed_device(pp.device, pp.backend));

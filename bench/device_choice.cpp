@@ -53,6 +53,27 @@ std::vector<const BackendDescriptor*> parse_backends(const std::string& text,
   return chosen;
 }
 
+void check_backends_serve(const DeviceChoice& choice,
+                          const std::vector<const BackendDescriptor*>& backends,
+                          std::string_view device_label, std::string_view backend_label) {
+  const bool gpus = choice.all_gpus || !choice.gpus.empty();
+  const auto serves = [&](const BackendDescriptor* d) {
+    return d->device_kind == DeviceKind::cpu ? choice.cpu : gpus;
+  };
+  if (std::any_of(backends.begin(), backends.end(), serves)) return;
+  std::string chosen, others;
+  for (const BackendDescriptor* d : backends) chosen += (chosen.empty() ? "" : ",") + d->name;
+  for (const BackendDescriptor* d : backend_descriptors())
+    if (serves(d)) others += (others.empty() ? "" : ", ") + d->name;
+  const std::string asked = choice.cpu ? "the CPU" : "a GPU";
+  throw InputError(std::string(backend_label) + " " + chosen + ": runs on " +
+                   (choice.cpu ? "GPUs" : "the CPU") + " only, and " + std::string(device_label) +
+                   " asks for " + asked + " alone, so there is nothing to measure; " +
+                   (others.empty() ? "this build has no backend for " + asked
+                                   : "choose a backend for " + asked + " (" + others + ")") +
+                   " or another device");
+}
+
 std::string original_backends() {
   std::string names;
   for (const BackendDescriptor* d : backend_descriptors())

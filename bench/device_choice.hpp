@@ -28,6 +28,12 @@ DeviceChoice parse_device(const std::string& text, std::string_view label = "--d
 std::vector<const BackendDescriptor*> parse_backends(const std::string& text,
                                                      std::string_view label = "--backend");
 
+// Throws InputError when none of `backends` serves a device of `choice` (--backend cuda with
+// --device cpu), naming both settings by `device_label` and `backend_label`.
+void check_backends_serve(const DeviceChoice& choice,
+                          const std::vector<const BackendDescriptor*>& backends,
+                          std::string_view device_label, std::string_view backend_label);
+
 // The backends a file written before --backend existed measured with: each device's original
 // one (keyed_device, harness/results/point.hpp), among those of this build.
 std::string original_backends();

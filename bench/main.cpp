@@ -2,6 +2,9 @@
 #include <cerrno>
 #include <cstring>
 #include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "bench/commands.hpp"
 #include "bench/run_context.hpp"
@@ -35,6 +38,25 @@ int check_stdout(int code) {
   return code == exit_ok ? exit_failed : code;
 }
 
+// An option given more times than it takes values (`--device cpu --device gpu`), with the values,
+// in place of CLI11's "ArgumentMismatch: --device: At Most 1 required but received 2".
+std::optional<std::string> repeated_option(const CLI::App& app) {
+  std::vector<const CLI::App*> commands{&app};
+  for (const CLI::App* sub : app.get_subcommands()) commands.push_back(sub);
+  for (const CLI::App* command : commands)
+    for (const CLI::Option* option : command->get_options()) {
+      const int most = option->get_items_expected_max();
+      if (most < 1 || option->results().size() <= static_cast<std::size_t>(most)) continue;
+      std::string values;
+      for (const std::string& value : option->results())
+        values += (values.empty() ? "" : ", ") + value;
+      const std::string name = command == &app ? "layerbench" : "layerbench " + command->get_name();
+      return name + ": " + option->get_name() + " given " + std::to_string(option->count()) +
+             " times (" + values + "); give it once";
+    }
+  return std::nullopt;
+}
+
 }  // namespace lb::cli
 
 int main(int argc, char** argv) {
@@ -59,6 +81,13 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
+  } catch (const CLI::ArgumentMismatch& e) {
+    if (const auto repeated = lb::cli::repeated_option(app)) {
+      std::cerr << *repeated << "\n";
+      return lb::cli::exit_usage;
+    }
+    app.exit(e);
+    return lb::cli::exit_usage;
   } catch (const CLI::ParseError& e) {
     app.exit(e);  // prints the error and usage on stderr
     return lb::cli::exit_usage;

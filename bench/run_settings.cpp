@@ -10,6 +10,7 @@
 #include "harness/model/accounting.hpp"
 #include "harness/model/model_file.hpp"
 #include "harness/platform.hpp"
+#include "harness/results/resume_check.hpp"
 
 namespace lb::cli {
 namespace {
@@ -188,6 +189,8 @@ RunSetup parse_settings(const RunOptions& o, SettingsSource source) {
   }
   setup.devices = parse_device(o.device, label("device"));
   setup.backends = parse_backends(o.backends, label("backends"));
+  check_backends_serve(setup.devices, setup.backends, label("device") + " " + o.device,
+                       label("backends"));
 
   RunnerConfig& runner = setup.runner;
   runner.seed = o.seed;
@@ -215,7 +218,8 @@ void check_resumed_models(const RunOptions& o, const std::vector<Model>& models)
 
 // A library the file did not record (a backend added to layerbench since, whose descriptor now
 // lists its library) measured none of its points, so is not compared.
-void check_same_machine(const nlohmann::json& recorded, const nlohmann::json& current) {
+void check_same_machine(const nlohmann::json& recorded, const nlohmann::json& current,
+                        const std::string& file) {
   const nlohmann::json recorded_libraries = recorded.value("libraries", nlohmann::json::object());
   const auto identity = [&](const nlohmann::json& context) {
     nlohmann::json devices = nlohmann::json::object();
@@ -231,8 +235,9 @@ void check_same_machine(const nlohmann::json& recorded, const nlohmann::json& cu
   const nlohmann::json was = identity(recorded), now = identity(current);
   for (const auto& [key, value] : was.items())
     if (now.at(key) != value)
-      throw InputError("--resume: the run was measured on another machine (" + key + ": " +
-                       value.dump() + ", here: " + now.at(key).dump() + ")");
+      throw InputError("--resume: " + file + ": context." + key + ": " + value.dump() +
+                       ", here " + now.at(key).dump() +
+                       ": the run was measured on another machine; " + resume_refused_advice);
 }
 
 }  // namespace lb::cli

@@ -67,8 +67,8 @@ RunSetup parse_settings(const RunOptions& o, SettingsSource source);
 void check_resumed_models(const RunOptions& o, const std::vector<Model>& models);
 
 // A resumed run must measure on the same machine: same host, devices and versions of the
-// libraries the file recorded. InputError otherwise.
+// libraries the file recorded. InputError naming `file` and the context field otherwise.
 void check_same_machine(const nlohmann::json& recorded_context,
-                        const nlohmann::json& current_context);
+                        const nlohmann::json& current_context, const std::string& file);
 
 }  // namespace lb::cli

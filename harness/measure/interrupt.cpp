@@ -21,6 +21,7 @@ namespace {
 
 std::atomic<bool> stop{false};
 std::atomic<int> armed_exit_code{0};  // 0: not armed, a signal ends the process at once
+std::atomic<bool> results_file_exists{false};
 
 void say(const char* text) {
 #ifdef _WIN32
@@ -40,7 +41,9 @@ void on_signal(int unarmed_exit_code) {
         "measured so far); press Ctrl-C again to stop at once\n");
     return;
   }
-  say("\nlayerbench: stopped at once; the results file holds the points written so far\n");
+  say(results_file_exists.load()
+          ? "\nlayerbench: stopped at once; the results file holds the points written so far\n"
+          : "\nlayerbench: stopped at once, before the results file was written\n");
   std::_Exit(code);
 }
 
@@ -85,6 +88,8 @@ void install() {
 }
 
 void arm(int exit_code) { armed_exit_code.store(exit_code); }
+
+void note_results_file_exists() { results_file_exists.store(true); }
 
 void request_stop(const char* why) {
   if (!stop.exchange(true)) say(why);

@@ -23,6 +23,10 @@ void install();
 // stops at its next safe point) and a second one ends the process at once with `exit_code`.
 void arm(int exit_code);
 
+// Says that the results file exists from now on, so that a second signal's message says it
+// holds the points written so far (before this, no file does).
+void note_results_file_exists();
+
 // Asks to stop as a first signal would (standard output gone, say), printing `why` once.
 void request_stop(const char* why);
 

@@ -85,7 +85,12 @@ LoadedResults load_results(const fs::path& file) {
   LoadedResults r;
   const fs::path journal = journal_path(file);
   std::error_code ec;
-  if (!fs::exists(file, ec)) throw ResultsError(file.string() + ": no such file");
+  if (!fs::exists(file, ec)) {
+    if (fs::is_symlink(fs::symlink_status(file, ec)))
+      throw ResultsError(file.string() + ": a symbolic link to " +
+                         fs::read_symlink(file, ec).string() + ", which does not exist");
+    throw ResultsError(file.string() + ": no such file");
+  }
   if (!fs::is_regular_file(file, ec))
     throw ResultsError(file.string() + ": not a regular file (a results file is a .json file)");
   r.document = parse_file(file);

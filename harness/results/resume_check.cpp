@@ -113,7 +113,7 @@ std::string outside_plan(const Point& p, const Plan& plan) {
 // A point in the plan must be the planned one: same device and backend, and the shape the model
 // file gives the op now.
 void check_point(const Point& p, const PlannedPoint& pp, const std::string& field,
-                 const std::string& file, const std::string& cache) {
+                 const std::string& file, const std::string& cache, const PointRefusal& refusal) {
   const auto differs = [&](const std::string& part, const std::string& was,
                            const std::string& planned) {
     refuse(file, field + "." + part,
@@ -131,9 +131,27 @@ void check_point(const Point& p, const PlannedPoint& pp, const std::string& fiel
   const nlohmann::json shape = shape_json(problem_for(*pp.op, pp.batch, pp.pass, pp.precision));
   if (p.shape != shape) differs("shape", p.shape.dump(), "the model file's " + shape.dump());
   if (p.timing && p.cache != cache) differs("timing.cache", quoted(p.cache), quoted(cache));
+  if (p.status == Status::unsupported || !refusal) return;
+  if (const std::optional<std::string> why = refusal(pp))
+    refuse(file, field + ".status",
+           quoted(std::string(name(p.status))) + " where backend " + quoted(pp.backend) +
+               " records \"unsupported\": " + *why);
 }
 
 }  // namespace
+
+void check_resumable_status(const nlohmann::json& document, const std::string& file) {
+  const auto it = document.find("status");
+  if (it == document.end())
+    refuse(file, "status", "missing; a file layerbench writes says \"incomplete\", "
+                           "\"interrupted\" or \"complete\"");
+  if (*it == "complete")
+    throw ResultsError(file + " is already complete; nothing to resume");
+  if (*it != "incomplete" && *it != "interrupted")
+    refuse(file, "status",
+           it->dump() + " is not a status layerbench writes (\"incomplete\", \"interrupted\" "
+                        "or \"complete\")");
+}
 
 nlohmann::json model_files_json(const Plan& plan) {
   nlohmann::json files = nlohmann::json::object();
@@ -143,7 +161,8 @@ nlohmann::json model_files_json(const Plan& plan) {
 }
 
 ResumeRecord check_resumable(const LoadedResults& previous, const std::string& file,
-                             const Plan& plan, const std::string& cache) {
+                             const Plan& plan, const std::string& cache,
+                             const PointRefusal& refusal) {
   const nlohmann::json& settings = previous.document.at("settings");
   const bool hashes = settings.contains("model_files");
   try {
@@ -158,7 +177,7 @@ ResumeRecord check_resumable(const LoadedResults& previous, const std::string& f
     const std::string field = "points[" + std::to_string(i) + "] (" + p.key() + ")";
     const auto it = planned.find(p.key());
     if (it == planned.end()) refuse(file, field, outside_plan(p, plan));
-    check_point(p, *it->second, field, file, cache);
+    check_point(p, *it->second, field, file, cache, refusal);
   }
   return hashes ? ResumeRecord::exact : ResumeRecord::no_hashes;
 }

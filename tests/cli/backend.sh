@@ -25,6 +25,15 @@ grep -q "onednn, openblas" "$work/err" || fail "bad --backend: known backends no
 expect_rc 2 "empty backend item" "$bin" run "${fast[@]}" --backend onednn, -o "$work/x.json"
 grep -q -- "--backend" "$work/err" || fail "empty --backend item: flag not named"
 [ ! -e "$work/x.json" ] || fail "a refused run wrote a results file"
+# A flag given twice: named with its values, in one line.
+expect_rc 2 "--device twice" "$bin" run "${fast[@]}" --device gpu -o "$work/x.json"
+[ "$(cat "$work/err")" = "layerbench run: --device given 2 times (cpu, gpu); give it once" ] \
+  || { cat "$work/err" >&2; fail "--device twice: not said in one line"; }
+# Backends that serve none of the devices asked for: both flags named, with the way out.
+expect_rc 2 "CPU backends, GPU device" "$bin" run --backend onednn,openblas --device gpu \
+  --quiet -o "$work/x.json"
+grep -q -- "--backend onednn,openblas: runs on the CPU only, and --device gpu asks for a GPU" \
+  "$work/err" || { cat "$work/err" >&2; fail "CPU backends on a GPU: flags not named"; }
 
 # The plan: each backend of the device is a target of its own.
 expect_rc 0 "dry run" "$bin" run "${fast[@]}" --batch 1 --precision fp32 --pass fwd --dry-run

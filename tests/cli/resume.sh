@@ -90,6 +90,9 @@ for library in cuda cudnn; do
   edited "backend_$library" "d['points'][1]['backend'] = '$library'"
   refused "backend_$library" "points[1] (tiny/body/b1/fp32/fwd/cpu).backend: \"$library\""
 done
+edited backends_gpu 'd["settings"]["device"] = "gpu"'
+refused backends_gpu "settings.backends (--backend) onednn: runs on the CPU only, and" \
+  "settings.device (--device) gpu asks for a GPU alone"
 edited device_empty 'd["points"][1]["device"] = ""'
 refused device_empty "points[1] (tiny/body/b1/fp32/fwd/): device"
 edited device_gpu 'd["points"][1]["device"] = "gpu:0"'
@@ -98,6 +101,29 @@ edited device_keyed 'd["points"][1]["device"] = "cpu@openblas"'
 refused device_keyed "points[1] (tiny/body/b1/fp32/fwd/cpu@openblas)"
 edited shape_edited 'd["points"][1]["shape"]["k"] = 16'
 refused shape_edited "points[1] (tiny/body/b1/fp32/fwd/cpu).shape"
+
+# A status no run writes, and points no backend could have measured: an OpenBLAS convolution
+# (the stem's oneDNN point relabelled, or a copy of it appended) recorded "ok".
+edited status_done 'd["status"] = "done"'
+refused status_done 'status: "done" is not a status layerbench writes'
+edited status_missing 'del d["status"]'
+refused status_missing "status: missing"
+if grep -q "OpenBLAS *compiled" <<<"$("$bin" --version)"; then
+  both='d["settings"]["backends"] = "onednn,openblas"'
+  edited openblas_conv "$both; d['points'][0]['backend'] = 'openblas'"
+  refused openblas_conv "points[0] (tiny/stem/b1/fp32/fwd/cpu@openblas).status: \"ok\" where" \
+    "backend \"openblas\" records \"unsupported\": OpenBLAS has no convolution"
+  edited openblas_copy "$both; d['points'].append(dict(d['points'][0], backend='openblas'))"
+  refused openblas_copy "points[6] (tiny/stem/b1/fp32/fwd/cpu@openblas).status: \"ok\" where"
+else
+  echo "skipped the OpenBLAS convolution: this build has no OpenBLAS backend"
+fi
+
+# A dangling symbolic link: named as one, with where it points.
+ln -s "$work/nowhere.json" "$work/dangling.json"
+expect_rc 2 "resume a dangling link" "$bin" run --resume "$work/dangling.json" --quiet
+grep -qF "dangling.json: a symbolic link to $work/nowhere.json, which does not exist" "$work/err" \
+  || { cat "$work/err" >&2; fail "dangling link: not named as one"; }
 
 # A results file that is not UTF-8 text.
 edited not_utf8 'pass'

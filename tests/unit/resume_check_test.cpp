@@ -157,6 +157,48 @@ TEST(ResumeCheck, AMeasuredPointsCacheMustBeTheSettings) {
                   "(\"cold\")"));
 }
 
+TEST(ResumeCheck, APointItsBackendRefusesResumesOnlyAsUnsupported) {
+  const std::vector<Model> models = {tiny()};
+  const Plan plan = expand_plan(request(), models, cpu_onednn);
+  const PointRefusal no_conv = [](const PlannedPoint& pp) -> std::optional<std::string> {
+    if (pp.op->kind == OpKind::conv) return "no convolution here";
+    return std::nullopt;
+  };
+  LoadedResults file = begun(plan, 2);  // both unsupported
+  EXPECT_EQ(check_resumable(file, "r.json", plan, "cold", no_conv), ResumeRecord::exact);
+  file.points[0].status = Status::ok;
+  std::string message;
+  try {
+    check_resumable(file, "r.json", plan, "cold", no_conv);
+  } catch (const ResultsError& e) {
+    message = e.what();
+  }
+  EXPECT_TRUE(has(message,
+                  "r.json: points[0] (tiny/body/b1/fp32/fwd/cpu).status: \"ok\" where backend "
+                  "\"onednn\" records \"unsupported\": no convolution here; start a new"))
+      << message;
+}
+
+std::string status_refusal(const nlohmann::json& document) {
+  try {
+    check_resumable_status(document, "r.json");
+  } catch (const ResultsError& e) {
+    return e.what();
+  }
+  return "<resumable>";
+}
+
+TEST(ResumeCheck, OnlyAnUnfinishedStatusResumes) {
+  EXPECT_EQ(status_refusal({{"status", "incomplete"}}), "<resumable>");
+  EXPECT_EQ(status_refusal({{"status", "interrupted"}}), "<resumable>");
+  EXPECT_EQ(status_refusal({{"status", "complete"}}),
+            "r.json is already complete; nothing to resume");
+  EXPECT_TRUE(has(status_refusal({{"status", "done"}}),
+                  "r.json: status: \"done\" is not a status layerbench writes"));
+  EXPECT_TRUE(has(status_refusal({{"status", 1}}), "r.json: status: 1 is not a status"));
+  EXPECT_TRUE(has(status_refusal(nlohmann::json::object()), "r.json: status: missing"));
+}
+
 TEST(ResumeCheck, TheCudaBackendsPointsNameTheLibraryThatRanThem) {
   EXPECT_TRUE(measured_by("onednn", "onednn"));
   EXPECT_TRUE(measured_by("openblas", "openblas"));

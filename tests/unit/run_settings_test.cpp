@@ -78,6 +78,26 @@ TEST(RunSettings, ABadValueNamesTheFlagOrTheFilesField) {
             "settings.device (--device): 'tpu' is not cpu, gpu, gpu:N, all or auto");
 }
 
+TEST(RunSettings, BackendsThatServeNoDeviceAskedForAreNamedWithTheDevice) {
+  RunOptions o = default_run_options();
+  o.device = "gpu";
+  o.backends = "onednn";
+  const std::string flags = error_of([&] { parse_settings(o, SettingsSource::flags); });
+  EXPECT_EQ(flags.rfind("--backend onednn: runs on the CPU only, and --device gpu asks for a GPU "
+                        "alone, so there is nothing to measure; ",
+                        0),
+            0u)
+      << flags;
+  const std::string file = error_of([&] { parse_settings(o, SettingsSource::resumed_file); });
+  EXPECT_EQ(file.rfind("settings.backends (--backend) onednn: runs on the CPU only, and "
+                       "settings.device (--device) gpu asks for a GPU alone",
+                       0),
+            0u)
+      << file;
+  o.device = "auto";
+  EXPECT_EQ(error_of([&] { parse_settings(o, SettingsSource::flags); }), "<no error>");
+}
+
 TEST(RunSettings, AResumedFilesSettingsAreTheRunsAndFlagsGivenAgainMustAgree) {
   RunOptions recorded = default_run_options();
   recorded.batches = "2";

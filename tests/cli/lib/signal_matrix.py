@@ -212,6 +212,29 @@ def second_signal_stops_at_once():
     print(f"second Ctrl-C: ended in {took:.2f} s, exit {proc.returncode}")
 
 
+def second_signal_during_set_up():
+    """Two Ctrl-Cs while the run still sets up (its framework probe runs a Python that takes
+    20 s): exit 130, no results file, and the message does not claim one holds any point."""
+    out = WORK / "set-up.json"
+    slow_python = WORK / "slow-python"
+    slow_python.write_text("#!/bin/sh\nsleep 20\n")
+    slow_python.chmod(0o755)
+    proc = start([*TINY, "--python", str(slow_python)], out)
+    wait_until_started(proc)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    if proc.returncode != 130:
+        fail(f"second Ctrl-C in set-up: exit {proc.returncode}, wanted 130\n{err}")
+    if out.exists():
+        fail("second Ctrl-C in set-up: a results file was written")
+    if "stopped at once, before the results file was written" not in err:
+        fail(f"second Ctrl-C in set-up: the message does not say no file was written\n{err}")
+    print("second Ctrl-C in set-up: no file, said so")
+
+
 def started_with_sigint_ignored():
     """A script's background job (`layerbench run ... &`) starts with SIGINT ignored."""
     out = WORK / "ignored.json"
@@ -231,6 +254,7 @@ def main():
     rng = random.Random(SEED)
     signal_mask_check()
     second_signal_stops_at_once()
+    second_signal_during_set_up()
     started_with_sigint_ignored()
     runs = 0
     for pass_, batches in (("fwd", "1,2"), ("train", "1")):
