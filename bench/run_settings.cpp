@@ -235,9 +235,9 @@ void check_same_machine(const nlohmann::json& recorded, const nlohmann::json& cu
   const nlohmann::json was = identity(recorded), now = identity(current);
   for (const auto& [key, value] : was.items())
     if (now.at(key) != value)
-      throw InputError("--resume: " + file + ": context." + key + ": " + value.dump() +
-                       ", here " + now.at(key).dump() +
-                       ": the run was measured on another machine; " + resume_refused_advice);
+      throw InputError("--resume: " + file + ": context." + key + ": " + value.dump() + ", here " +
+                       now.at(key).dump() + ": the run was measured on another machine; " +
+                       resume_refused_advice);
 }
 
 }  // namespace lb::cli

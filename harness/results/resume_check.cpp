@@ -143,14 +143,15 @@ void check_point(const Point& p, const PlannedPoint& pp, const std::string& fiel
 void check_resumable_status(const nlohmann::json& document, const std::string& file) {
   const auto it = document.find("status");
   if (it == document.end())
-    refuse(file, "status", "missing; a file layerbench writes says \"incomplete\", "
-                           "\"interrupted\" or \"complete\"");
-  if (*it == "complete")
-    throw ResultsError(file + " is already complete; nothing to resume");
+    refuse(file, "status",
+           "missing; a file layerbench writes says \"incomplete\", "
+           "\"interrupted\" or \"complete\"");
+  if (*it == "complete") throw ResultsError(file + " is already complete; nothing to resume");
   if (*it != "incomplete" && *it != "interrupted")
     refuse(file, "status",
-           it->dump() + " is not a status layerbench writes (\"incomplete\", \"interrupted\" "
-                        "or \"complete\")");
+           it->dump() +
+               " is not a status layerbench writes (\"incomplete\", \"interrupted\" "
+               "or \"complete\")");
 }
 
 nlohmann::json model_files_json(const Plan& plan) {

@@ -1,12 +1,12 @@
 #include "kernels/openblas/openblas_case.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <optional>
 #include <stdexcept>
-#include <algorithm>
 
 #include "harness/platform.hpp"
 #include "kernels/openblas/openblas_library.hpp"
