@@ -3,7 +3,7 @@
 # Extra arguments go to `layerbench run` (e.g. --suite standard, --device gpu).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 run_step "set-up" "$ROOT/scripts/setup.sh"
-configure_and_build
+configure_and_build layerbench  # with the CUDA backend's plugin where CUDA is found; no tests
 
 step "doctor"
 "$BUILD_DIR/layerbench" doctor || true   # exit 1 only means "no usable GPU": the CPU still runs

@@ -16,10 +16,23 @@ run_step() {
   fi
 }
 
+# configure_and_build [TARGET...]: every target when none is named.
 configure_and_build() {
-  local generator=()
+  local generator=() targets=()
   if [ ! -f "$BUILD_DIR/CMakeCache.txt" ] && command -v ninja >/dev/null; then generator=(-G Ninja); fi
+  [ "$#" -eq 0 ] || targets=(--target "$@")
   run_step "configure ($BUILD_DIR)" cmake -S "$ROOT" -B "$BUILD_DIR" "${generator[@]}" \
     -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-Release}" ${LAYERBENCH_CMAKE_ARGS:-}
-  run_step "build" cmake --build "$BUILD_DIR" -j "$(nproc)"
+  run_step "build${*:+ ($*)}" cmake --build "$BUILD_DIR" -j "$(nproc)" "${targets[@]}"
+}
+
+# The Windows cross build (preset windows-mingw, build-windows/): layerbench.exe, which the Wine
+# test runs, and the run path's sources compiled for Windows. Skipped without MinGW-w64.
+build_windows() {
+  if ! command -v x86_64-w64-mingw32-g++-posix >/dev/null; then
+    step "Windows cross build skipped: no MinGW-w64 (scripts/setup.sh installs it)"
+    return
+  fi
+  run_step "configure (build-windows: MinGW-w64)" cmake --preset windows-mingw -S "$ROOT"
+  run_step "Windows cross build" cmake --build "$ROOT/build-windows" -j "$(nproc)"
 }

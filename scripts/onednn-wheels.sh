@@ -1,7 +1,7 @@
 # oneDNN 3 from PyPI, for systems whose own oneDNN is older (Debian 12 ships 2.6.3): the wheels
 # of oneDNN 3.2.0 built for the CPU alone on GNU OpenMP (docs/building-onednn.md). Sourced by
-# setup.sh, gpu-prepare.sh, gpu-check.sh and windows-compile-check.sh; CMakeLists.txt looks in
-# ONEDNN_PREFIX by itself.
+# setup.sh, gpu-prepare.sh and gpu-check.sh; CMakeLists.txt (and the Windows cross build's
+# compile check, cmake/LayerbenchWindowsCompileCheck.cmake) look in ONEDNN_PREFIX by themselves.
 ONEDNN_PREFIX="$ROOT/.onednn"
 ONEDNN_VERSION=3.2.0
 ONEDNN_WHEELS=(onednn-devel-cpu-gomp==2023.2.0 onednn-cpu-gomp==2023.2.0)

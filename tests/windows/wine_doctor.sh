@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The Windows build of layerbench (preset windows-mingw), run under Wine: --version, list,
 # doctor and doctor --json with test stand-in NVIDIA DLLs (standin_dll.c) along the DLL search
-# order, and bad input. Exit 0: every check passed; 1: one failed; 77: no MinGW-w64 or Wine
-# (scripts/setup.sh installs both). Env LAYERBENCH_WINDOWS_BUILD: the build folder (default
-# build-windows, the preset's; reused between runs).
+# order, and bad input. The build is made before the tests (scripts/test.sh), not here. Exit 0:
+# every check passed; 1: one failed; 77: no MinGW-w64, no Wine (scripts/setup.sh installs both)
+# or no Windows build. Env LAYERBENCH_WINDOWS_BUILD: the build folder (default build-windows,
+# the preset's).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -25,13 +26,11 @@ fi
 
 started=$SECONDS
 build="${LAYERBENCH_WINDOWS_BUILD:-$ROOT/build-windows}"
-if [ ! -f "$build/CMakeCache.txt" ]; then
-  cmake -S "$ROOT" -B "$build" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/mingw-w64.cmake" \
-        -DCMAKE_BUILD_TYPE=Release -DLAYERBENCH_CUDA=OFF -DLAYERBENCH_RUN=OFF \
-        -DLAYERBENCH_TESTS=OFF >/dev/null
+if [ ! -f "$build/layerbench.exe" ]; then
+  echo "skipped: no $build/layerbench.exe; scripts/test.sh builds it, or by hand:" \
+       "cmake --preset windows-mingw && cmake --build --preset windows-mingw"
+  exit "$skip_exit_code"
 fi
-cmake --build "$build" -j "$(nproc)" --target layerbench >/dev/null
-echo "windows build: $((SECONDS - started)) s"
 
 work="$(mktemp -d)"
 export WINEPREFIX="$work/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
