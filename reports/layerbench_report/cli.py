@@ -7,7 +7,7 @@ from pathlib import Path
 from layerbench_report import framework_file
 from layerbench_report import results_file
 from layerbench_report.command_line import (BadInput, Parser, output_folder, pass_bytes_through,
-                                            write_text)
+                                            path_text, write_text)
 
 from layerbench_report.data import Data, load_not_measured
 from layerbench_report.headline import headline
@@ -18,17 +18,18 @@ from layerbench_report.page import render_html
 def main(argv=None) -> int:
     pass_bytes_through()
     ap = Parser(prog="report.py", description="HTML report from layerbench results files.")
-    ap.add_argument("results", nargs="*", help="results files (layerbench run -o FILE); "
-                    "framework timing files among them are recognised by their schema")
-    ap.add_argument("-o", "--output", required=True, help="folder for index.html, results.csv "
-                    "and summary.md (made if absent; those three files in it are replaced)")
-    ap.add_argument("--baseline", help="the results file the others are normalised to "
-                    "(default: the first)")
+    ap.add_argument("results", nargs="*", type=path_text, help="results files (layerbench run "
+                    "-o FILE); framework timing files among them are recognised by their schema")
+    ap.add_argument("-o", "--output", required=True, type=path_text, help="folder for "
+                    "index.html, results.csv and summary.md (made if absent; those three files "
+                    "in it are replaced)")
+    ap.add_argument("--baseline", type=path_text, help="the results file the others are "
+                    "normalised to (default: the first)")
     ap.add_argument("--skip-bad", action="store_true", help="leave out files that cannot be read "
                     "instead of stopping")
-    ap.add_argument("--not-measured", help="a Slurm fleet's list of targets that left no "
-                    "results (scripts/slurm/fleet.py writes it)")
-    ap.add_argument("--framework", action="append", default=[], metavar="FILE",
+    ap.add_argument("--not-measured", type=path_text, help="a Slurm fleet's list of targets "
+                    "that left no results (scripts/slurm/fleet.py writes it)")
+    ap.add_argument("--framework", action="append", default=[], metavar="FILE", type=path_text,
                     help="a framework timing file (scripts/torch_models.py -o FILE) whose "
                     "end-to-end times the model estimates are checked against; repeatable")
     args = ap.parse_args(argv)

@@ -61,6 +61,14 @@ def number(kind=float, *, minimum=None, above=None, below=None):
     return parse
 
 
+def path_text(text: str) -> str:
+    """An argparse type for a path flag: an empty path names nothing, yet Path('') is the
+    current folder, where a tool would write or read in place of what the user meant."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path names no file or folder; give one")
+    return text
+
+
 def _kind(path: Path, flag: str, given=None) -> str:
     """What stands at PATH, links not followed: "missing", "link", "folder", "file" or
     "other" (a device, FIFO or socket). A path the system cannot look up (a name too long for

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from layerbench_report import checked_json, results_file
 from layerbench_report.command_line import (BadInput, Parser, check_folder_path, number,
-                                            output_folder, pass_bytes_through)
+                                            output_folder, pass_bytes_through, path_text)
 
 ROOT = Path(__file__).resolve().parents[2]
 # The job scripts run fleet.py with a Python that may lack the report package (the system's, or
@@ -589,14 +589,14 @@ def parse_args(argv):
                          "\"partition=a100;partition=h100,gres=gpu:h100:1\"")
     ap.add_argument("--suite", default="quick", choices=["quick", "standard", "full"],
                     help="layerbench run --suite (default quick)")
-    ap.add_argument("--out", required=True,
+    ap.add_argument("--out", required=True, type=path_text,
                     help="fleet directory on storage every node sees: results/, report/, logs/")
     ap.add_argument("--resume", action="store_true",
                     help="continue a fleet in --out: complete targets are not run again, "
                          "unfinished files are continued")
     ap.add_argument("--dry-run", action="store_true",
                     help="print the sbatch scripts instead of submitting them")
-    ap.add_argument("--binary", default=str(ROOT / "build" / "layerbench"),
+    ap.add_argument("--binary", default=str(ROOT / "build" / "layerbench"), type=path_text,
                     help="the layerbench binary, on shared storage (default build/layerbench)")
     ap.add_argument("--time-margin", type=number(float, minimum=1), default=DEFAULT_TIME_MARGIN,
                     help=f"time limit = estimate x this + {SETUP_S_PER_POINT} s per point + "

@@ -187,3 +187,25 @@ def test_report_into_an_existing_folder_replaces_its_own_files(tmp_path):
     assert (tmp_path / "out" / "notes.txt").read_text() == "mine"
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
         "index.html", "notes.txt", "results.csv", "summary.md"]
+
+
+# An empty path is the current folder to Path(''): each tool once wrote or read there.
+@pytest.mark.parametrize("script, args, flag", [
+    ("report.py", [CPU_ONLY, "-o", ""], "-o/--output"),
+    ("report.py", ["", "-o", "out"], "results"),
+    ("report.py", [CPU_ONLY, "--framework", "", "-o", "out"], "--framework"),
+    ("compare.py", [CPU_ONLY, ""], "new"),
+    ("slurm/fleet.py", ["--targets", "partition=a", "--out", "", "--dry-run"], "--out"),
+    ("torch_models.py", ["-o", ""], "-o/--output"),
+    ("torch_layers.py", ["measure", CPU_ONLY, "-o", ""], "-o/--output"),
+    ("torch_layers.py", ["table", CPU_ONLY, "-o", ""], "-o/--output"),
+    ("torch_layers.py", ["cpu-table", CPU_ONLY, "-o", ""], "-o/--output"),
+], ids=lambda x: x if isinstance(x, str) else None)
+def test_an_empty_path_is_refused_naming_the_flag(tmp_path, script, args, flag):
+    (tmp_path / "index.html").write_text("mine")
+    proc = run_script(script, *args, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert f"argument {flag}: an empty path names no file or folder" in proc.stderr, proc.stderr
+    assert proc.stderr.count("\n") == 1 and proc.stdout == "", proc.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["index.html"]
+    assert (tmp_path / "index.html").read_text() == "mine"
