@@ -96,6 +96,19 @@ def _check_devices(context: Fields) -> dict:
     return devices
 
 
+# The placement of a run or a doctor report under Slurm (harness/slurm_placement.cpp).
+SCHEDULER_FIELDS = ("name", "job_id", "array_job_id", "array_task_id", "node", "partition",
+                    "target")
+
+
+def check_scheduler(parent: Fields):
+    """The "scheduler" object of a results file's context or of a doctor report: null, or its
+    fields strings or null. The Slurm fleet matches files to targets and jobs by them."""
+    scheduler = parent.object("scheduler")
+    for key in SCHEDULER_FIELDS if scheduler else ():
+        scheduler.text(key, optional=True, nullable=True)
+
+
 def _check_point(path, where, p, devices):
     """where: the point's place, e.g. 'points[12]' or, in a journal, 'line 5: point'."""
     if not isinstance(p, dict):
@@ -173,6 +186,8 @@ def check(path, data) -> ResultsFile:
     top.text("status", FILE_STATUSES)
     context = top.object("context", optional=False, nullable=False)
     devices = _check_devices(context)
+    context.text("host", optional=True, nullable=True)
+    check_scheduler(context)
     libraries = context.object("libraries")
     for name in libraries.obj if libraries else ():
         libraries.text(name, nullable=True)

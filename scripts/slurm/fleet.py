@@ -347,25 +347,33 @@ def is_results_name(path: Path) -> bool:
     return path.name.endswith(".json") and not path.name.endswith(".doctor.json")
 
 
+def load_doctor_report(path: Path) -> dict:
+    """A node's `layerbench doctor --json`, strictly: the fields the fleet reads (its placement
+    and the diagnosis) have their types checked. Raises checked_json.BadResultsFile."""
+    doc = checked_json.read_document(path, "doctor report")
+    if not isinstance(doc, dict):
+        raise checked_json.BadResultsFile(path, f"not a doctor report: the top level is "
+                                                f"{checked_json.json_words(doc)}, not an object")
+    top = checked_json.Fields(path, doc, "")
+    results_file.check_scheduler(top)
+    diagnosis = top.object("diagnosis")
+    if diagnosis:
+        diagnosis.get("gpu_usable", bool, optional=True)
+        diagnosis.text("verdict", optional=True, nullable=True)
+    return doc
+
+
 def load_results_dir(results_dir: Path, warn):
     """(results files, doctor documents) found in DIR/results; unreadable files are warned about."""
     results, doctors = [], []
     for path in sorted(results_dir.glob("*.json")):
-        if is_results_name(path):
-            try:
+        try:
+            if is_results_name(path):
                 results.append(results_file.load(path))
-            except results_file.BadResultsFile as e:
-                warn(str(e))
-        elif not path.is_file():
-            warn(f"{path}: not a regular file, skipped")
-        else:
-            try:
-                doc = checked_json.read_document(path, "doctor report")
-            except checked_json.BadResultsFile as e:
-                warn(str(e))
-                continue
-            if isinstance(doc, dict):
-                doctors.append(doc)
+            else:
+                doctors.append(load_doctor_report(path))
+        except checked_json.BadResultsFile as e:
+            warn(str(e))
     return results, doctors
 
 

@@ -471,18 +471,62 @@ def test_the_longest_target_name_that_fits_makes_names_within_the_limit(tmp_path
         fleet.parse_targets("partition=" + "a" * (room + 1), 255)
 
 
-@pytest.mark.parametrize("damage", ["truncated", "dangling", "not_utf8"])
+def with_scheduler(**fields):
+    """A real results file (fixtures/real/complete.json) placed under Slurm with FIELDS."""
+    doc = json.loads((ROOT / "tests" / "python" / "fixtures" / "real" / "complete.json")
+                     .read_text())
+    doc["context"]["scheduler"] = {"name": "slurm", "job_id": "11", **fields}
+    return json.dumps(doc)
+
+
+# What --resume says of each damaged file in results/.
+DAMAGE_WORDS = {
+    "truncated": "truncated", "dangling": "no such file", "not_utf8": "not UTF-8",
+    # Fields the fleet matches targets and hosts by: once a TypeError on the list.
+    "target_list": "context.scheduler.target: expected a string, found an array",
+    "job_id_number": "context.scheduler.job_id: expected a string, found an integer",
+    "host_object": "context.host: expected a string, found an object",
+    "doctor_target_list": "scheduler.target: expected a string, found an array",
+    "doctor_diagnosis_list": "diagnosis: expected an object, found an array",
+    "doctor_gpu_usable_text": "diagnosis.gpu_usable: expected true/false, found a string",
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGE_WORDS)
 def test_resume_over_a_results_file_it_cannot_read_is_bad_input(tmp_path, damage):
     results = tmp_path / "f" / "results"
     results.mkdir(parents=True)
-    bad = results / "a-node7-11.json"
+    bad = results / ("a-node7-11.doctor.json" if damage.startswith("doctor") else
+                     "a-node7-11.json")
     if damage == "truncated":
         bad.write_text('{"schema": "layerbench-results/1", "status": "comp')
     elif damage == "dangling":
         bad.symlink_to(tmp_path / "gone.json")
-    else:
+    elif damage == "not_utf8":
         bad.write_bytes(b'{"schema": "layerbench-results/1", "status": "\xff"}')
+    elif damage == "target_list":
+        bad.write_text(with_scheduler(target=["partition=a"]))
+    elif damage == "job_id_number":
+        bad.write_text(with_scheduler(job_id=11, target="partition=a"))
+    elif damage == "host_object":
+        doc = json.loads(with_scheduler(target="partition=a"))
+        doc["context"]["host"] = {"name": "node7"}
+        bad.write_text(json.dumps(doc))
+    else:
+        doctor = {"scheduler": {"name": "slurm", "job_id": "11", "target": "partition=a"},
+                  "diagnosis": {"gpu_usable": False, "verdict": "no GPU"}}
+        if damage == "doctor_target_list":
+            doctor["scheduler"]["target"] = ["partition=a"]
+        elif damage == "doctor_diagnosis_list":
+            doctor["diagnosis"] = ["no GPU"]
+        else:
+            doctor["diagnosis"]["gpu_usable"] = "no"
+        bad.write_text(json.dumps(doctor))
     plan = '{"devices": {"cpu": {"points": 4, "estimated_seconds": 0.4}}}'
-    proc = fleet_exit_2("--binary", fake_binary(tmp_path, plan), "--targets", "partition=a",
-                        "--out", tmp_path / "f", "--resume", "--dry-run", words=f"--resume: {bad}")
-    assert "move it out of results/" in proc.stderr
+    for mode in (["--dry-run"], []):
+        proc = fleet_exit_2("--binary", fake_binary(tmp_path, plan), "--targets", "partition=a",
+                            "--out", tmp_path / "f", "--resume", *mode,
+                            words=f"--resume: {bad}: ")
+        assert DAMAGE_WORDS[damage] in proc.stderr, proc.stderr
+        assert "move it out of results/" in proc.stderr
+        assert not (tmp_path / "f" / "jobs").exists()
