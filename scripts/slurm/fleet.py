@@ -234,6 +234,17 @@ def time_limit_minutes(points: int, estimate_s: float, margin: float) -> int:
     return max(1, math.ceil(seconds / 60))
 
 
+def what_failed(proc) -> str:
+    """The message of a command that failed: its error line, or how it ended when it printed
+    none. layerbench's usage errors print the error first and the help text after it."""
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    if not lines:
+        ended = (f"was killed by signal {-proc.returncode}" if proc.returncode < 0 else
+                 f"exited with code {proc.returncode}")
+        return f"{ended} and printed no message"
+    return lines[0] if any(line.startswith("Usage:") for line in lines) else lines[-1]
+
+
 def dry_run_estimate(binary: Path, suite: str, run_flags) -> dict:
     # The nodes' GPUs, not this login node's: planned as usable.
     cmd = [str(binary), "run", "--dry-run", "--assume-usable-gpu", "--suite", suite, *run_flags]
@@ -242,9 +253,12 @@ def dry_run_estimate(binary: Path, suite: str, run_flags) -> dict:
                               timeout=120)
     except (OSError, subprocess.TimeoutExpired) as e:
         raise FleetError(f"--binary: {binary} run --dry-run failed: {e}") from None
+    if proc.returncode != 0 and not proc.stderr.strip():
+        # Not layerbench's refusal of a flag, which always names it: a binary that is no
+        # layerbench (/bin/false), or one that crashed.
+        raise FleetError(f"--binary: {binary} run --dry-run {what_failed(proc)}")
     if proc.returncode != 0:
-        last = (proc.stderr.strip().splitlines() or ["(no message)"])[-1]
-        raise FleetError(f"layerbench run flags: {last}")
+        raise FleetError(f"layerbench run flags: {what_failed(proc)}")
     try:
         doc = checked_json.loads(proc.stdout)
     except (ValueError, RecursionError):
@@ -480,8 +494,7 @@ def submit(script: str, path: Path) -> str:
     except subprocess.TimeoutExpired:
         raise FleetError(f"sbatch {path}: no answer from Slurm in 120 s") from None
     if proc.returncode != 0:
-        last = (proc.stderr.strip().splitlines() or ["(no message)"])[-1]
-        raise FleetError(f"sbatch {path}: {last}")
+        raise FleetError(f"sbatch {path}: {what_failed(proc)}")
     return proc.stdout.strip().split(";")[0]  # "<job id>[;<cluster>]"
 
 

@@ -530,3 +530,31 @@ def test_resume_over_a_results_file_it_cannot_read_is_bad_input(tmp_path, damage
         assert DAMAGE_WORDS[damage] in proc.stderr, proc.stderr
         assert "move it out of results/" in proc.stderr
         assert not (tmp_path / "f" / "jobs").exists()
+
+
+def test_an_unknown_run_flag_is_named_not_the_help_texts_last_line(tmp_path):
+    # layerbench prints a usage error first, then its help text: once the help's last line
+    # was shown as the error.
+    proc = fleet_exit_2("--binary", binary(), "--targets", "partition=a", "--out", tmp_path / "f",
+                        "--dry-run", "--", "--frob", words="layerbench run flags: ")
+    assert "--frob" in proc.stderr, proc.stderr
+
+
+def killed_binary(tmp_path):
+    """Test stand-in for a layerbench that crashes before it prints anything."""
+    path = tmp_path / "killed"
+    path.write_text("#!/bin/sh\nkill -9 $$\n")
+    path.chmod(0o755)
+    return path
+
+
+@pytest.mark.parametrize("make_binary, words", [
+    (lambda _: "/bin/false", "run --dry-run exited with code 1 and printed no message"),
+    (killed_binary, "run --dry-run was killed by signal 9 and printed no message"),
+], ids=["false", "killed"])
+def test_a_binary_that_fails_silently_is_said_to(tmp_path, make_binary, words):
+    for mode in (["--dry-run"], []):
+        proc = fleet_exit_2("--binary", make_binary(tmp_path), "--targets", "partition=a",
+                            "--out", tmp_path / "f", *mode, words=words)
+        assert proc.stderr.startswith("fleet: --binary: ") and "(no message)" not in proc.stderr
+        assert not (tmp_path / "f").exists()
