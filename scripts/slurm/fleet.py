@@ -78,6 +78,24 @@ class Target:
 
 OPTION_KEY = re.compile(r"^[a-z][a-z0-9-]*$")
 
+# The values sbatch checks itself, in the forms `man sbatch` gives: checked here so that no job
+# is submitted before one of them is refused. Other options are Slurm's to judge.
+SLURM_TIME = re.compile(r"^(\d+|\d+:\d+|\d+:\d+:\d+|\d+-\d+|\d+-\d+:\d+|\d+-\d+:\d+:\d+"
+                        r"|infinite|unlimited)$", re.IGNORECASE)
+SLURM_SIZE = re.compile(r"^\d+[KMGT]?$", re.IGNORECASE)
+SLURM_COUNT = re.compile(r"^[1-9]\d*$")
+VALUE_FORMATS = {
+    "time": (SLURM_TIME, "a time limit: minutes, minutes:seconds, hours:minutes:seconds, "
+                         "days-hours, days-hours:minutes or days-hours:minutes:seconds"),
+    "mem": (SLURM_SIZE, "a size in megabytes, or with a K, M, G or T suffix"),
+    "cpus-per-task": (SLURM_COUNT, "a positive integer"),
+}
+VALUE_FORMATS.update({"time-min": VALUE_FORMATS["time"], "mem-per-cpu": VALUE_FORMATS["mem"],
+                      "mem-per-gpu": VALUE_FORMATS["mem"]})
+VALUE_FORMATS.update({key: VALUE_FORMATS["cpus-per-task"] for key in (
+    "cpus-per-gpu", "mincpus", "ntasks-per-node", "ntasks-per-core", "ntasks-per-socket",
+    "threads-per-core", "cores-per-socket", "sockets-per-node")})
+
 
 def slug_of(options) -> str:
     return "_".join(re.sub(r"[^A-Za-z0-9.]+", "-", v).strip("-") or "x" for _, v in options)
@@ -101,6 +119,9 @@ def parse_options(text: str, flag: str, reserved=RESERVED_OPTIONS) -> tuple:
             raise FleetError(f"{flag}: '{key}' given twice in '{text}'")
         if any(c.isspace() or c in "'\"" for c in value):
             raise FleetError(f"{flag}: the value of '{key}' in '{text}' contains a space or quote")
+        pattern, words = VALUE_FORMATS.get(key, (None, None))
+        if pattern and not pattern.match(value):
+            raise FleetError(f"{flag}: {key}={value} in '{text}': sbatch takes {words}")
         options.append((key, value))
     return tuple(options)
 
@@ -549,13 +570,31 @@ def fleet_main(args) -> int:
         output_folder(folder, "--out")
     jobs = []
     for t, minutes, script in scripts:
-        job = submit(script, out / "jobs" / f"{t.slug}.sbatch")
+        try:
+            job = submit(script, out / "jobs" / f"{t.slug}.sbatch")
+        except FleetError as e:
+            if not jobs:
+                raise
+            # Slurm refused what only it can judge (a partition it has not): the jobs
+            # submitted so far would measure, but no report job would wait for them.
+            ids = " ".join(j for _, j in jobs)
+            raise FleetError(f"{e}; jobs {ids} of the targets before it are submitted and no "
+                             f"report job: cancel them (scancel {ids}) and submit the fleet "
+                             "again once this target is fixed") from None
         jobs.append((t.text, job))
         print(f"{t.text}: job {job} (time limit {minutes} min, log {out / 'logs'}/"
               f"{t.slug}-{job}.out)")
-    report_job = submit(report_script(jobs, out=out, python=python, device=device,
-                                      report_options=report_options),
-                        out / "jobs" / "report.sbatch")
+    report_path = out / "jobs" / "report.sbatch"
+    try:
+        report_job = submit(report_script(jobs, out=out, python=python, device=device,
+                                          report_options=report_options), report_path)
+    except FleetError as e:
+        if not jobs:
+            raise
+        # The written script already waits for the target jobs: fixed, it is all that is missing.
+        raise FleetError(f"{e}; the target jobs {', '.join(j for _, j in jobs)} are submitted: "
+                         f"correct the #SBATCH lines of {report_path}, then submit the report "
+                         f"job with: sbatch {q(report_path)}") from None
     after = f" after jobs {', '.join(j for _, j in jobs)} end" if jobs else ""
     print(f"report: job {report_job}{after}: {out / 'report' / 'index.html'}")
     return 0
