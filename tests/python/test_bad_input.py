@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from conftest import CPU_ONLY, GPU_A, read_fixture, run_script, write_json
+from conftest import CPU_ONLY, FIXTURES, GPU_A, read_fixture, run_script, write_json
 
 
 def not_json(tmp_path):
@@ -209,3 +209,21 @@ def test_an_empty_path_is_refused_naming_the_flag(tmp_path, script, args, flag):
     assert proc.stderr.count("\n") == 1 and proc.stdout == "", proc.stderr
     assert [p.name for p in tmp_path.iterdir()] == ["index.html"]
     assert (tmp_path / "index.html").read_text() == "mine"
+
+
+def test_a_results_file_given_twice_is_counted_once(tmp_path):
+    # Each point was counted twice, the device shown twice ("[complete.json]").
+    real = FIXTURES / "real" / "complete.json"
+    copy = tmp_path / "copy.json"
+    copy.write_bytes(real.read_bytes())
+    again = FIXTURES / "real" / ".." / "real" / "complete.json"
+    proc = run_script("report.py", real, real, again, copy, "-o", tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines() == [
+        f"report.py: {real}: given twice (first as {real}): its points are counted once",
+        f"report.py: {again}: given twice (first as {real}): its points are counted once",
+        f"report.py: {copy}: the same results as {real} (a copy): its points are counted once"]
+    points = len(read_fixture(real)["points"])
+    assert len((tmp_path / "out" / "results.csv").read_text().strip().splitlines()) == points + 1
+    page = (tmp_path / "out" / "index.html").read_text()
+    assert page.count('class="banner bad">Left out:') == 3 and "[complete.json]" not in page
