@@ -227,3 +227,23 @@ def test_a_results_file_given_twice_is_counted_once(tmp_path):
     assert len((tmp_path / "out" / "results.csv").read_text().strip().splitlines()) == points + 1
     page = (tmp_path / "out" / "index.html").read_text()
     assert page.count('class="banner bad">Left out:') == 3 and "[complete.json]" not in page
+
+
+# argparse kept the last of a repeated flag silently: `-o a -o b` wrote to b alone.
+@pytest.mark.parametrize("script, args, words", [
+    ("report.py", [CPU_ONLY, "-o", "a", "--output=b"], "-o/--output: given twice ('a', then 'b')"),
+    ("report.py", [CPU_ONLY, "--baseline", CPU_ONLY, "--baseline", GPU_A, "-o", "a"],
+     "--baseline: given twice"),
+    ("compare.py", [CPU_ONLY, CPU_ONLY, "--fail-above", "5", "--fail-above", "50"],
+     "--fail-above: given twice (5.0, then 50.0)"),
+    ("slurm/fleet.py", ["--targets", "partition=a", "--targets", "partition=b", "--out", "f"],
+     "--targets: given twice"),
+    ("torch_layers.py", ["table", CPU_ONLY, "-o", "a", "-o", "b"], "-o/--output: given twice"),
+    ("torch_models.py", ["-o", "a", "-o", "b"], "-o/--output: given twice"),
+], ids=["report_o", "report_baseline", "compare", "fleet", "torch_layers", "torch_models"])
+def test_a_flag_given_twice_is_refused_naming_it(tmp_path, script, args, words):
+    proc = run_script(script, *args, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.count("\n") == 1 and f"argument {words}" in proc.stderr, proc.stderr
+    assert proc.stderr.endswith("; give it once\n") and proc.stdout == ""
+    assert list(tmp_path.iterdir()) == []
