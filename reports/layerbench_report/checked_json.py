@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -182,6 +183,9 @@ def check_regular_file(path: Path):
     try:
         path.stat()
     except (FileNotFoundError, NotADirectoryError):
+        if path.is_symlink():  # listed by ls, so "no such file" would puzzle
+            raise BadResultsFile(path, f"a symbolic link to {os.readlink(path)}, which does "
+                                       "not exist") from None
         raise BadResultsFile(path, "no such file") from None
     except OSError as e:  # a name too long for the file system, a folder without permission
         raise BadResultsFile(path, f"cannot be read: {e.strerror}") from None

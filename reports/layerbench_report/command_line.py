@@ -131,6 +131,10 @@ def check_folder_path(folder, flag: str, given=None) -> Path:
             continue
         if kind == "folder" or kind == "link" and os.path.isdir(part):
             break
+        if kind == "link" and not os.path.exists(part):
+            where = "" if part == given else f"{part} "
+            raise BadInput(f"{flag}: {given}: {where}is a symbolic link to {os.readlink(part)}, "
+                           "which does not exist; choose another path")
         where = "exists and" if part == given else f"{part}"
         raise BadInput(f"{flag}: {given}: {where} is not a folder; choose another path")
     return folder

@@ -35,6 +35,12 @@ def missing(tmp_path):
     return tmp_path / "does-not-exist.json", "no such file"
 
 
+def dangling_link(tmp_path):
+    path = tmp_path / "x.json"
+    path.symlink_to(tmp_path / "moved.json")
+    return path, f"a symbolic link to {tmp_path / 'moved.json'}, which does not exist"
+
+
 def bad_point(tmp_path):
     doc = read_fixture(CPU_ONLY)
     del doc["points"][3]["batch"]
@@ -63,8 +69,8 @@ def nested_too_deeply(tmp_path):
     return path, "nested too deeply"
 
 
-CASES = [not_json, no_schema, unknown_version, truncated, missing, bad_point, empty, not_utf8,
-         nested_too_deeply]
+CASES = [not_json, no_schema, unknown_version, truncated, missing, dangling_link, bad_point, empty,
+         not_utf8, nested_too_deeply]
 
 
 def assert_one_clear_line(proc, script, path, problem):
@@ -158,6 +164,11 @@ def output_file_is_a_folder(tmp_path):
     return tmp_path / "out", "index.html: exists and is a folder"
 
 
+def output_is_a_dangling_link(tmp_path):
+    (tmp_path / "out").symlink_to(tmp_path / "moved")
+    return tmp_path / "out", f"is a symbolic link to {tmp_path / 'moved'}, which does not exist"
+
+
 def output_file_is_a_link(tmp_path):
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "summary.md").symlink_to("/dev/null")
@@ -166,7 +177,8 @@ def output_file_is_a_link(tmp_path):
 
 @pytest.mark.parametrize("case", [output_is_a_file, output_under_a_file, output_is_a_device,
                                   output_cannot_be_made, output_file_is_a_folder,
-                                  output_file_is_a_link], ids=lambda c: c.__name__)
+                                  output_file_is_a_link, output_is_a_dangling_link],
+                         ids=lambda c: c.__name__)
 def test_report_refuses_an_output_it_cannot_write_naming_it(tmp_path, case):
     out, problem = case(tmp_path)
     proc = run_script("report.py", CPU_ONLY, "-o", out)

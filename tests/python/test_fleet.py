@@ -481,7 +481,7 @@ def with_scheduler(**fields):
 
 # What --resume says of each damaged file in results/.
 DAMAGE_WORDS = {
-    "truncated": "truncated", "dangling": "no such file", "not_utf8": "not UTF-8",
+    "truncated": "truncated", "dangling": "a symbolic link to ", "not_utf8": "not UTF-8",
     # Fields the fleet matches targets and hosts by: once a TypeError on the list.
     "target_list": "context.scheduler.target: expected a string, found an array",
     "job_id_number": "context.scheduler.job_id: expected a string, found an integer",
