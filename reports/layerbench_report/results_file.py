@@ -268,40 +268,11 @@ def _merge_journal(results: ResultsFile):
             results.recovered_from_journal += 1
 
 
-
-
 def load(path) -> ResultsFile:
     """Reads and checks one results file. Raises BadResultsFile naming the file."""
     results = check(path, read_document(path, "layerbench results file"))
     _merge_journal(results)
     return results
-
-
-def load_all(paths, skip_bad: bool, warn) -> list:
-    """Loads every file. A bad file raises, or with skip_bad is reported through warn(message)
-    and left out. A file given again (the same file, or a copy with the same content) is left
-    out with a warning: its points would be counted twice. Raises BadResultsFile when no file
-    is left."""
-    loaded = []
-    for p in paths:
-        try:
-            results = load(p)
-        except BadResultsFile as e:
-            if not skip_bad:
-                raise
-            warn(f"{e} (skipped)")
-            continue
-        same_file = next((f for f in loaded if f.path.resolve() == results.path.resolve()), None)
-        same_content = next((f for f in loaded if f.data == results.data), None)
-        if same_file or same_content:
-            what = (f"given twice (first as {same_file.path})" if same_file else
-                    f"the same results as {same_content.path} (a copy)")
-            warn(f"{p}: {what}: its points are counted once")
-            continue
-        loaded.append(results)
-    if not loaded:
-        raise BadResultsFile(", ".join(map(str, paths)) or "(none)", "no usable results file")
-    return loaded
 
 
 def median_ms(p: dict):
