@@ -48,7 +48,7 @@ import time
 
 from layerbench_report import checked_json, results_file
 from layerbench_report.command_line import (BadInput, Parser, check_output_file, number,
-                                            pass_bytes_through, write_text)
+                                            pass_bytes_through, path_text, write_text)
 
 from layerbench_report.results_file import is_original_backend, median_ms
 
@@ -642,8 +642,8 @@ def table(args):
 def measure_parser(sub, name, help, max_time_s, first_call):
     """A measuring subcommand: a results file in, PyTorch's timings out."""
     p = sub.add_parser(name, help=help)
-    p.add_argument("results", help="layerbench results file (JSON)")
-    p.add_argument("-o", "--output", required=True,
+    p.add_argument("results", type=path_text, help="layerbench results file (JSON)")
+    p.add_argument("-o", "--output", required=True, type=path_text,
                    help="where to write the PyTorch timings (JSON)")
     p.add_argument("--max-time-per-point", type=number(float, above=0), default=max_time_s,
                    help=f"seconds of timed runs per point after the first 5 (default {max_time_s})")
@@ -660,9 +660,10 @@ def main(argv=None):
     m = measure_parser(sub, "measure", "time the results file's GPU points through PyTorch",
                        0.25, "cuDNN's autotuning")
     t = sub.add_parser("table", help="print layerbench against PyTorch, one row per GPU point")
-    t.add_argument("results", help="layerbench results file (JSON)")
-    t.add_argument("--torch", help="PyTorch timings written by `measure`")
-    t.add_argument("-o", "--output", help="write the table here instead of standard output")
+    t.add_argument("results", type=path_text, help="layerbench results file (JSON)")
+    t.add_argument("--torch", type=path_text, help="PyTorch timings written by `measure`")
+    t.add_argument("-o", "--output", type=path_text,
+                   help="write the table here instead of standard output")
     mc = measure_parser(sub, "measure-cpu", "time the results file's CPU points through PyTorch",
                         0.1, "oneDNN's own set-up")
     mc.add_argument("--rounds", type=number(int, minimum=1), default=3,
@@ -671,9 +672,12 @@ def main(argv=None):
                     help="PyTorch's threads (default 1)")
     ct = sub.add_parser("cpu-table", help="print layerbench against PyTorch, one row per CPU "
                         "point, the best of several rounds' files")
-    ct.add_argument("results", nargs="+", help="layerbench results files (JSON), one per round")
-    ct.add_argument("--torch", nargs="+", help="PyTorch timings written by `measure-cpu`")
-    ct.add_argument("-o", "--output", help="write the table here instead of standard output")
+    ct.add_argument("results", nargs="+", type=path_text,
+                    help="layerbench results files (JSON), one per round")
+    ct.add_argument("--torch", nargs="+", type=path_text,
+                    help="PyTorch timings written by `measure-cpu`")
+    ct.add_argument("-o", "--output", type=path_text,
+                    help="write the table here instead of standard output")
     for sub_parser in (m, t, mc, ct):
         sub_parser.add_argument("--force", action="store_true",
                                 help="replace the -o file if it exists (a regular file only)")

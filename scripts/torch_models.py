@@ -41,7 +41,7 @@ from pathlib import Path
 
 from layerbench_report import framework_file
 from layerbench_report.command_line import (BadInput, Parser, check_output_file, number,
-                                            pass_bytes_through, write_text)
+                                            pass_bytes_through, path_text, write_text)
 
 MODELS = ("resnet50", "vit_b_16", "vit_l_16")
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
@@ -123,7 +123,8 @@ POSITIVE_SECONDS = number(float, above=0)
 
 def parse_args(argv):
     ap = Parser(prog="torch_models.py", description=__doc__.split("\n\n")[0])
-    ap.add_argument("-o", "--output", required=True, help="the framework timing file to write")
+    ap.add_argument("-o", "--output", required=True, type=path_text,
+                    help="the framework timing file to write")
     ap.add_argument("--force", action="store_true",
                     help="replace the -o file if it exists (a regular file only)")
     ap.add_argument("--model", type=csv_of(MODELS, "model"), default=["resnet50", "vit_b_16"])

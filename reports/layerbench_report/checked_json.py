@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -80,6 +81,13 @@ def type_words(types) -> str:
     return " or ".join(words.get(t, t.__name__) for t in types)
 
 
+# The magnitudes a number read for the report may have (or be 0). A finite number can still make
+# an infinite ratio or rate: 1 / 5e-324 is infinity. Within these bounds every ratio, product or
+# reciprocal of two numbers, and sums of millions of them, stay far inside a double's range, so
+# all the report computes and draws is finite. No time, rate or size measured comes near them.
+SMALLEST, LARGEST = 1e-100, 1e100
+
+
 class Fields:
     """Reads the fields of one object of a file; a problem raises BadResultsFile naming the file
     and the field's path (e.g. 'points[12].timing.median_ms')."""
@@ -134,6 +142,10 @@ class Fields:
             return None
         if value <= 0 if positive else value < 0:
             self.fail(key, f"must be {'positive' if positive else '>= 0'}, is {value}")
+        if value != 0 and not SMALLEST <= value <= LARGEST:
+            self.fail(key, f"{value!r} is beyond what the report computes with (its ratios and "
+                           f"rates would be infinite or 0): expected {'' if positive else '0 or '}"
+                           f"{SMALLEST:g} to {LARGEST:g}")
         self.obj[key] = float(value)
         return self.obj[key]
 
@@ -171,6 +183,9 @@ def check_regular_file(path: Path):
     try:
         path.stat()
     except (FileNotFoundError, NotADirectoryError):
+        if path.is_symlink():  # listed by ls, so "no such file" would puzzle
+            raise BadResultsFile(path, f"a symbolic link to {os.readlink(path)}, which does "
+                                       "not exist") from None
         raise BadResultsFile(path, "no such file") from None
     except OSError as e:  # a name too long for the file system, a folder without permission
         raise BadResultsFile(path, f"cannot be read: {e.strerror}") from None

@@ -7,7 +7,7 @@ from pathlib import Path
 from layerbench_report import framework_file
 from layerbench_report import results_file
 from layerbench_report.command_line import (BadInput, Parser, output_folder, pass_bytes_through,
-                                            write_text)
+                                            path_text, write_text)
 
 from layerbench_report.data import Data, load_not_measured
 from layerbench_report.headline import headline
@@ -15,20 +15,49 @@ from layerbench_report.outputs import csv_text, summary_markdown
 from layerbench_report.page import render_html
 
 
+def load_results(paths, skip_bad: bool, warn) -> list:
+    """Loads every results file given. A bad file raises, or with skip_bad is reported through
+    warn(message) and left out. A file given again (the same file, or a copy with the same
+    content) is left out with a warning: its points would be counted twice. Raises
+    BadResultsFile when no file is left."""
+    loaded = []
+    for p in paths:
+        try:
+            results = results_file.load(p)
+        except results_file.BadResultsFile as e:
+            if not skip_bad:
+                raise
+            warn(f"{e} (skipped)")
+            continue
+        same_file = next((f for f in loaded if f.path.resolve() == results.path.resolve()), None)
+        same_content = next((f for f in loaded if f.data == results.data), None)
+        if same_file or same_content:
+            what = (f"given twice (first as {same_file.path})" if same_file else
+                    f"the same results as {same_content.path} (a copy)")
+            warn(f"{p}: {what}: its points are counted once")
+            continue
+        loaded.append(results)
+    if not loaded:
+        raise results_file.BadResultsFile(", ".join(map(str, paths)) or "(none)",
+                                          "no usable results file")
+    return loaded
+
+
 def main(argv=None) -> int:
     pass_bytes_through()
     ap = Parser(prog="report.py", description="HTML report from layerbench results files.")
-    ap.add_argument("results", nargs="*", help="results files (layerbench run -o FILE); "
-                    "framework timing files among them are recognised by their schema")
-    ap.add_argument("-o", "--output", required=True, help="folder for index.html, results.csv "
-                    "and summary.md (made if absent; those three files in it are replaced)")
-    ap.add_argument("--baseline", help="the results file the others are normalised to "
-                    "(default: the first)")
+    ap.add_argument("results", nargs="*", type=path_text, help="results files (layerbench run "
+                    "-o FILE); framework timing files among them are recognised by their schema")
+    ap.add_argument("-o", "--output", required=True, type=path_text, help="folder for "
+                    "index.html, results.csv and summary.md (made if absent; those three files "
+                    "in it are replaced)")
+    ap.add_argument("--baseline", type=path_text, help="the results file the others are "
+                    "normalised to (default: the first)")
     ap.add_argument("--skip-bad", action="store_true", help="leave out files that cannot be read "
                     "instead of stopping")
-    ap.add_argument("--not-measured", help="a Slurm fleet's list of targets that left no "
-                    "results (scripts/slurm/fleet.py writes it)")
-    ap.add_argument("--framework", action="append", default=[], metavar="FILE",
+    ap.add_argument("--not-measured", type=path_text, help="a Slurm fleet's list of targets "
+                    "that left no results (scripts/slurm/fleet.py writes it)")
+    ap.add_argument("--framework", action="append", default=[], metavar="FILE", type=path_text,
                     help="a framework timing file (scripts/torch_models.py -o FILE) whose "
                     "end-to-end times the model estimates are checked against; repeatable")
     args = ap.parse_args(argv)
@@ -46,7 +75,7 @@ def main(argv=None) -> int:
         not_measured = load_not_measured(args.not_measured) if args.not_measured else []
         frameworks = [framework_file.load(p) for p in framework_paths]
         # A fleet whose every target failed still gets a page that says why.
-        files = results_file.load_all(args.results, args.skip_bad, warn) \
+        files = load_results(args.results, args.skip_bad, warn) \
             if args.results or not not_measured else []
     except (results_file.BadResultsFile, BadInput) as e:
         print(f"report.py: {e}", file=sys.stderr)

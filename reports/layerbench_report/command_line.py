@@ -31,8 +31,32 @@ def pass_bytes_through():
         sys.stdout.reconfigure(errors="surrogateescape")
 
 
+class _StoreOnce(argparse._StoreAction):
+    """A flag with one value, refused when given again: argparse would keep the last silently,
+    so `-o a -o b` wrote to b alone."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault("_flags_given", {})
+        if option_string and self.dest in given:
+            parser.error(f"argument {'/'.join(self.option_strings)}: given twice "
+                         f"({given[self.dest]!r}, then {values!r}); give it once")
+        given[self.dest] = values
+        super().__call__(parser, namespace, values, option_string)
+
+
 class Parser(argparse.ArgumentParser):
-    """argparse with its usage errors in one line ('PROG: argument --x: ...'), exit code 2."""
+    """argparse with its usage errors in one line ('PROG: argument --x: ...'), exit code 2, and
+    a flag of one value refused when given twice."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.register("action", None, _StoreOnce)
+        self.register("action", "store", _StoreOnce)
+
+    def parse_known_args(self, args=None, namespace=None):
+        parsed, extras = super().parse_known_args(args, namespace)
+        parsed.__dict__.pop("_flags_given", None)
+        return parsed, extras
 
     def error(self, message):
         self.exit(2, f"{self.prog}: {' '.join(message.split())}\n")
@@ -59,6 +83,14 @@ def number(kind=float, *, minimum=None, above=None, below=None):
                 raise argparse.ArgumentTypeError(f"{text!r}: must be {relation} {bound:g}")
         return value
     return parse
+
+
+def path_text(text: str) -> str:
+    """An argparse type for a path flag: an empty path names nothing, yet Path('') is the
+    current folder, where a tool would write or read in place of what the user meant."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path names no file or folder; give one")
+    return text
 
 
 def _kind(path: Path, flag: str, given=None) -> str:
@@ -99,6 +131,10 @@ def check_folder_path(folder, flag: str, given=None) -> Path:
             continue
         if kind == "folder" or kind == "link" and os.path.isdir(part):
             break
+        if kind == "link" and not os.path.exists(part):
+            where = "" if part == given else f"{part} "
+            raise BadInput(f"{flag}: {given}: {where}is a symbolic link to {os.readlink(part)}, "
+                           "which does not exist; choose another path")
         where = "exists and" if part == given else f"{part}"
         raise BadInput(f"{flag}: {given}: {where} is not a folder; choose another path")
     return folder

@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 
 from layerbench_report import results_file
-from layerbench_report.command_line import Parser, number, pass_bytes_through
+from layerbench_report.command_line import Parser, number, pass_bytes_through, path_text
 
 PERCENTAGE = number(float, minimum=0)
 
@@ -98,8 +98,8 @@ def main(argv=None) -> int:
     pass_bytes_through()
     ap = Parser(prog="compare.py",
                 description="Compare two layerbench results files point by point.")
-    ap.add_argument("base", help="the reference results file")
-    ap.add_argument("new", help="the results file to judge against it")
+    ap.add_argument("base", type=path_text, help="the reference results file")
+    ap.add_argument("new", type=path_text, help="the results file to judge against it")
     ap.add_argument("--threshold", type=PERCENTAGE, metavar="PCT",
                     help="SAME when the times differ by at most PCT percent (default: the larger "
                          "recorded noise of the two points)")

@@ -96,6 +96,19 @@ def _check_devices(context: Fields) -> dict:
     return devices
 
 
+# The placement of a run or a doctor report under Slurm (harness/slurm_placement.cpp).
+SCHEDULER_FIELDS = ("name", "job_id", "array_job_id", "array_task_id", "node", "partition",
+                    "target")
+
+
+def check_scheduler(parent: Fields):
+    """The "scheduler" object of a results file's context or of a doctor report: null, or its
+    fields strings or null. The Slurm fleet matches files to targets and jobs by them."""
+    scheduler = parent.object("scheduler")
+    for key in SCHEDULER_FIELDS if scheduler else ():
+        scheduler.text(key, optional=True, nullable=True)
+
+
 def _check_point(path, where, p, devices):
     """where: the point's place, e.g. 'points[12]' or, in a journal, 'line 5: point'."""
     if not isinstance(p, dict):
@@ -173,6 +186,8 @@ def check(path, data) -> ResultsFile:
     top.text("status", FILE_STATUSES)
     context = top.object("context", optional=False, nullable=False)
     devices = _check_devices(context)
+    context.text("host", optional=True, nullable=True)
+    check_scheduler(context)
     libraries = context.object("libraries")
     for name in libraries.obj if libraries else ():
         libraries.text(name, nullable=True)
@@ -253,29 +268,11 @@ def _merge_journal(results: ResultsFile):
             results.recovered_from_journal += 1
 
 
-
-
 def load(path) -> ResultsFile:
     """Reads and checks one results file. Raises BadResultsFile naming the file."""
     results = check(path, read_document(path, "layerbench results file"))
     _merge_journal(results)
     return results
-
-
-def load_all(paths, skip_bad: bool, warn) -> list:
-    """Loads every file. A bad file raises, or with skip_bad is reported through warn(message)
-    and left out. Raises BadResultsFile when no file is left."""
-    loaded = []
-    for p in paths:
-        try:
-            loaded.append(load(p))
-        except BadResultsFile as e:
-            if not skip_bad:
-                raise
-            warn(f"{e} (skipped)")
-    if not loaded:
-        raise BadResultsFile(", ".join(map(str, paths)) or "(none)", "no usable results file")
-    return loaded
 
 
 def median_ms(p: dict):

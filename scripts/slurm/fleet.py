@@ -30,7 +30,7 @@ from pathlib import Path
 
 from layerbench_report import checked_json, results_file
 from layerbench_report.command_line import (BadInput, Parser, check_folder_path, number,
-                                            output_folder, pass_bytes_through)
+                                            output_folder, pass_bytes_through, path_text)
 
 ROOT = Path(__file__).resolve().parents[2]
 # The job scripts run fleet.py with a Python that may lack the report package (the system's, or
@@ -78,6 +78,24 @@ class Target:
 
 OPTION_KEY = re.compile(r"^[a-z][a-z0-9-]*$")
 
+# The values sbatch checks itself, in the forms `man sbatch` gives: checked here so that no job
+# is submitted before one of them is refused. Other options are Slurm's to judge.
+SLURM_TIME = re.compile(r"^(\d+|\d+:\d+|\d+:\d+:\d+|\d+-\d+|\d+-\d+:\d+|\d+-\d+:\d+:\d+"
+                        r"|infinite|unlimited)$", re.IGNORECASE)
+SLURM_SIZE = re.compile(r"^\d+[KMGT]?$", re.IGNORECASE)
+SLURM_COUNT = re.compile(r"^[1-9]\d*$")
+VALUE_FORMATS = {
+    "time": (SLURM_TIME, "a time limit: minutes, minutes:seconds, hours:minutes:seconds, "
+                         "days-hours, days-hours:minutes or days-hours:minutes:seconds"),
+    "mem": (SLURM_SIZE, "a size in megabytes, or with a K, M, G or T suffix"),
+    "cpus-per-task": (SLURM_COUNT, "a positive integer"),
+}
+VALUE_FORMATS.update({"time-min": VALUE_FORMATS["time"], "mem-per-cpu": VALUE_FORMATS["mem"],
+                      "mem-per-gpu": VALUE_FORMATS["mem"]})
+VALUE_FORMATS.update({key: VALUE_FORMATS["cpus-per-task"] for key in (
+    "cpus-per-gpu", "mincpus", "ntasks-per-node", "ntasks-per-core", "ntasks-per-socket",
+    "threads-per-core", "cores-per-socket", "sockets-per-node")})
+
 
 def slug_of(options) -> str:
     return "_".join(re.sub(r"[^A-Za-z0-9.]+", "-", v).strip("-") or "x" for _, v in options)
@@ -101,6 +119,9 @@ def parse_options(text: str, flag: str, reserved=RESERVED_OPTIONS) -> tuple:
             raise FleetError(f"{flag}: '{key}' given twice in '{text}'")
         if any(c.isspace() or c in "'\"" for c in value):
             raise FleetError(f"{flag}: the value of '{key}' in '{text}' contains a space or quote")
+        pattern, words = VALUE_FORMATS.get(key, (None, None))
+        if pattern and not pattern.match(value):
+            raise FleetError(f"{flag}: {key}={value} in '{text}': sbatch takes {words}")
         options.append((key, value))
     return tuple(options)
 
@@ -234,6 +255,17 @@ def time_limit_minutes(points: int, estimate_s: float, margin: float) -> int:
     return max(1, math.ceil(seconds / 60))
 
 
+def what_failed(proc) -> str:
+    """The message of a command that failed: its error line, or how it ended when it printed
+    none. layerbench's usage errors print the error first and the help text after it."""
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    if not lines:
+        ended = (f"was killed by signal {-proc.returncode}" if proc.returncode < 0 else
+                 f"exited with code {proc.returncode}")
+        return f"{ended} and printed no message"
+    return lines[0] if any(line.startswith("Usage:") for line in lines) else lines[-1]
+
+
 def dry_run_estimate(binary: Path, suite: str, run_flags) -> dict:
     # The nodes' GPUs, not this login node's: planned as usable.
     cmd = [str(binary), "run", "--dry-run", "--assume-usable-gpu", "--suite", suite, *run_flags]
@@ -242,9 +274,12 @@ def dry_run_estimate(binary: Path, suite: str, run_flags) -> dict:
                               timeout=120)
     except (OSError, subprocess.TimeoutExpired) as e:
         raise FleetError(f"--binary: {binary} run --dry-run failed: {e}") from None
+    if proc.returncode != 0 and not proc.stderr.strip():
+        # Not layerbench's refusal of a flag, which always names it: a binary that is no
+        # layerbench (/bin/false), or one that crashed.
+        raise FleetError(f"--binary: {binary} run --dry-run {what_failed(proc)}")
     if proc.returncode != 0:
-        last = (proc.stderr.strip().splitlines() or ["(no message)"])[-1]
-        raise FleetError(f"layerbench run flags: {last}")
+        raise FleetError(f"layerbench run flags: {what_failed(proc)}")
     try:
         doc = checked_json.loads(proc.stdout)
     except (ValueError, RecursionError):
@@ -347,25 +382,33 @@ def is_results_name(path: Path) -> bool:
     return path.name.endswith(".json") and not path.name.endswith(".doctor.json")
 
 
+def load_doctor_report(path: Path) -> dict:
+    """A node's `layerbench doctor --json`, strictly: the fields the fleet reads (its placement
+    and the diagnosis) have their types checked. Raises checked_json.BadResultsFile."""
+    doc = checked_json.read_document(path, "doctor report")
+    if not isinstance(doc, dict):
+        raise checked_json.BadResultsFile(path, f"not a doctor report: the top level is "
+                                                f"{checked_json.json_words(doc)}, not an object")
+    top = checked_json.Fields(path, doc, "")
+    results_file.check_scheduler(top)
+    diagnosis = top.object("diagnosis")
+    if diagnosis:
+        diagnosis.get("gpu_usable", bool, optional=True)
+        diagnosis.text("verdict", optional=True, nullable=True)
+    return doc
+
+
 def load_results_dir(results_dir: Path, warn):
     """(results files, doctor documents) found in DIR/results; unreadable files are warned about."""
     results, doctors = [], []
     for path in sorted(results_dir.glob("*.json")):
-        if is_results_name(path):
-            try:
+        try:
+            if is_results_name(path):
                 results.append(results_file.load(path))
-            except results_file.BadResultsFile as e:
-                warn(str(e))
-        elif not path.is_file():
-            warn(f"{path}: not a regular file, skipped")
-        else:
-            try:
-                doc = checked_json.read_document(path, "doctor report")
-            except checked_json.BadResultsFile as e:
-                warn(str(e))
-                continue
-            if isinstance(doc, dict):
-                doctors.append(doc)
+            else:
+                doctors.append(load_doctor_report(path))
+        except checked_json.BadResultsFile as e:
+            warn(str(e))
     return results, doctors
 
 
@@ -472,8 +515,7 @@ def submit(script: str, path: Path) -> str:
     except subprocess.TimeoutExpired:
         raise FleetError(f"sbatch {path}: no answer from Slurm in 120 s") from None
     if proc.returncode != 0:
-        last = (proc.stderr.strip().splitlines() or ["(no message)"])[-1]
-        raise FleetError(f"sbatch {path}: {last}")
+        raise FleetError(f"sbatch {path}: {what_failed(proc)}")
     return proc.stdout.strip().split(";")[0]  # "<job id>[;<cluster>]"
 
 
@@ -528,13 +570,31 @@ def fleet_main(args) -> int:
         output_folder(folder, "--out")
     jobs = []
     for t, minutes, script in scripts:
-        job = submit(script, out / "jobs" / f"{t.slug}.sbatch")
+        try:
+            job = submit(script, out / "jobs" / f"{t.slug}.sbatch")
+        except FleetError as e:
+            if not jobs:
+                raise
+            # Slurm refused what only it can judge (a partition it has not): the jobs
+            # submitted so far would measure, but no report job would wait for them.
+            ids = " ".join(j for _, j in jobs)
+            raise FleetError(f"{e}; jobs {ids} of the targets before it are submitted and no "
+                             f"report job: cancel them (scancel {ids}) and submit the fleet "
+                             "again once this target is fixed") from None
         jobs.append((t.text, job))
         print(f"{t.text}: job {job} (time limit {minutes} min, log {out / 'logs'}/"
               f"{t.slug}-{job}.out)")
-    report_job = submit(report_script(jobs, out=out, python=python, device=device,
-                                      report_options=report_options),
-                        out / "jobs" / "report.sbatch")
+    report_path = out / "jobs" / "report.sbatch"
+    try:
+        report_job = submit(report_script(jobs, out=out, python=python, device=device,
+                                          report_options=report_options), report_path)
+    except FleetError as e:
+        if not jobs:
+            raise
+        # The written script already waits for the target jobs: fixed, it is all that is missing.
+        raise FleetError(f"{e}; the target jobs {', '.join(j for _, j in jobs)} are submitted: "
+                         f"correct the #SBATCH lines of {report_path}, then submit the report "
+                         f"job with: sbatch {q(report_path)}") from None
     after = f" after jobs {', '.join(j for _, j in jobs)} end" if jobs else ""
     print(f"report: job {report_job}{after}: {out / 'report' / 'index.html'}")
     return 0
@@ -589,14 +649,14 @@ def parse_args(argv):
                          "\"partition=a100;partition=h100,gres=gpu:h100:1\"")
     ap.add_argument("--suite", default="quick", choices=["quick", "standard", "full"],
                     help="layerbench run --suite (default quick)")
-    ap.add_argument("--out", required=True,
+    ap.add_argument("--out", required=True, type=path_text,
                     help="fleet directory on storage every node sees: results/, report/, logs/")
     ap.add_argument("--resume", action="store_true",
                     help="continue a fleet in --out: complete targets are not run again, "
                          "unfinished files are continued")
     ap.add_argument("--dry-run", action="store_true",
                     help="print the sbatch scripts instead of submitting them")
-    ap.add_argument("--binary", default=str(ROOT / "build" / "layerbench"),
+    ap.add_argument("--binary", default=str(ROOT / "build" / "layerbench"), type=path_text,
                     help="the layerbench binary, on shared storage (default build/layerbench)")
     ap.add_argument("--time-margin", type=number(float, minimum=1), default=DEFAULT_TIME_MARGIN,
                     help=f"time limit = estimate x this + {SETUP_S_PER_POINT} s per point + "

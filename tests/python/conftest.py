@@ -22,12 +22,12 @@ GPU_B = FIXTURES / "fixture_gpu_b.json"
 CPU_ONLY = FIXTURES / "fixture_cpu_only.json"
 
 
-def run_script(name, *args, timeout=300):
-    """Runs scripts/<name> with this interpreter and this tree's report package; returns the
-    CompletedProcess (text)."""
+def run_script(name, *args, timeout=300, cwd=None):
+    """Runs scripts/<name> with this interpreter and this tree's report package, in folder cwd
+    (default: this process's); returns the CompletedProcess (text)."""
     path = os.pathsep.join(filter(None, [str(REPORTS), os.environ.get("PYTHONPATH")]))
     return subprocess.run([sys.executable, str(SCRIPTS / name), *map(str, args)],
-                          capture_output=True, text=True, timeout=timeout,
+                          capture_output=True, text=True, timeout=timeout, cwd=cwd,
                           env={**os.environ, "PYTHONPATH": path})
 
 

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from conftest import CPU_ONLY, GPU_A, read_fixture, run_script, write_json
+from conftest import CPU_ONLY, FIXTURES, GPU_A, read_fixture, run_script, write_json
 
 
 def not_json(tmp_path):
@@ -35,6 +35,12 @@ def missing(tmp_path):
     return tmp_path / "does-not-exist.json", "no such file"
 
 
+def dangling_link(tmp_path):
+    path = tmp_path / "x.json"
+    path.symlink_to(tmp_path / "moved.json")
+    return path, f"a symbolic link to {tmp_path / 'moved.json'}, which does not exist"
+
+
 def bad_point(tmp_path):
     doc = read_fixture(CPU_ONLY)
     del doc["points"][3]["batch"]
@@ -63,8 +69,8 @@ def nested_too_deeply(tmp_path):
     return path, "nested too deeply"
 
 
-CASES = [not_json, no_schema, unknown_version, truncated, missing, bad_point, empty, not_utf8,
-         nested_too_deeply]
+CASES = [not_json, no_schema, unknown_version, truncated, missing, dangling_link, bad_point, empty,
+         not_utf8, nested_too_deeply]
 
 
 def assert_one_clear_line(proc, script, path, problem):
@@ -158,6 +164,11 @@ def output_file_is_a_folder(tmp_path):
     return tmp_path / "out", "index.html: exists and is a folder"
 
 
+def output_is_a_dangling_link(tmp_path):
+    (tmp_path / "out").symlink_to(tmp_path / "moved")
+    return tmp_path / "out", f"is a symbolic link to {tmp_path / 'moved'}, which does not exist"
+
+
 def output_file_is_a_link(tmp_path):
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "summary.md").symlink_to("/dev/null")
@@ -166,7 +177,8 @@ def output_file_is_a_link(tmp_path):
 
 @pytest.mark.parametrize("case", [output_is_a_file, output_under_a_file, output_is_a_device,
                                   output_cannot_be_made, output_file_is_a_folder,
-                                  output_file_is_a_link], ids=lambda c: c.__name__)
+                                  output_file_is_a_link, output_is_a_dangling_link],
+                         ids=lambda c: c.__name__)
 def test_report_refuses_an_output_it_cannot_write_naming_it(tmp_path, case):
     out, problem = case(tmp_path)
     proc = run_script("report.py", CPU_ONLY, "-o", out)
@@ -187,3 +199,63 @@ def test_report_into_an_existing_folder_replaces_its_own_files(tmp_path):
     assert (tmp_path / "out" / "notes.txt").read_text() == "mine"
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
         "index.html", "notes.txt", "results.csv", "summary.md"]
+
+
+# An empty path is the current folder to Path(''): each tool once wrote or read there.
+@pytest.mark.parametrize("script, args, flag", [
+    ("report.py", [CPU_ONLY, "-o", ""], "-o/--output"),
+    ("report.py", ["", "-o", "out"], "results"),
+    ("report.py", [CPU_ONLY, "--framework", "", "-o", "out"], "--framework"),
+    ("compare.py", [CPU_ONLY, ""], "new"),
+    ("slurm/fleet.py", ["--targets", "partition=a", "--out", "", "--dry-run"], "--out"),
+    ("torch_models.py", ["-o", ""], "-o/--output"),
+    ("torch_layers.py", ["measure", CPU_ONLY, "-o", ""], "-o/--output"),
+    ("torch_layers.py", ["table", CPU_ONLY, "-o", ""], "-o/--output"),
+    ("torch_layers.py", ["cpu-table", CPU_ONLY, "-o", ""], "-o/--output"),
+], ids=lambda x: x if isinstance(x, str) else None)
+def test_an_empty_path_is_refused_naming_the_flag(tmp_path, script, args, flag):
+    (tmp_path / "index.html").write_text("mine")
+    proc = run_script(script, *args, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert f"argument {flag}: an empty path names no file or folder" in proc.stderr, proc.stderr
+    assert proc.stderr.count("\n") == 1 and proc.stdout == "", proc.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["index.html"]
+    assert (tmp_path / "index.html").read_text() == "mine"
+
+
+def test_a_results_file_given_twice_is_counted_once(tmp_path):
+    # Each point was counted twice, the device shown twice ("[complete.json]").
+    real = FIXTURES / "real" / "complete.json"
+    copy = tmp_path / "copy.json"
+    copy.write_bytes(real.read_bytes())
+    again = FIXTURES / "real" / ".." / "real" / "complete.json"
+    proc = run_script("report.py", real, real, again, copy, "-o", tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines() == [
+        f"report.py: {real}: given twice (first as {real}): its points are counted once",
+        f"report.py: {again}: given twice (first as {real}): its points are counted once",
+        f"report.py: {copy}: the same results as {real} (a copy): its points are counted once"]
+    points = len(read_fixture(real)["points"])
+    assert len((tmp_path / "out" / "results.csv").read_text().strip().splitlines()) == points + 1
+    page = (tmp_path / "out" / "index.html").read_text()
+    assert page.count('class="banner bad">Left out:') == 3 and "[complete.json]" not in page
+
+
+# argparse kept the last of a repeated flag silently: `-o a -o b` wrote to b alone.
+@pytest.mark.parametrize("script, args, words", [
+    ("report.py", [CPU_ONLY, "-o", "a", "--output=b"], "-o/--output: given twice ('a', then 'b')"),
+    ("report.py", [CPU_ONLY, "--baseline", CPU_ONLY, "--baseline", GPU_A, "-o", "a"],
+     "--baseline: given twice"),
+    ("compare.py", [CPU_ONLY, CPU_ONLY, "--fail-above", "5", "--fail-above", "50"],
+     "--fail-above: given twice (5.0, then 50.0)"),
+    ("slurm/fleet.py", ["--targets", "partition=a", "--targets", "partition=b", "--out", "f"],
+     "--targets: given twice"),
+    ("torch_layers.py", ["table", CPU_ONLY, "-o", "a", "-o", "b"], "-o/--output: given twice"),
+    ("torch_models.py", ["-o", "a", "-o", "b"], "-o/--output: given twice"),
+], ids=["report_o", "report_baseline", "compare", "fleet", "torch_layers", "torch_models"])
+def test_a_flag_given_twice_is_refused_naming_it(tmp_path, script, args, words):
+    proc = run_script(script, *args, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.count("\n") == 1 and f"argument {words}" in proc.stderr, proc.stderr
+    assert proc.stderr.endswith("; give it once\n") and proc.stdout == ""
+    assert list(tmp_path.iterdir()) == []

@@ -471,18 +471,185 @@ def test_the_longest_target_name_that_fits_makes_names_within_the_limit(tmp_path
         fleet.parse_targets("partition=" + "a" * (room + 1), 255)
 
 
-@pytest.mark.parametrize("damage", ["truncated", "dangling", "not_utf8"])
+def with_scheduler(**fields):
+    """A real results file (fixtures/real/complete.json) placed under Slurm with FIELDS."""
+    doc = json.loads((ROOT / "tests" / "python" / "fixtures" / "real" / "complete.json")
+                     .read_text())
+    doc["context"]["scheduler"] = {"name": "slurm", "job_id": "11", **fields}
+    return json.dumps(doc)
+
+
+# What --resume says of each damaged file in results/.
+DAMAGE_WORDS = {
+    "truncated": "truncated", "dangling": "a symbolic link to ", "not_utf8": "not UTF-8",
+    # Fields the fleet matches targets and hosts by: once a TypeError on the list.
+    "target_list": "context.scheduler.target: expected a string, found an array",
+    "job_id_number": "context.scheduler.job_id: expected a string, found an integer",
+    "host_object": "context.host: expected a string, found an object",
+    "doctor_target_list": "scheduler.target: expected a string, found an array",
+    "doctor_diagnosis_list": "diagnosis: expected an object, found an array",
+    "doctor_gpu_usable_text": "diagnosis.gpu_usable: expected true/false, found a string",
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGE_WORDS)
 def test_resume_over_a_results_file_it_cannot_read_is_bad_input(tmp_path, damage):
     results = tmp_path / "f" / "results"
     results.mkdir(parents=True)
-    bad = results / "a-node7-11.json"
+    bad = results / ("a-node7-11.doctor.json" if damage.startswith("doctor") else
+                     "a-node7-11.json")
     if damage == "truncated":
         bad.write_text('{"schema": "layerbench-results/1", "status": "comp')
     elif damage == "dangling":
         bad.symlink_to(tmp_path / "gone.json")
-    else:
+    elif damage == "not_utf8":
         bad.write_bytes(b'{"schema": "layerbench-results/1", "status": "\xff"}')
+    elif damage == "target_list":
+        bad.write_text(with_scheduler(target=["partition=a"]))
+    elif damage == "job_id_number":
+        bad.write_text(with_scheduler(job_id=11, target="partition=a"))
+    elif damage == "host_object":
+        doc = json.loads(with_scheduler(target="partition=a"))
+        doc["context"]["host"] = {"name": "node7"}
+        bad.write_text(json.dumps(doc))
+    else:
+        doctor = {"scheduler": {"name": "slurm", "job_id": "11", "target": "partition=a"},
+                  "diagnosis": {"gpu_usable": False, "verdict": "no GPU"}}
+        if damage == "doctor_target_list":
+            doctor["scheduler"]["target"] = ["partition=a"]
+        elif damage == "doctor_diagnosis_list":
+            doctor["diagnosis"] = ["no GPU"]
+        else:
+            doctor["diagnosis"]["gpu_usable"] = "no"
+        bad.write_text(json.dumps(doctor))
     plan = '{"devices": {"cpu": {"points": 4, "estimated_seconds": 0.4}}}'
-    proc = fleet_exit_2("--binary", fake_binary(tmp_path, plan), "--targets", "partition=a",
-                        "--out", tmp_path / "f", "--resume", "--dry-run", words=f"--resume: {bad}")
-    assert "move it out of results/" in proc.stderr
+    for mode in (["--dry-run"], []):
+        proc = fleet_exit_2("--binary", fake_binary(tmp_path, plan), "--targets", "partition=a",
+                            "--out", tmp_path / "f", "--resume", *mode,
+                            words=f"--resume: {bad}: ")
+        assert DAMAGE_WORDS[damage] in proc.stderr, proc.stderr
+        assert "move it out of results/" in proc.stderr
+        assert not (tmp_path / "f" / "jobs").exists()
+
+
+def test_an_unknown_run_flag_is_named_not_the_help_texts_last_line(tmp_path):
+    # layerbench prints a usage error first, then its help text: once the help's last line
+    # was shown as the error.
+    proc = fleet_exit_2("--binary", binary(), "--targets", "partition=a", "--out", tmp_path / "f",
+                        "--dry-run", "--", "--frob", words="layerbench run flags: ")
+    assert "--frob" in proc.stderr, proc.stderr
+
+
+def killed_binary(tmp_path):
+    """Test stand-in for a layerbench that crashes before it prints anything."""
+    path = tmp_path / "killed"
+    path.write_text("#!/bin/sh\nkill -9 $$\n")
+    path.chmod(0o755)
+    return path
+
+
+@pytest.mark.parametrize("make_binary, words", [
+    (lambda _: "/bin/false", "run --dry-run exited with code 1 and printed no message"),
+    (killed_binary, "run --dry-run was killed by signal 9 and printed no message"),
+], ids=["false", "killed"])
+def test_a_binary_that_fails_silently_is_said_to(tmp_path, make_binary, words):
+    for mode in (["--dry-run"], []):
+        proc = fleet_exit_2("--binary", make_binary(tmp_path), "--targets", "partition=a",
+                            "--out", tmp_path / "f", *mode, words=words)
+        assert proc.stderr.startswith("fleet: --binary: ") and "(no message)" not in proc.stderr
+        assert not (tmp_path / "f").exists()
+
+
+# ---- values Slurm judges: checked before the first job, or the missing job's command given
+
+# Test stand-in for Slurm's sbatch: records each script it is given and refuses, as Slurm does,
+# a --time that is not a time and a partition named "nope" (made-up job ids, test data).
+CHECKING_SBATCH = """#!/bin/sh
+script="$2"
+if grep -Eq '^#SBATCH --time=.*[^0-9:-]' "$script"; then
+    echo "sbatch: error: Invalid --time specification" >&2; exit 1
+fi
+if grep -q '^#SBATCH --partition=nope$' "$script"; then
+    echo "sbatch: error: invalid partition specified: nope" >&2; exit 1
+fi
+n=$(ls "$SBATCH_RECORD" | wc -l)
+cp "$script" "$SBATCH_RECORD/$n.sbatch"
+echo "$((100 + n))"
+"""
+
+
+def fleet_with_checking_sbatch(tmp_path, *args):
+    bin_dir, record = tmp_path / "bin", tmp_path / "record"
+    bin_dir.mkdir(exist_ok=True)
+    record.mkdir(exist_ok=True)
+    (bin_dir / "sbatch").write_text(CHECKING_SBATCH)
+    (bin_dir / "sbatch").chmod(0o755)
+    plan = '{"devices": {"cpu": {"points": 4, "estimated_seconds": 0.4}}}'
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "SBATCH_RECORD": str(record),
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(REPORTS),
+                                                       os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.run([sys.executable, str(SCRIPTS / "slurm" / "fleet.py"), "--binary",
+                           str(fake_binary(tmp_path, plan)), "--out", str(tmp_path / "f"), *args],
+                          capture_output=True, text=True, timeout=120, env=env)
+    return proc, sorted(record.iterdir())
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--report-options", "time=abc"], "--report-options: time=abc in 'time=abc': sbatch takes "
+                                       "a time limit"),
+    (["--report-options", "partition=cpu,time=1:2:3:4"], "time=1:2:3:4"),
+    (["--report-options", "mem=lots"], "--report-options: mem=lots"),
+    (["--targets", "partition=a,mem-per-cpu=4Q"], "--targets: mem-per-cpu=4Q"),
+    (["--targets", "partition=a;partition=b,cpus-per-task=0"], "--targets: cpus-per-task=0"),
+], ids=["time_abc", "time_4_fields", "mem", "mem_per_cpu", "cpus_per_task"])
+@pytest.mark.parametrize("mode", [["--dry-run"], []], ids=["dry", "submit"])
+def test_a_value_sbatch_would_refuse_is_refused_before_any_job(tmp_path, args, words, mode):
+    if "--targets" not in args:
+        args = ["--targets", "partition=a;partition=b", *args]
+    proc, submitted = fleet_with_checking_sbatch(tmp_path, *args, *mode)
+    assert proc.returncode == 2 and words in proc.stderr, proc.stdout + proc.stderr
+    assert proc.stderr.count("\n") == 1 and proc.stdout == "" and not submitted
+
+
+@pytest.mark.parametrize("time", ["90", "1:30", "1:30:00", "2-0", "2-1:30", "2-1:30:00",
+                                  "UNLIMITED"])
+def test_every_time_format_of_sbatch_is_taken(tmp_path, time):
+    proc, submitted = fleet_with_checking_sbatch(tmp_path, "--targets", "partition=a",
+                                                 "--report-options", f"time={time}", "--dry-run")
+    assert proc.returncode == 0 and f"#SBATCH --time={time}\n" in proc.stdout, proc.stderr
+
+
+def test_a_report_job_slurm_refuses_is_named_with_the_command_that_submits_it(tmp_path):
+    proc, submitted = fleet_with_checking_sbatch(tmp_path, "--targets", "partition=a;partition=b",
+                                                 "--report-options", "partition=nope")
+    report = tmp_path / "f" / "jobs" / "report.sbatch"
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert len(submitted) == 2  # the two targets' jobs, 100 and 101
+    assert proc.stderr == (f"fleet: sbatch {report}: sbatch: error: invalid partition specified: "
+                           "nope; the target jobs 100, 101 are submitted: correct the #SBATCH "
+                           f"lines of {report}, then submit the report job with: sbatch "
+                           f"{shlex.quote(str(report))}\n")
+    assert "#SBATCH --dependency=afterany:100:101\n" in report.read_text()
+
+
+def test_a_target_slurm_refuses_after_another_was_submitted_says_what_to_cancel(tmp_path):
+    proc, submitted = fleet_with_checking_sbatch(tmp_path, "--targets",
+                                                 "partition=a;partition=nope")
+    assert proc.returncode == 2 and len(submitted) == 1, proc.stdout + proc.stderr
+    assert "invalid partition specified: nope; jobs 100 of the targets before it are " \
+        "submitted and no report job: cancel them (scancel 100)" in proc.stderr, proc.stderr
+
+
+def test_a_silent_sbatch_refusal_says_so(tmp_path):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "sbatch").symlink_to("/bin/false")
+    plan = '{"devices": {"cpu": {"points": 4, "estimated_seconds": 0.4}}}'
+    proc = subprocess.run([sys.executable, str(SCRIPTS / "slurm" / "fleet.py"), "--binary",
+                           str(fake_binary(tmp_path, plan)), "--out", str(tmp_path / "f"),
+                           "--targets", "partition=a"], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PATH": f"{bin_dir}:/usr/bin:/bin",
+                                            "PYTHONPATH": str(REPORTS)})
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.endswith("a.sbatch: exited with code 1 and printed no message\n"), \
+        proc.stderr

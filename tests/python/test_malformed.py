@@ -75,6 +75,10 @@ CASES = [
     ("median-1e400", set_median("1e400"), "expected a finite number, found null"),
     ("median-negative", set_median(-0.5), "must be positive, is -0.5"),
     ("median-zero", set_median(0), "must be positive, is 0"),
+    # Finite, yet a rate of 1 / 5e-324 is infinite: the report's axes refused it (a traceback).
+    ("median-denormal", set_median(5e-324), "5e-324 is beyond what the report computes with"),
+    ("median-1e300", set_median(1e300), "1e+300 is beyond what the report computes with"),
+    ("images_per_s-1e-200", set_model("images_per_s", 1e-200), "1e-200 is beyond"),
     ("batch-zero", zero_batch, ""),
     ("duplicate-point", duplicate_point, ""),
 ]

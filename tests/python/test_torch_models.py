@@ -279,6 +279,21 @@ def test_a_bad_framework_file_is_exit_2_naming_the_field(tmp_path, edit, field):
     assert r.stderr.count("\n") == 1, r.stderr
 
 
+@pytest.mark.parametrize("median_ms", [5e-324, 1e-300, 1e300])
+def test_a_time_whose_ratios_would_be_infinite_is_exit_2_naming_the_field(tmp_path, median_ms):
+    # Finite and positive, yet the explained share (estimate / 5e-324 ms) was infinite and
+    # matplotlib refused the axis: exit 1 with a traceback.
+    doc = json.loads(TORCH_FILE.read_text())
+    doc["runs"][0]["timing"]["median_ms"] = median_ms
+    bad = write_json(tmp_path / "torch.json", doc)
+    r = run_script("report.py", LAYERBENCH_FILE, bad, "-o", tmp_path / "out")
+    assert r.returncode == 2, r.stderr
+    assert r.stderr == (f"report.py: {bad}: runs[0].timing.median_ms: {median_ms!r} is beyond "
+                        "what the report computes with (its ratios and rates would be infinite "
+                        "or 0): expected 1e-100 to 1e+100\n")
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize("content, problem", [
     (b'{"schema": "layerbench-framework/1", "framework": "caf\xe9"}',
      "not UTF-8 text (byte 0xe9 at offset 54)"),
