@@ -27,7 +27,10 @@ import time
 from pathlib import Path
 from types import SimpleNamespace
 
-from layerbench_report import page, results_file
+import project_env
+
+project_env.require("matplotlib")
+from layerbench_report import page, results_file  # noqa: E402 (after the import path is set)
 
 HOG = "while True:\n    pass\n"
 

@@ -13,7 +13,10 @@ The report itself is the package reports/layerbench_report/.
 """
 import sys
 
-from layerbench_report.cli import main
+import project_env
+
+project_env.require("matplotlib")
+from layerbench_report.cli import main  # noqa: E402 (after the import path is set)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -46,6 +46,7 @@ import statistics
 import sys
 import time
 
+import project_env  # noqa: F401 (puts this tree's report package on the import path)
 from layerbench_report import checked_json, results_file
 from layerbench_report.command_line import (BadInput, Parser, check_output_file, number,
                                             pass_bytes_through, path_text, write_text)
