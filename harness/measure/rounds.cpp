@@ -1,6 +1,7 @@
 #include "harness/measure/rounds.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -11,13 +12,20 @@ RoundsSummary combine_rounds(const std::vector<SampleStats>& rounds) {
   RoundsSummary s;
   s.contended =
       std::all_of(rounds.begin(), rounds.end(), [](const SampleStats& r) { return r.contended; });
-  bool found = false;
+  std::vector<std::size_t> counted;
   for (std::size_t i = 0; i < rounds.size(); ++i) {
     s.medians_s.push_back(rounds[i].median_s);
     s.contended_rounds.push_back(rounds[i].contended);
-    if (rounds[i].contended && !s.contended) continue;
-    if (!found || rounds[i].median_s < rounds[s.best].median_s) s.best = i, found = true;
+    if (!rounds[i].contended || s.contended) counted.push_back(i);
   }
+  std::vector<double> counted_medians;
+  for (std::size_t i : counted) counted_medians.push_back(rounds[i].median_s);
+  s.median_s = median(counted_medians);
+  s.representative = counted.front();
+  for (std::size_t i : counted)
+    if (std::abs(rounds[i].median_s - s.median_s) <
+        std::abs(rounds[s.representative].median_s - s.median_s))
+      s.representative = i;
   const auto [lo, hi] = std::minmax_element(s.medians_s.begin(), s.medians_s.end());
   s.spread = *lo > 0 ? (*hi - *lo) / *lo : 0;
   return s;
