@@ -34,7 +34,8 @@ RoundsSummary combine_rounds(const std::vector<SampleStats>& rounds) {
 // Rounds: 2 for every suite, measured on the 2-core test machine (quick suite, 2 threads, 284
 // timed points): a quiet run and a run with a busy loop for 25 s of its 111 s (a build or a
 // package install coming and going), both of 3 rounds, each point's figure recomputed as a run
-// of 1, 2 or 3 rounds would have kept it and compared with the quiet run's. One round: 60 points
+// of 1, 2 or 3 rounds would have kept it (then its fastest clean round) and compared with the
+// quiet run's. One round: 60 points
 // more than 1.1x off, 39 more than 1.5x (all flagged contended), geometric mean 1.17. Two: 8
 // and 1, geomean 1.007. Three: 6 and 1, geomean 1.001. The third round cost 28 s more (a quiet
 // run of 3 rounds took 104 s, of 2 rounds 77-80 s) for 2 points fewer past 1.1x.
