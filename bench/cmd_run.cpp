@@ -343,9 +343,10 @@ void add_run(CLI::App& app, Action& action) {
       "Seconds after which a point is stopped between samples and recorded failed; "
       "one stuck past twice that (at least 30 s more) stops the run, exit 124. Default: "
       "300 + 20 x --max-time-per-point");
-  sub->add_option("--rounds", o.rounds,
-                  "Visits of every point, 1 to 100; a point keeps its best round's figure and "
-                  "records the spread between rounds (default: the suite's, 2)");
+  sub->add_option(
+      "--rounds", o.rounds,
+      "Visits of every point, 1 to 100; a point keeps the median of its rounds' figures and "
+      "records the spread between rounds (default: the suite's, 2)");
   sub->add_option("--noise-target", o.noise_target,
                   "Relative noise at which sampling stops early (default 0.01)");
   sub->add_flag("--warm", o.warm, "Measure with warm caches (default: cold)");

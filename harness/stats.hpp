@@ -26,7 +26,8 @@ struct SampleStats {
   double cpu_median_s = 0;
   bool contended = false;
   // Interleaved rounds (harness/measure/rounds.hpp): each counted round's median in round
-  // order, which of them these figures are, and the spread between them, a second noise figure.
+  // order, which of them the sample figures but the median are (the one nearest the median of
+  // the rounds' medians), and the spread between them, a second noise figure.
   // Empty in files from before rounds.
   std::vector<double> round_medians_s;
   std::vector<bool> round_contended;

@@ -1,6 +1,7 @@
 #pragma once
-// Host memory for CPU backends' cases: one aligned allocation holding a case's operands, and
-// their eviction from the caches that makes each run cache-cold (docs/measuring.md, "Caches").
+// Host memory for CPU backends' cases: one page-aligned allocation holding a case's operands
+// where lay_out_operands puts them (operand_layout.hpp), and their eviction from the caches that
+// makes each run cache-cold (docs/measuring.md, "Caches").
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "harness/backend.hpp"
+#include "harness/measure/operand_layout.hpp"
 
 namespace lb {
 
@@ -22,9 +24,10 @@ inline constexpr std::uint64_t library_headroom_bytes = 32ull << 20;
 // Throws OutOfMemory naming `who` when less than library_headroom_bytes of address space is left.
 void require_library_headroom(const std::string& who);
 
-// One 64-byte aligned allocation; throws std::bad_alloc when the host has no room. The memory
-// of the largest arena released is kept for the next one that fits (host_buffers.cpp says why):
-// its bytes are then whatever the last case left there, never zeroes.
+// One page-aligned allocation, so that offsets within it are offsets within pages; throws
+// std::bad_alloc when the host has no room. The memory of the largest arena released is kept for
+// the next one that fits (host_buffers.cpp says why): its bytes are then whatever the last case
+// left there, never zeroes.
 class HostArena {
  public:
   explicit HostArena(std::size_t bytes);
@@ -32,8 +35,7 @@ class HostArena {
   HostArena(const HostArena&) = delete;
   HostArena& operator=(const HostArena&) = delete;
   std::byte* at(std::size_t offset) const { return data_ + offset; }
-  static constexpr std::size_t alignment = 64;
-  static std::size_t round_up(std::size_t n) { return (n + alignment - 1) / alignment * alignment; }
+  static constexpr std::size_t alignment = page_bytes;
 
  private:
   std::byte* data_ = nullptr;

@@ -1,8 +1,8 @@
 #pragma once
 // Interleaved rounds: `run` visits every point of the plan once per round, so that load that
-// comes and goes spoils one round of a point rather than its result. A point's figure is its
-// best round's (the lowest median among the rounds measured clean), and the spread between its
-// rounds' medians is a second noise figure beside the in-round one. Pure logic, unit-tested.
+// comes and goes spoils one round of a point rather than its result. A point's figure is the
+// median of its rounds' medians (those measured clean), and the spread between its rounds'
+// medians is a second noise figure beside the in-round one. Pure logic, unit-tested.
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -13,18 +13,22 @@
 namespace lb {
 
 struct RoundsSummary {
-  std::size_t best = 0;  // index of the round whose figure the point keeps
+  double median_s = 0;  // the point's figure: the median of the counted rounds' medians
+  // The counted round whose median is nearest that figure (the earlier on a tie): the point
+  // keeps its other sample figures (samples, min, max, noise).
+  std::size_t representative = 0;
   // (slowest round median - fastest) / fastest over every round measured; 0 for one round.
   double spread = 0;
   std::vector<double> medians_s;       // each round's median, in round order
   std::vector<bool> contended_rounds;  // and whether it was contended
-  // No round was measured clean: the best round is then the lowest median of them all.
+  // No round was measured clean: every round is then counted.
   bool contended = false;
 };
 
 // Combines one point's rounds (at least one; throws std::invalid_argument for none). A
 // contended round counts only when every round is: a clean round's figure is trusted over a
-// faster-looking contended one, whose samples may hold a clock jump.
+// contended one, whose samples may hold a clock jump. The median rather than the fastest
+// round: the luckiest of several draws is biased low and varies more from run to run.
 RoundsSummary combine_rounds(const std::vector<SampleStats>& rounds);
 
 // How a suite measures when the flags do not say: its rounds (--rounds), its sampling time per

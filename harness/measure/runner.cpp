@@ -195,15 +195,16 @@ RoundOutcome measure_again(const PlannedPoint& pp, Backend& backend, const Runne
 Point with_rounds(const Point& first, const std::vector<SampleStats>& rounds) {
   const RoundsSummary summary = combine_rounds(rounds);
   Point p = first;
-  SampleStats best = rounds[summary.best];
-  best.contended = summary.contended;
-  best.round_medians_s = summary.medians_s;
-  best.round_contended = summary.contended_rounds;
-  best.best_round = summary.best;
-  best.round_spread = summary.spread;
-  p.timing = best;
-  p.tflops = p.gflop / best.median_s / 1e3;
-  p.gbps = p.bytes / best.median_s / 1e9;
+  SampleStats combined = rounds[summary.representative];
+  combined.median_s = summary.median_s;
+  combined.contended = summary.contended;
+  combined.round_medians_s = summary.medians_s;
+  combined.round_contended = summary.contended_rounds;
+  combined.best_round = summary.representative;
+  combined.round_spread = summary.spread;
+  p.timing = combined;
+  p.tflops = p.gflop / combined.median_s / 1e3;
+  p.gbps = p.bytes / combined.median_s / 1e9;
   return p;
 }
 
@@ -353,7 +354,7 @@ void RunLoop::run(const std::vector<PlannedPoint>& points, std::vector<std::stri
                 const PointWatch watch(watchdog, pp);
                 const MeasureFn sample =
                     sampler_measure(sampler_for(config.sampler, pp.device, backend), watchdog);
-                // Sampled outside Google Benchmark's loop, which then gets the best round's time.
+                // Sampled outside Google Benchmark's loop, which then gets the rounds' median time.
                 RoundOutcome again = measure_again(pp, backend, config, v.point, sample, &spent);
                 if (again.stats) {
                   v.rounds.push_back(*again.stats);

@@ -61,8 +61,9 @@ struct RoundOutcome {
 RoundOutcome measure_again(const PlannedPoint& planned, Backend& backend,
                            const RunnerConfig& config, const Point& first, const MeasureFn& measure,
                            PhaseSeconds* spent = nullptr);
-// The first round's point with the rounds combined: the best round's timing and rates, and the
-// rounds' record (timing's rounds, round_medians_ms, best_round, round_spread).
+// The first round's point with the rounds combined: the median of the rounds' medians and its
+// rates, the other sample figures of the round nearest it, and the rounds' record (timing's
+// rounds, round_medians_ms, best_round: that nearest round, round_spread).
 Point with_rounds(const Point& first, const std::vector<SampleStats>& rounds);
 // The sampler a point on `device` measures with: the configured one, plus the pre-emption check
 // with the backend's compute threads (its "threads" fact) on the CPU.

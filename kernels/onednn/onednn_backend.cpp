@@ -58,6 +58,27 @@ using dnnl::memory;
 using Tag = memory::format_tag;
 using Clock = std::chrono::steady_clock;
 
+// The argument's name in oneDNN's own words (DNNL_ARG_DIFF_DST: "diff_dst"), for the notes.
+std::string argument_name(int arg) {
+  static const std::unordered_map<int, std::string> names = {
+      {DNNL_ARG_SRC, "src"},
+      {DNNL_ARG_SRC_1, "src_1"},
+      {DNNL_ARG_DST, "dst"},
+      {DNNL_ARG_WEIGHTS, "weights"},
+      {DNNL_ARG_DIFF_SRC, "diff_src"},
+      {DNNL_ARG_DIFF_DST, "diff_dst"},
+      {DNNL_ARG_DIFF_WEIGHTS, "diff_weights"},
+      {DNNL_ARG_MEAN, "mean"},
+      {DNNL_ARG_VARIANCE, "variance"},
+      {DNNL_ARG_SCALE, "scale"},
+      {DNNL_ARG_SHIFT, "shift"},
+      {DNNL_ARG_DIFF_SCALE, "diff_scale"},
+      {DNNL_ARG_DIFF_SHIFT, "diff_shift"},
+      {DNNL_ARG_WORKSPACE, "workspace"}};
+  const auto it = names.find(arg);
+  return it != names.end() ? it->second : "arg " + std::to_string(arg);
+}
+
 // ---------------------------------------------------------------- threads
 
 #if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
@@ -275,25 +296,26 @@ class OnednnCase : public Case {
         threads_(threads),
         eviction_(cache) {
     // The inputs, the output (unless it is the first input's memory), then the other
-    // arguments (operation.hpp), one after another in one arena, then the scratchpad.
+    // arguments (operation.hpp), one after another in one arena, then the scratchpad; each at
+    // its own offset within a page (operand_layout.hpp).
     std::vector<int> set_args = op.input_args;
     if (!op.in_place) set_args.push_back(op.output_arg);
     set_args.insert(set_args.end(), op.other_args.begin(), op.other_args.end());
     std::vector<memory::desc> descs;
-    std::size_t operand_bytes = 0;
+    std::vector<std::size_t> sizes;
     for (int arg : set_args) {
       descs.push_back(argument_desc(op, arg));
-      operand_bytes += HostArena::round_up(descs.back().get_size());
+      sizes.push_back(descs.back().get_size());
     }
     const auto scratch_desc = op.pd.scratchpad_desc();
     scratchpad_bytes_ = scratch_desc.get_size();
-    arena_ = allocate_case_arena("oneDNN case", operand_bytes + scratchpad_bytes_, memory_limit);
+    if (scratchpad_bytes_ > 0) sizes.push_back(scratchpad_bytes_);
+    const OperandLayout layout = lay_out_operands(sizes);
+    arena_ = allocate_case_arena("oneDNN case", layout.bytes, memory_limit);
 
-    std::size_t offset = 0;
     std::unordered_map<int, memory> all;
     for (std::size_t i = 0; i < set_args.size(); ++i) {
-      memory m(descs[i], engine_, arena_->at(offset));
-      offset += HostArena::round_up(descs[i].get_size());
+      memory m(descs[i], engine_, arena_->at(layout.offsets[i]));
       if (i < op.input_args.size()) {
         // The canonical FP32 host data, reordered into oneDNN's chosen format and data type.
         memory host(op.canonical_inputs[i], engine_, const_cast<float*>(inputs[i].data.data()));
@@ -308,14 +330,21 @@ class OnednnCase : public Case {
       first_input_ = inputs.front().data;
     }
     run_prologue(all);
-    for (const auto& [arg, m] : all)
-      if (timed(arg)) {  // what one run reads and writes: not an input only the prologue reads
-        args_.emplace(arg, m);
-        if (!(op.in_place && arg == op.output_arg))  // its bytes are the first input's
-          eviction_.add(m.get_data_handle(), m.get_desc().get_size());
-      }
-    if (scratchpad_bytes_ > 0)  // the library's temporary, not an operand: never evicted
-      args_.emplace(DNNL_ARG_SCRATCHPAD, memory(scratch_desc, engine_, arena_->at(offset)));
+    std::vector<std::pair<std::string, const void*>> placed;
+    for (std::size_t i = 0; i < set_args.size(); ++i) {
+      const memory& m = all.at(set_args[i]);
+      if (!timed(set_args[i])) continue;  // an input only the prologue reads
+      args_.emplace(set_args[i], m);
+      eviction_.add(m.get_data_handle(), m.get_desc().get_size());
+      placed.emplace_back(argument_name(set_args[i]), m.get_data_handle());
+    }
+    if (op.in_place) args_.emplace(op.output_arg, all.at(op.output_arg));  // the first input's
+    if (scratchpad_bytes_ > 0) {  // the library's temporary, not an operand: never evicted
+      memory scratchpad(scratch_desc, engine_, arena_->at(layout.offsets.back()));
+      args_.emplace(DNNL_ARG_SCRATCHPAD, scratchpad);
+      placed.emplace_back("scratchpad", scratchpad.get_data_handle());
+    }
+    page_offsets_ = page_offsets_note(placed);
     stream_.wait();
   }
 
@@ -389,6 +418,7 @@ class OnednnCase : public Case {
     // reordered into it, and the output back, outside the timed region).
     n.emplace_back("layout", layout_name(argument_desc(op_, op_.input_args.front())));
     n.emplace_back("evicted_bytes", std::to_string(eviction_.bytes()));
+    n.emplace_back("page_offsets", page_offsets_);
     return n;
   }
   void add_note(std::string key, std::string value) {
@@ -407,6 +437,7 @@ class OnednnCase : public Case {
   std::unordered_map<int, memory> args_;  // the timed primitive's own arguments
   std::vector<float> first_input_;        // in place: the first input's canonical values
   std::uint64_t scratchpad_bytes_ = 0;
+  std::string page_offsets_;  // where each timed operand starts within its page
   std::vector<std::pair<std::string, std::string>> notes_;
 };
 

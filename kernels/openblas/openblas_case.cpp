@@ -67,11 +67,10 @@ GemmCase::GemmCase(const GemmShape& shape, const std::vector<HostTensor>& inputs
   elements_[0] = static_cast<std::size_t>(g.batch * g.m * g.k);
   elements_[1] = static_cast<std::size_t>(g.batch * g.k * g.n);
   elements_[2] = static_cast<std::size_t>(g.batch * g.m * g.n);
-  std::uint64_t operand_bytes = 0;
-  for (int i = 0; i < 3; ++i) {
-    offsets_[i] = operand_bytes;
-    operand_bytes += HostArena::round_up(elements_[i] * sizeof(float));
-  }
+  const OperandLayout layout = lay_out_operands(
+      {elements_[0] * sizeof(float), elements_[1] * sizeof(float), elements_[2] * sizeof(float)});
+  for (int i = 0; i < 3; ++i) offsets_[i] = layout.offsets[static_cast<std::size_t>(i)];
+  const std::uint64_t operand_bytes = layout.bytes;
   arena_ = allocate_case_arena("OpenBLAS case", operand_bytes, memory_limit);
   check_work_buffer_fits(operand_bytes, memory_limit);
   // Canonical layouts are cblas's row-major ones.
@@ -118,7 +117,10 @@ std::string GemmCase::implementation() const {
 }
 
 std::vector<std::pair<std::string, std::string>> GemmCase::notes() const {
-  return {{"openblas_config", config_text()}, {"evicted_bytes", std::to_string(eviction_.bytes())}};
+  return {{"openblas_config", config_text()},
+          {"evicted_bytes", std::to_string(eviction_.bytes())},
+          {"page_offsets",
+           page_offsets_note({{"a", operand(0)}, {"b", operand(1)}, {"c", operand(2)}})}};
 }
 
 }  // namespace lb::openblas

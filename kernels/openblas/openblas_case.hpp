@@ -1,7 +1,8 @@
 #pragma once
-// One prepared OpenBLAS GEMM: its operands in one host arena, evicted from the caches before each
-// run in cold mode as the oneDNN backend's are (harness/measure/host_buffers.hpp), and
-// C = op(A) op(B) per batch entry.
+// One prepared OpenBLAS GEMM: its operands in one host arena, each at its own offset within a
+// page (harness/measure/operand_layout.hpp), evicted from the caches before each run in cold
+// mode as the oneDNN backend's are (harness/measure/host_buffers.hpp), and C = op(A) op(B) per
+// batch entry.
 #include <cstdint>
 #include <memory>
 #include <string>

@@ -9,6 +9,7 @@
 #include "harness/measure/inputs.hpp"
 #include "kernels/onednn/onednn_backend.hpp"
 #include "kernels/onednn/onednn_memory_bound_ops.hpp"
+#include "tests/unit/page_offsets_support.hpp"
 
 namespace lb {
 namespace {
@@ -98,6 +99,29 @@ TEST_F(OnednnMemoryOpsTest, AutotunedBackwardsWithAPrologueAreCorrect) {
     EXPECT_EQ(notes["algorithm"], std::string(name(p.memory().shape.op)));
     EXPECT_GT(std::stoull(notes["evicted_bytes"]), 0u) << "cold mode evicts the operands";
   }
+}
+
+TEST_F(OnednnMemoryOpsTest, NoTwoOperandsStartAtTheSameOffsetWithinAPage) {
+  // Whole-page activations (64 x 8 x 8 floats: 4 pages), as every ResNet-50 one is: packed back
+  // to back, each operand would start where the one before did within its page. Each case is
+  // prepared twice, as rounds do: the second gets the first one's memory again.
+  const std::vector<Problem> cases = {
+      memory_problem(MemoryOp::batch_norm, {2, 64, 8, 8}, Pass::fwd),
+      memory_problem(MemoryOp::batch_norm, {2, 64, 8, 8}, Pass::fwd_training),
+      memory_problem(MemoryOp::batch_norm, {2, 64, 8, 8}, Pass::bwd_data),
+      memory_problem(MemoryOp::relu, {2, 64, 8, 8}, Pass::fwd),
+      memory_problem(MemoryOp::add, {2, 64, 8, 8}, Pass::fwd)};
+  for (const Problem& p : cases)
+    for (CacheMode cache : {CacheMode::cold, CacheMode::warm})
+      for (int round = 0; round < 2; ++round) {
+        CaseOptions options;
+        options.cache = cache;
+        auto c = backend->prepare(p, make_inputs(p, 5), options);
+        const auto pairs = c->notes();
+        std::map<std::string, std::string> notes(pairs.begin(), pairs.end());
+        expect_no_two_aliased(notes["page_offsets"],
+                              describe(p) + " " + std::string(name(p.memory().pass)));
+      }
 }
 
 TEST_F(OnednnMemoryOpsTest, SixteenBitPrecisionsAreRunOrRefusedWithOneDnnsReason) {

@@ -8,6 +8,7 @@
 
 #include "harness/check/validate.hpp"
 #include "harness/measure/inputs.hpp"
+#include "tests/unit/page_offsets_support.hpp"
 #if LAYERBENCH_HAVE_OPENBLAS
 #include "kernels/openblas/openblas_backend.hpp"
 #endif
@@ -31,11 +32,12 @@ std::map<std::string, std::string> as_map(
 
 TEST(OpenblasBackend, GemmLayoutsMatchTheReferenceColdAndWarm) {
   auto backend = openblas::make_backend(0);
-  for (const GemmShape& g : {GemmShape{1, 33, 20, 17, false, false},       // NN
-                             GemmShape{1, 33, 20, 17, false, true},        // NT: y = x W^T
-                             GemmShape{1, 33, 20, 17, true, false},        // TN: a weight gradient
-                             GemmShape{3, 10, 12, 8, false, true},         // batched Q K^T
-                             GemmShape{2, 197, 64, 197, false, false}}) {  // batched P V, sampled
+  for (const GemmShape& g : {GemmShape{1, 33, 20, 17, false, false},     // NN
+                             GemmShape{1, 33, 20, 17, false, true},      // NT: y = x W^T
+                             GemmShape{1, 33, 20, 17, true, false},      // TN: a weight gradient
+                             GemmShape{3, 10, 12, 8, false, true},       // batched Q K^T
+                             GemmShape{2, 197, 64, 197, false, false},   // batched P V, sampled
+                             GemmShape{1, 64, 64, 64, false, false}}) {  // whole pages each
     const Problem p = gemm(g);
     ASSERT_FALSE(backend->unsupported_reason(p).has_value()) << describe(p);
     for (CacheMode cache : {CacheMode::cold, CacheMode::warm}) {
@@ -56,6 +58,8 @@ TEST(OpenblasBackend, GemmLayoutsMatchTheReferenceColdAndWarm) {
       EXPECT_EQ(std::stoull(notes.at("evicted_bytes")),
                 cache == CacheMode::cold ? operand_bytes : 0u)
           << describe(p);
+      EXPECT_EQ(page_offsets_in(notes.at("page_offsets")).size(), 3u) << describe(p);  // A, B, C
+      expect_no_two_aliased(notes.at("page_offsets"), describe(p));
     }
   }
 }

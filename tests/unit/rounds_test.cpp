@@ -1,5 +1,6 @@
-// Interleaved rounds on synthetic rounds: the best round is the lowest median among the clean
-// ones, the spread is over every round, and a point is contended only when no round was clean.
+// Interleaved rounds on synthetic rounds: the figure is the median of the clean rounds' medians,
+// the other sample figures the round nearest it, the spread is over every round, and a point is
+// contended only when no round was clean.
 #include "harness/measure/rounds.hpp"
 
 #include <gtest/gtest.h>
@@ -21,26 +22,35 @@ SampleStats round_of(double median_ms, bool contended = false) {
   return s;
 }
 
-TEST(Rounds, TheBestRoundIsTheLowestMedian) {
+TEST(Rounds, TheFigureIsTheMedianOfTheRoundsMedians) {
   const RoundsSummary s = combine_rounds({round_of(2.0), round_of(1.6), round_of(1.8)});
-  EXPECT_EQ(s.best, 1u);
+  EXPECT_DOUBLE_EQ(s.median_s, 1.8e-3);  // not the luckiest round's 1.6
+  EXPECT_EQ(s.representative, 2u);
   EXPECT_NEAR(s.spread, (2.0 - 1.6) / 1.6, 1e-12);
   ASSERT_EQ(s.medians_s.size(), 3u);
   EXPECT_DOUBLE_EQ(s.medians_s[0], 2e-3);
   EXPECT_FALSE(s.contended);
 }
 
+TEST(Rounds, TwoRoundsGiveTheirMeanAndTheEarlierIsKeptOnATie) {
+  const RoundsSummary s = combine_rounds({round_of(1.0), round_of(1.5)});
+  EXPECT_DOUBLE_EQ(s.median_s, 1.25e-3);
+  EXPECT_EQ(s.representative, 0u);
+}
+
 TEST(Rounds, OneRoundHasNoSpread) {
   const RoundsSummary s = combine_rounds({round_of(1.0)});
-  EXPECT_EQ(s.best, 0u);
+  EXPECT_EQ(s.representative, 0u);
+  EXPECT_DOUBLE_EQ(s.median_s, 1e-3);
   EXPECT_EQ(s.spread, 0);
 }
 
-TEST(Rounds, ACleanRoundWinsOverAFasterContendedOne) {
-  // A contended round's median may be low by a clock jump; the clean round's figure is kept,
+TEST(Rounds, AContendedRoundIsLeftOutWhileAnyRoundIsClean) {
+  // A contended round's median may be low by a clock jump; the clean rounds' figure is kept,
   // and the spread still shows the disagreement.
   const RoundsSummary s = combine_rounds({round_of(0.5, true), round_of(1.0), round_of(1.2)});
-  EXPECT_EQ(s.best, 1u);
+  EXPECT_DOUBLE_EQ(s.median_s, 1.1e-3);
+  EXPECT_EQ(s.representative, 1u);
   EXPECT_FALSE(s.contended);
   EXPECT_NEAR(s.spread, (1.2 - 0.5) / 0.5, 1e-12);
   EXPECT_EQ(s.contended_rounds, (std::vector<bool>{true, false, false}));
@@ -49,25 +59,29 @@ TEST(Rounds, ACleanRoundWinsOverAFasterContendedOne) {
 TEST(Rounds, ContendedOnlyWhenNoRoundWasClean) {
   const RoundsSummary s = combine_rounds({round_of(3.0, true), round_of(2.0, true)});
   EXPECT_TRUE(s.contended);
-  EXPECT_EQ(s.best, 1u);
+  EXPECT_DOUBLE_EQ(s.median_s, 2.5e-3);
 }
 
 TEST(Rounds, NoRoundsIsAnError) { EXPECT_THROW(combine_rounds({}), std::invalid_argument); }
 
-TEST(Rounds, ThePointKeepsTheBestRoundsFiguresAndRecordsTheRounds) {
+TEST(Rounds, ThePointKeepsTheMedianFigureAndTheNearestRoundsOtherFigures) {
   Point first;
   first.gflop = 2.0;
   first.bytes = 4e6;
   first.timing = round_of(2.0);
-  const Point p = with_rounds(first, {round_of(2.0), round_of(1.0, true), round_of(1.6)});
+  std::vector<SampleStats> rounds = {round_of(2.0), round_of(1.0, true), round_of(1.6),
+                                     round_of(1.75)};
+  rounds[3].samples = 42;
+  const Point p = with_rounds(first, rounds);
   ASSERT_TRUE(p.timing);
-  EXPECT_DOUBLE_EQ(p.timing->median_s, 1.6e-3);
-  EXPECT_EQ(p.timing->best_round, 2u);
+  EXPECT_DOUBLE_EQ(p.timing->median_s, 1.75e-3);  // of 2.0, 1.6 and 1.75; not the contended 1.0
+  EXPECT_EQ(p.timing->best_round, 3u);
+  EXPECT_EQ(p.timing->samples, 42);
   EXPECT_FALSE(p.timing->contended);
-  EXPECT_EQ(p.timing->round_medians_s.size(), 3u);
+  EXPECT_EQ(p.timing->round_medians_s.size(), 4u);
   EXPECT_NEAR(p.timing->round_spread, 1.0, 1e-12);
-  EXPECT_NEAR(p.tflops, 2.0 / 1.6e-3 / 1e3, 1e-9);
-  EXPECT_NEAR(p.gbps, 4e6 / 1.6e-3 / 1e9, 1e-9);
+  EXPECT_NEAR(p.tflops, 2.0 / 1.75e-3 / 1e3, 1e-9);
+  EXPECT_NEAR(p.gbps, 4e6 / 1.75e-3 / 1e9, 1e-9);
 }
 
 }  // namespace
