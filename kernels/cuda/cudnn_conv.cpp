@@ -69,6 +69,11 @@ EngineFacts engine_facts(cudnnBackendDescriptor_t config) {
     facts.notes.down_convert_inputs |= numerical[i] == CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS;
     facts.notes.reduced_precision_reduction |=
         numerical[i] == CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION;
+    facts.notes.fft_or_winograd |= numerical[i] == CUDNN_NUMERICAL_NOTE_FFT ||
+                                   numerical[i] == CUDNN_NUMERICAL_NOTE_WINOGRAD ||
+                                   numerical[i] == CUDNN_NUMERICAL_NOTE_WINOGRAD_TILE_4x4 ||
+                                   numerical[i] == CUDNN_NUMERICAL_NOTE_WINOGRAD_TILE_6x6 ||
+                                   numerical[i] == CUDNN_NUMERICAL_NOTE_WINOGRAD_TILE_13x13;
   }
   // Behaviour notes and knobs only describe the engine: a library that cannot report them does
   // not make the engine unusable, so their failures are not errors.

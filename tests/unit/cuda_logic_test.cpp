@@ -190,24 +190,28 @@ TEST(CudaConvGraph, ChannelsLastScatterAndGather) {
 }
 
 TEST(CudaEngineFilter, RulesAsPyTorchWithTf32PreferringTensorCores) {
-  EngineNotes tc, down, reduced, plain;
+  EngineNotes tc, down, reduced, transform, plain;
   tc.tensor_core = true;
   down.down_convert_inputs = true;
   reduced.reduced_precision_reduction = true;
+  transform.fft_or_winograd = true;
   struct Row {
     Precision precision;
-    bool tc_ok, down_ok, reduced_ok;
+    bool tc_ok, down_ok, reduced_ok, transform_ok;
   };
   // PyTorch's Conv_v8.cpp: down-converting engines never, Tensor Cores not for strict FP32;
-  // reductions below FP32 allowed for 16-bit and FP8 data, never for FP32 data.
-  for (const Row& row :
-       {Row{Precision::fp32, false, false, false}, Row{Precision::tf32, true, false, false},
-        Row{Precision::fp16, true, false, true}, Row{Precision::bf16, true, false, true},
-        Row{Precision::fp8, true, false, true}}) {
+  // reductions below FP32 allowed for 16-bit and FP8 data, never for FP32 data. Beyond PyTorch:
+  // no FFT or Winograd engine for strict FP32, whose tolerance their rounding exceeds.
+  for (const Row& row : {Row{Precision::fp32, false, false, false, false},
+                         Row{Precision::tf32, true, false, false, true},
+                         Row{Precision::fp16, true, false, true, true},
+                         Row{Precision::bf16, true, false, true, true},
+                         Row{Precision::fp8, true, false, true, true}}) {
     SCOPED_TRACE(name(row.precision));
     EXPECT_EQ(!engine_rejection(row.precision, tc), row.tc_ok);
     EXPECT_EQ(!engine_rejection(row.precision, down), row.down_ok);
     EXPECT_EQ(!engine_rejection(row.precision, reduced), row.reduced_ok);
+    EXPECT_EQ(!engine_rejection(row.precision, transform), row.transform_ok);
     EXPECT_FALSE(engine_rejection(row.precision, plain));
   }
   EXPECT_EQ(engine_rules().size(), std::size(all_precisions));
