@@ -168,6 +168,38 @@ TEST(CudaBackend, Tf32ConvolutionRunsOnTensorCores) {
   EXPECT_TRUE(v.passed) << "rel_l2 " << v.rel_l2 << " tolerance " << v.tolerance;
 }
 
+// A later round names the first round's choice: every CUDA case prepares it alone, without
+// timing the candidates again, and a name no longer offered is unsupported.
+TEST(CudaBackend, NamedImplementationIsReusedWithoutAutotuning) {
+  REQUIRE_GPU();
+  ConvShape s;
+  s.n = 2, s.c = 32, s.h = 28, s.w = 28, s.k = 32, s.r = 3, s.s = 3, s.pad_h = 1, s.pad_w = 1;
+  GemmShape g;
+  g.m = 256, g.n = 256, g.k = 256;
+  const Problem conv{ConvProblem{s, Pass::fwd}, Precision::fp16};
+  const Problem gemm{GemmProblem{g}, Precision::fp16};
+  for (const cuda::CudnnApi api : {cuda::CudnnApi::graph, cuda::CudnnApi::legacy})
+    for (const Problem& problem : {conv, gemm}) {
+      cuda::CudaOptions cuda_options;
+      cuda_options.cudnn_api = api;
+      auto backend = cuda::make_backend(0, cuda_options);
+      SCOPED_TRACE(describe(problem));
+      const auto in = make_inputs(problem, 4);
+      const auto first = backend->prepare(problem, in, CaseOptions{});
+      CaseOptions named;
+      named.implementation = first->implementation();
+      const auto again = backend->prepare(problem, in, named);
+      EXPECT_EQ(again->implementation(), first->implementation());
+      EXPECT_EQ(note(*again, "algo_choice"), "named");
+      EXPECT_EQ(note(*again, "cudnn_autotune"), "<absent>");
+      EXPECT_EQ(note(*again, "cublaslt_autotune"), "<absent>");
+      again->run_timed();
+      EXPECT_TRUE(validate(problem, in, again->output(), problem.precision).passed);
+      named.implementation = "no such implementation";
+      EXPECT_THROW(backend->prepare(problem, in, named), Unsupported);
+    }
+}
+
 TEST(CudaBackend, Fp8ConvolutionIsUnsupportedWithAReason) {
   REQUIRE_GPU();
   auto backend = cuda::make_backend(0);

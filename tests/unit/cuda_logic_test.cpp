@@ -445,5 +445,30 @@ TEST(CudaAutotune, FailedCandidatesAreNamedAndAllFailingThrows) {
   EXPECT_THROW(autotune(2, steps, summary), LibraryError);
 }
 
+// A later round prepares the first round's choice alone, found by its name, and never times the
+// candidates again; a name the library no longer offers is refused, not replaced.
+TEST(CudaNamedChoice, FindsTheNamedCandidateAmongTheOffered) {
+  const std::vector<std::string> offered{"cudnn engine 3 k1=2", "cudnn engine 12",
+                                         "cudnn engine 12 k1=2"};
+  EXPECT_EQ(named_candidate(offered, "cudnn engine 12", "cuDNN"), 1u);
+  EXPECT_EQ(named_candidate(offered, "cudnn engine 12 k1=2", "cuDNN"), 2u);
+  EXPECT_FALSE(named_candidate(offered, "", "cuDNN"));
+  EXPECT_FALSE(named_candidate({}, "", "cuDNN"));
+}
+
+TEST(CudaNamedChoice, ANameNoCandidateHasIsUnsupportedAndSaysWhatIsOffered) {
+  try {
+    named_candidate({"cublaslt algo 6 tile 20", "cublaslt algo 21 tile 18"},
+                    "cublaslt algo 6 tile 21", "cuBLASLt");
+    FAIL() << "no exception";
+  } catch (const Unsupported& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("cuBLASLt no longer offers cublaslt algo 6 tile 21"), std::string::npos)
+        << what;
+    EXPECT_NE(what.find("cublaslt algo 21 tile 18"), std::string::npos) << what;
+  }
+  EXPECT_THROW(named_candidate({}, "cudnn legacy IMPLICIT_GEMM", "cuDNN"), Unsupported);
+}
+
 }  // namespace
 }  // namespace lb::cuda::logic
