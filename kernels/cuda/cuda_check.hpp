@@ -23,6 +23,14 @@ inline void check_cuda(cudaError_t status, const char* call, const char* file, i
   throw_library_error("CUDA", call, file, line, cuda_error_text(status));
 }
 
+// For a call whose failure only leaves a fact out: true on success; on failure the error is
+// cleared, so that the next cudaGetLastError() (the launch check) does not report it as its own.
+inline bool succeeded_or_cleared(cudaError_t status) {
+  if (status == cudaSuccess) return true;
+  cudaGetLastError();
+  return false;
+}
+
 std::string cudnn_message(cudnnStatus_t status);
 inline void check_cudnn(cudnnStatus_t status, const char* call, const char* file, int line) {
   if (status != CUDNN_STATUS_SUCCESS)

@@ -12,6 +12,7 @@
 
 #if LAYERBENCH_HAVE_CUDA
 #include "kernels/cuda/cuda_backend.hpp"
+#include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_context.hpp"
 #include "kernels/cuda/logic/memory_bound_ops.hpp"
 #include "tests/unit/cuda_test_support.hpp"
@@ -45,6 +46,18 @@ TEST(CudaDeviceTypes, RoundedValuesConvertExactly) {
 
 using cuda::Layout;
 using testing::note;
+
+// A failed call whose result is only a fact left out (a clock, the PCI bus id) must not leave its
+// error for the next cudaGetLastError(), which the launch check reads as its own.
+TEST(CudaCheck, AFailedUncheckedCallLeavesNoErrorBehind) {
+  int value = 0;
+  EXPECT_FALSE(
+      cuda::succeeded_or_cleared(cudaDeviceGetAttribute(&value, cudaDevAttrClockRate, -1)));
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  char bus_id[32] = {};
+  EXPECT_FALSE(cuda::succeeded_or_cleared(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, -1)));
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
 
 TEST(CudaBackend, ContextNamesDeviceAndLibraries) {
   REQUIRE_GPU();
