@@ -16,6 +16,17 @@ namespace lb::cuda {
 
 namespace {
 
+logic::CudnnRefusal refusal(cudnnStatus_t status) {
+  switch (CUDNN_STATUS_CATEGORY(status)) {
+    case CUDNN_STATUS_NOT_SUPPORTED:
+      return logic::CudnnRefusal::not_supported;
+    case CUDNN_STATUS_BAD_PARAM:
+      return logic::CudnnRefusal::bad_param;
+    default:
+      return logic::CudnnRefusal::other;
+  }
+}
+
 class CudaBackend final : public Backend {
  public:
   CudaBackend(int device, const CudaOptions& options)
@@ -44,11 +55,18 @@ class CudaBackend final : public Backend {
     context_->make_current();
     context_->ensure_fits(memory_needed(problem, options), options.memory_limit_bytes,
                           "the point " + describe(problem));
-    if (problem.is_memory()) return prepare_memory_op(context_, problem, inputs, options);
-    if (!problem.is_conv()) return prepare_cublaslt_gemm(context_, problem, inputs, options);
-    return options.cudnn_api == CudnnApi::legacy
-               ? prepare_cudnn_legacy_conv(context_, problem, inputs, options)
-               : prepare_cudnn_conv(context_, problem, inputs, options);
+    try {
+      if (problem.is_memory()) return prepare_memory_op(context_, problem, inputs, options);
+      if (!problem.is_conv()) return prepare_cublaslt_gemm(context_, problem, inputs, options);
+      return options.cudnn_api == CudnnApi::legacy
+                 ? prepare_cudnn_legacy_conv(context_, problem, inputs, options)
+                 : prepare_cudnn_conv(context_, problem, inputs, options);
+    } catch (const CudnnError& e) {
+      if (logic::refusal_is_unsupported(refusal(e.status), problem.precision))
+        throw Unsupported("cuDNN refuses this in " + std::string(lb::name(problem.precision)) +
+                          ": " + e.what());
+      throw;
+    }
   }
 
   std::vector<std::pair<std::string, std::string>> context() const override;

@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include "harness/backend.hpp"
+
 namespace lb::cuda {
 
 [[noreturn]] void throw_library_error(const std::string& library, const char* call,
@@ -32,9 +34,16 @@ inline bool succeeded_or_cleared(cudaError_t status) {
 }
 
 std::string cudnn_message(cudnnStatus_t status);
+// A failed cuDNN call, with its status: the backend tells a refused data type from an error by it.
+struct CudnnError : LibraryError {
+  CudnnError(const std::string& message, cudnnStatus_t status)
+      : LibraryError(message), status(status) {}
+  cudnnStatus_t status;
+};
+[[noreturn]] void throw_cudnn_error(cudnnStatus_t status, const char* call, const char* file,
+                                    int line);
 inline void check_cudnn(cudnnStatus_t status, const char* call, const char* file, int line) {
-  if (status != CUDNN_STATUS_SUCCESS)
-    throw_library_error("cuDNN", call, file, line, cudnn_message(status));
+  if (status != CUDNN_STATUS_SUCCESS) throw_cudnn_error(status, call, file, line);
 }
 
 std::string cublas_message(cublasStatus_t status);

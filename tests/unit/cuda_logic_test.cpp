@@ -445,6 +445,18 @@ TEST(CudaAutotune, FailedCandidatesAreNamedAndAllFailingThrows) {
   EXPECT_THROW(autotune(2, steps, summary), LibraryError);
 }
 
+// A data type cuDNN refuses is recorded unsupported, with its reason, never failed: NOT_SUPPORTED
+// always, BAD_PARAM (the legacy API's answer to a type it lacks) for data that are not FP32.
+TEST(CudaDeviceRules, CudnnRefusalsOfANonFp32TypeAreUnsupported) {
+  for (const Precision p : all_precisions) {
+    SCOPED_TRACE(name(p));
+    const bool fp32_data = p == Precision::fp32 || p == Precision::tf32;
+    EXPECT_TRUE(refusal_is_unsupported(CudnnRefusal::not_supported, p));
+    EXPECT_EQ(refusal_is_unsupported(CudnnRefusal::bad_param, p), !fp32_data);
+    EXPECT_FALSE(refusal_is_unsupported(CudnnRefusal::other, p));
+  }
+}
+
 // A later round prepares the first round's choice alone, found by its name, and never times the
 // candidates again; a name the library no longer offers is refused, not replaced.
 TEST(CudaNamedChoice, FindsTheNamedCandidateAmongTheOffered) {
