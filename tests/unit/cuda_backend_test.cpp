@@ -310,6 +310,11 @@ TEST(CudaBackend, MemoryBoundOpsValidateInEveryPassAndPrecision) {
   };
   MemoryShape broadcast_add{MemoryOp::add, {3, 5, 24}};
   broadcast_add.broadcast = true;
+  // In place as ResNet-50 runs them (cudnnAddTensor, in-place cudnnActivationForward): met here,
+  // not first in a suite.
+  MemoryShape relu_in_place{MemoryOp::relu, {2, 3, 10, 7}},
+      add_in_place{MemoryOp::add, {2, 3, 10, 7}};
+  relu_in_place.in_place = add_in_place.in_place = true;
   const std::vector<MemoryShape> shapes{{MemoryOp::batch_norm, {3, 16, 7, 5}},
                                         {MemoryOp::layer_norm, {2, 5, 96}},
                                         // Rows of 97: unaligned 16-byte vectors, scalar loads.
@@ -319,6 +324,8 @@ TEST(CudaBackend, MemoryBoundOpsValidateInEveryPassAndPrecision) {
                                         {MemoryOp::gelu_erf, {2, 5, 96}},
                                         {MemoryOp::add, {2, 3, 10, 7}},
                                         broadcast_add,
+                                        relu_in_place,
+                                        add_in_place,
                                         pool(MemoryOp::max_pool, {2, 4, 9, 9}, 3, 2, 1),
                                         pool(MemoryOp::avg_pool, {2, 4, 7, 7}, 7, 1, 0),
                                         pool(MemoryOp::avg_pool, {2, 4, 9, 9}, 3, 2, 1),
@@ -364,6 +371,7 @@ TEST(CudaBackend, MemoryBoundOpsValidateInEveryPassAndPrecision) {
           const bool derives = pass == Pass::bwd_data && shape.op != MemoryOp::add &&
                                shape.op != MemoryOp::gelu_erf && shape.op != MemoryOp::avg_pool;
           EXPECT_EQ(note(*c, "prepared") != "<absent>", derives);
+          EXPECT_EQ(note(*c, "in_place") != "<absent>", runs_in_place(problem.memory()));
         }
 }
 
