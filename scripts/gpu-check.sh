@@ -36,11 +36,13 @@
 # Usage: scripts/gpu-check.sh [--dry-run] check|torch    (one device call)
 #        scripts/gpu-check.sh --dry-run all             (the session's plan)
 #        scripts/gpu-check.sh take FOLDER
-#   --dry-run  print the session's plan, each call's steps with their estimates (points from
-#              `layerbench run --dry-run`) and the files each sends; needs no GPU. The real run
-#              prints the same plan first and keeps to it. The binary is LAYERBENCH_BINARY, else
-#              the check's build, else build/layerbench.
+#   --dry-run  print the session's plan, each call's steps with their estimates (the measure
+#              steps' point counts are written below, as `layerbench run --dry-run` counts them)
+#              and the files each sends; needs no GPU or build. The real run prints the same plan
+#              first and keeps to it.
 #   take       copy call 1's results out of FOLDER/check.tar.gz into deps/gpu-check/.
+# Each call carries deps/ alone; the session hands the machine back once the last call's files
+# are in.
 # Environment: OUT (the folder whose files come back; default $BUILD/out), CUDNN_ROOT and
 # CUBLASLT_LIBRARY (default: the toolkit's, else PyTorch's pip packages), CUDA_HOME (default: the
 # folder above nvcc), GPU_CHECK_MAX_TIME (seconds per point, default 0.1). Exit 1 if a step
