@@ -346,12 +346,6 @@ run_check() {
   local stage="$WORK/check" bin="$BUILD/layerbench"
   rm -rf "$stage" && mkdir -p "$stage/measure" "$OUT"
   say "preconditions"
-  command -v nvidia-smi >/dev/null || die "nvidia-smi not found: no NVIDIA driver on this machine"
-  nvidia-smi --query-gpu=name,compute_cap,driver_version,memory.total --format=csv,noheader |
-    tee "$stage/gpu.txt" || die "nvidia-smi cannot query the GPU"
-  [ -x "$NVCC" ] || die "nvcc not found (PATH or /usr/local/cuda/bin)"
-  command -v cmake >/dev/null || die "cmake not found"
-  command -v ninja >/dev/null || die "ninja not found"
   [ -d "$DEPS/root/usr" ] && [ -d "$DEPS/wheels" ] ||
     die "deps/root or deps/wheels missing: run scripts/gpu-prepare.sh where packages can be downloaded, and carry deps/ along"
   # Symbolic links a copy may have dropped (deps/SYMLINKS lists them).
@@ -360,12 +354,6 @@ run_check() {
       [ -e "$DEPS/$link" ] || ln -sfn "$target" "$DEPS/$link"
     done < "$DEPS/SYMLINKS"
   fi
-  # Build for this GPU only: compute capability "9.0" -> CMake architecture "90".
-  local arch
-  arch="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d ' .')"
-  [[ "$arch" =~ ^[0-9]+$ ]] || die "cannot read the GPU's compute capability (got '$arch')"
-  find_libraries | tee "$stage/libraries.txt"
-  find_libraries > /dev/null  # again in this shell, for cudnn_args and cublaslt_args
   # A carried deps/ replaces the machine's, so deps/onednn is there only if this tree unpacked it:
   # every call restores it rather than count on an earlier one.
   source "$ROOT/scripts/onednn-wheels.sh"
@@ -374,6 +362,18 @@ run_check() {
     timed onednn "$stage/onednn.log" bash -c 'source "$0" && unpack_onednn_wheels "$1" "$2"' \
       "$ROOT/scripts/onednn-wheels.sh" "$DEPS/wheels" "$onednn" ||
     die "cannot unpack the oneDNN wheels of deps/wheels into $onednn"
+  command -v nvidia-smi >/dev/null || die "nvidia-smi not found: no NVIDIA driver on this machine"
+  nvidia-smi --query-gpu=name,compute_cap,driver_version,memory.total --format=csv,noheader |
+    tee "$stage/gpu.txt" || die "nvidia-smi cannot query the GPU"
+  [ -x "$NVCC" ] || die "nvcc not found (PATH or /usr/local/cuda/bin)"
+  command -v cmake >/dev/null || die "cmake not found"
+  command -v ninja >/dev/null || die "ninja not found"
+  # Build for this GPU only: compute capability "9.0" -> CMake architecture "90".
+  local arch
+  arch="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d ' .')"
+  [[ "$arch" =~ ^[0-9]+$ ]] || die "cannot read the GPU's compute capability (got '$arch')"
+  find_libraries | tee "$stage/libraries.txt"
+  find_libraries > /dev/null  # again in this shell, for cudnn_args and cublaslt_args
 
   timed configure "$stage/configure.log" \
     cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLAYERBENCH_CUDA=ON \

@@ -2,7 +2,8 @@
 # command under 540 s, at most 8 files back, at least 150 s of the 900 s unplanned); every step
 # of a call counted in its estimate; each measure step's points the binary's own count for the
 # same arguments, one round and no framework probe; the real run printing the plan the dry run
-# prints; call 1's results taken into deps/ for a call 2 on a fresh machine; cuBLASLt and cuDNN
+# prints; call 1's results taken into deps/ for a call 2 on a fresh machine; deps/onednn restored
+# from the carried wheels by call 1 before it needs a GPU; cuBLASLt and cuDNN
 # found in PyTorch's pip packages when the toolkit lacks them; bad usage refused. No GPU needed.
 # Usage: bash gpu_check.sh <layerbench binary>; env LAYERBENCH_SOURCE_DIR.
 set -euo pipefail
@@ -86,6 +87,25 @@ tar -czf "$tmp/sent/check.tar.gz" -C "$tmp/stage" .
 bash "$tmp/tree/scripts/gpu-check.sh" take "$tmp/sent" > /dev/null || fail "take failed"
 [ -f "$tmp/tree/deps/gpu-check/measure/suite.json" ] || fail "take did not put suite.json in deps/"
 expect_rc 1 "take from a folder without check.tar.gz" bash "$check" take "$tmp/stage"
+
+# A carried deps/ holds the oneDNN wheels, not deps/onednn: call 1 unpacks them before anything
+# needs a GPU (test data: a wheel of empty files named as oneDNN's are).
+cp "$LAYERBENCH_SOURCE_DIR/scripts/onednn-wheels.sh" "$tmp/tree/scripts/"
+mkdir -p "$tmp/tree/deps/root/usr" "$tmp/tree/deps/wheels"
+python3 - "$tmp/tree/deps/wheels/onednn_cpu_gomp-2023.2.0-py2.py3-none-manylinux1_x86_64.whl" <<'PY'
+import sys, zipfile
+data = "onednn_cpu_gomp-2023.2.0.data/data/"
+with zipfile.ZipFile(sys.argv[1], "w") as wheel:
+    wheel.writestr(data + "include/dnnl.h", "")
+    wheel.writestr(data + "lib/libdnnl.so.3.2", "")
+    wheel.writestr(data + "lib/cmake/dnnl/dnnl-config-version.cmake", 'set(PACKAGE_VERSION "3.2.0")\n')
+PY
+PATH="/usr/bin:/bin" OUT="$tmp/device-out" LAYERBENCH_BUILD_DIR="$tmp/tree-build" \
+  bash "$tmp/tree/scripts/gpu-check.sh" check > "$tmp/restore.log" 2>&1 &&
+  fail "the real run passed without a GPU"
+grep -q "onednn (estimate" "$tmp/restore.log" || { cat "$tmp/restore.log" >&2; fail "oneDNN not restored as a step"; }
+[ -f "$tmp/tree/deps/onednn/lib/libdnnl.so.3" ] && [ -f "$tmp/tree/deps/onednn/include/dnnl.h" ] ||
+  { cat "$tmp/restore.log" >&2; fail "deps/onednn not restored from deps/wheels"; }
 
 # Bad usage exits 2.
 expect_rc 2 "no command" bash "$check" --dry-run
