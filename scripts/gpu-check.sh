@@ -1,127 +1,247 @@
 #!/usr/bin/env bash
-# The GPU check, cut to fit the machine it gets: one warm GPU machine, at most 10 minutes a
-# command, 15 minutes of device time in all (start-up included), at most 8 files back from $OUT,
-# 64 MiB of working tree. It is three commands, run back to back on that one warm machine, each
-# planned to end inside 7 minutes (--dry-run prints the plan and its estimate):
+# The GPU check, cut to fit the machine it gets: 15 minutes of device time in all (each machine
+# start included), at most 10 minutes a command, at most 8 files back from $OUT, 64 MiB of working
+# tree, and a machine idle for 30 s handed back bare (whatever a call built is gone). Hence at most
+# two device calls, each of which needs nothing the other left on the machine:
 #
-#   1. scripts/gpu-check.sh build    configure and build against deps/ (scripts/gpu-prepare.sh),
-#                                    then the GPU tests (ctest -R '[Cc]uda').
-#        files: build.tar.gz (configure and build logs, ctest's log), build-summary.txt
-#   2. scripts/gpu-check.sh measure  layerbench on the GPU, in this order:
+#   1. scripts/gpu-check.sh check   everything that must succeed, in this order:
+#        onednn   deps/onednn restored from deps/wheels where the carried deps/ lacks it
+#        build    configure and build layerbench and the GPU test programs against deps/
+#        tests    the GPU tests (ctest -R '[Cc]uda')
 #        peak     one 8192^3 GEMM in fp16/bf16/fp8/tf32 against the datasheet peak
-#        suite    resnet50 + vit_b_16, batch 32, tf32/bf16 (what training on the GPU runs), forward
-#        memory   one of each memory-bound layer, batch 8, fp32/bf16, forward and backward
-#        legacy   resnet50 batch 32 fp16 forward through the legacy cuDNN API
-#        files: measure.tar.gz (results files, logs), measure-table.txt (layerbench's figures)
-#   3. scripts/gpu-check.sh torch    PyTorch on the points step 2 measured (peak, suite, memory;
-#                                    legacy has the suite's shapes), then resnet50 and vit_b_16 end
-#                                    to end, batch 32, tf32/bf16, and the share of their
-#                                    time layerbench's model estimate explains.
-#        files: torch.tar.gz (timing files, report summary, logs), torch-table.txt
+#        suite    resnet50 + vit_b_16, batch 32, bf16 (what training on the GPU runs), forward
+#        memory   one of each memory-bound layer (ReLU and add in place), batch 8, fp32/bf16,
+#                 forward and backward
+#        legacy   ResNet-50's convolutions alone, batch 32 fp16 forward, legacy cuDNN API
+#      files: check.tar.gz (logs, ctest's log, results files), check-summary.txt (GPU, libraries,
+#      test outcome, layerbench's figures)
+#   2. scripts/gpu-check.sh torch   optional: PyTorch on the suite's and memory-bound layers call 1
+#      measured, then resnet50 and vit_b_16 end to end (bf16) and the share of their time
+#      layerbench's model estimate explains.
+#      It reads call 1's results from the machine where it is still warm, else from
+#      deps/gpu-check/ (`scripts/gpu-check.sh take FOLDER` puts them there from the files call 1
+#      sent back, before the call).
+#      files: torch.tar.gz (timing files, report summary, logs), torch-table.txt
 #
-# When time runs short, the last steps of a command go first: each step runs under `timeout` with
-# what is left of the command's 7 minutes, a step whose estimate no longer fits is skipped (and
-# said so), and a step cut by its timeout keeps the points its results file already holds. So
-# measure drops legacy, then memory, then the end of the suite; torch drops the end-to-end models
-# and report first. Left out of the plan to fit: batch 1, fp32/fp16/fp8 layers (fp8 is in the
-# peak check), backward passes of convolutions and GEMMs. Each step's files go to $OUT the moment it ends (the archive is rewritten), so
-# a command killed from outside still returns what finished.
+# layerbench runs here with one round (--rounds 1: a second round would prepare every point again)
+# and no framework probe (--python none: it would import PyTorch and JAX on the GPU in every
+# process). When time runs short, the last steps of a call go first: each step runs under
+# `timeout` with what is left of the call's budget, a step whose estimate no longer fits is
+# skipped (and said so), and a step cut by its timeout keeps the points its results file holds.
+# Each step's files go to $OUT the moment it ends (the archive is rewritten), so a call killed from
+# outside still returns what finished. Left out to fit: batch 1, fp32/tf32/fp16/fp8 layers in the
+# suite (the GPU tests run every precision on small shapes; fp8 is in the peak check), backward
+# passes of convolutions and GEMMs, PyTorch on the peak GEMM.
 #
-# Usage: scripts/gpu-check.sh [--dry-run] build|measure|torch|all
-#   --dry-run  print each command, its steps' plans (points from `layerbench run --dry-run`),
-#              estimated seconds and the files it would send; needs no GPU. The binary is
-#              LAYERBENCH_BINARY, else the check's build, else build/layerbench.
+# Usage: scripts/gpu-check.sh [--dry-run] check|torch    (one device call)
+#        scripts/gpu-check.sh --dry-run all             (the session's plan)
+#        scripts/gpu-check.sh take FOLDER
+#   --dry-run  print the session's plan, each call's steps with their estimates (the measure
+#              steps' point counts are written below, as `layerbench run --dry-run` counts them)
+#              and the files each sends; needs no GPU or build. The real run prints the same plan
+#              first and keeps to it.
+#   take       copy call 1's results out of FOLDER/check.tar.gz into deps/gpu-check/.
+# Each call carries deps/ alone; the session hands the machine back once the last call's files
+# are in.
 # Environment: OUT (the folder whose files come back; default $BUILD/out), CUDNN_ROOT and
 # CUBLASLT_LIBRARY (default: the toolkit's, else PyTorch's pip packages), CUDA_HOME (default: the
-# folder above nvcc), GPU_CHECK_MAX_TIME (seconds per point, default 0.1). Results stay on the
-# machine in $BUILD/gpu-check/ between the commands. Exit 1 if a step failed, 2 on bad usage.
+# folder above nvcc), GPU_CHECK_MAX_TIME (seconds per point, default 0.1). Exit 1 if a step
+# failed, 2 on bad usage.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${LAYERBENCH_BUILD_DIR:-$ROOT/build-gpu-check}"
 DEPS="$ROOT/deps"
 WORK="$BUILD/gpu-check"
+TAKEN="$DEPS/gpu-check"
 MAX_TIME="${GPU_CHECK_MAX_TIME:-0.1}"
 PYTHON="$(command -v python3 || true)"
 # The system's Python has no .venv with the report package installed: the scripts import it from
 # this tree.
 export PYTHONPATH="$ROOT/reports${PYTHONPATH:+:$PYTHONPATH}"
 
-# The time plan. A command's steps share its budget (budget_s); ARCHIVE_RESERVE_S is kept back
-# for the last archive. The budgets and MACHINE_START_S (the device tool's "a minute or more" to
-# start a machine, taken as 90 s) add up to the session's SESSION_BUDGET_S. The set-up costs below are ASSUMPTIONS, not measurements (no GPU run has been
-# made yet): layerbench run --dry-run counts sampling only (2 x max time per point), so each
-# process is taken to spend PROCESS_SETUP_S starting (CUDA context, cuDNN and cuBLASLt loading,
-# importing PyTorch) and each point POINT_SETUP_S preparing (autotuning up to 8 candidates, cuDNN
-# plans compiled at run time, validation on 16 cores). The first run's logs give the real figures.
+# --- the time plan ---
+# Device time: SESSION_BUDGET_S in all, of which UNPLANNED_MIN_S stays unplanned (a second
+# machine start if call 2 misses the warm window, the gaps between calls, slow transfers). Each
+# call's budget is its command's seconds (the device tool's limit is 600 s a command); each step
+# runs under the budget's remainder, and ARCHIVE_RESERVE_S is kept back for the last archive.
+# ASSUMPTIONS, not measurements (no GPU run has been made yet; the first run's logs give the real
+# figures): MACHINE_START_S (the device tool's "a minute or more"), TRANSFER_S per call (the
+# working tree and deps/, about 50 MiB, each way), PROCESS_SETUP_S per layerbench or PyTorch
+# process (CUDA context, cuDNN and cuBLASLt loading; no framework probe), POINT_SETUP_S per point
+# (autotuning up to 8 candidates, cuDNN plans compiled at run time, validation on 16 cores);
+# `layerbench run --dry-run` counts sampling only (2 x max time per point).
 SESSION_BUDGET_S=900
+UNPLANNED_MIN_S=150
+COMMAND_LIMIT_S=540
 MACHINE_START_S=90
-budget_s() {
-  case "$1" in
-    build) echo 300 ;;
-    measure) echo 250 ;;
-    torch) echo 240 ;;
-  esac
-}
+TRANSFER_S=15
 ARCHIVE_RESERVE_S=10
-PROCESS_SETUP_S=20
+PROCESS_SETUP_S=10
 POINT_SETUP_S=0.5
 # The build (layerbench and the GPU test programs only): the development machine's first full
 # build takes about 3 minutes on 2 cores with a warm compiler cache; the GPU machine has 16 cores
-# and no cache, taken as the same 180 s. The GPU tests: 110 s (both ASSUMPTIONS as above).
-BUILD_ESTIMATE_S=180
-GPU_TESTS_ESTIMATE_S=110
+# and no cache, taken as the same 180 s. Configure, unpacking oneDNN's wheels and the GPU tests:
+# 60 s, 10 s and 110 s. All ASSUMPTIONS as above.
+ONEDNN_RESTORE_S=10
+CONFIGURE_S=60
+BUILD_S=180
+GPU_TESTS_S=110
+CALLS=(check torch)
+budget_s() {
+  case "$1" in
+    check) echo 505 ;;
+    torch) echo 125 ;;
+  esac
+}
+files_of() {
+  case "$1" in
+    check) echo "check.tar.gz check-summary.txt" ;;
+    torch) echo "torch.tar.gz torch-table.txt" ;;
+  esac
+}
 
-usage() { echo "usage: scripts/gpu-check.sh [--dry-run] build|measure|torch|all" >&2; exit 2; }
+usage() {
+  echo "usage: scripts/gpu-check.sh [--dry-run] check|torch|all | take FOLDER" >&2
+  exit 2
+}
 dry_run=0
 what=""
-for arg in "$@"; do
+take_from=""
+args=("$@")
+for ((i = 0; i < ${#args[@]}; i++)); do
+  arg="${args[$i]}"
   case "$arg" in
     --dry-run) dry_run=1 ;;
-    build|measure|torch|all) [ -z "$what" ] || usage; what="$arg" ;;
+    check|torch|all) [ -z "$what" ] || usage; what="$arg" ;;
+    take)
+      [ -z "$what" ] || usage
+      what=take
+      i=$((i + 1))
+      take_from="${args[$i]:-}"
+      [ -n "$take_from" ] || usage ;;
     *) echo "gpu-check.sh: unknown argument '$arg'" >&2; usage ;;
   esac
 done
 [ -n "$what" ] || usage
+[ "$what" != take ] || [ "$dry_run" = 0 ] || usage
+# A real run is one device call: both together would outrun a command's limit.
+[ "$what" != all ] || [ "$dry_run" = 1 ] ||
+  { echo "gpu-check.sh: a real run is one call, check or torch; all is for --dry-run" >&2; exit 2; }
 [[ "$MAX_TIME" =~ ^[0-9]+([.][0-9]+)?$ ]] ||
   { echo "gpu-check.sh: GPU_CHECK_MAX_TIME '$MAX_TIME' is not a number of seconds" >&2; exit 2; }
 
+if [ "$what" = take ]; then
+  [ -f "$take_from/check.tar.gz" ] || { echo "gpu-check.sh: no $take_from/check.tar.gz" >&2; exit 1; }
+  rm -rf "$TAKEN" && mkdir -p "$TAKEN"
+  tar -xzf "$take_from/check.tar.gz" -C "$TAKEN" ./measure ||
+    { echo "gpu-check.sh: $take_from/check.tar.gz holds no measure/ results" >&2; exit 1; }
+  echo "call 1's results in $TAKEN/measure: $(cd "$TAKEN/measure" && ls ./*.json | tr '\n' ' ')"
+  exit 0
+fi
+
 # --- the plans: layerbench run arguments per measure step, in run order (the last goes first) ---
 MEASURE_STEPS=(peak suite memory legacy)
+# One round, no framework probe: see the header.
+RUN_FLAGS="--rounds 1 --python none"
 plan_args() {
   case "$1" in
     peak) echo "--workload $ROOT/bench/workloads/peak_gemm_8192.json --model peak_gemm_8192 --batch 1 --precision fp16,bf16,fp8,tf32 --pass fwd" ;;
-    suite) echo "--model resnet50 --model vit_b_16 --batch 32 --precision tf32,bf16 --pass fwd" ;;
+    suite) echo "--model resnet50 --model vit_b_16 --batch 32 --precision bf16 --pass fwd" ;;
     memory) echo "--workload $ROOT/bench/workloads/memory_ops_check.json --model memory_ops_check --batch 8 --precision fp32,bf16 --pass train" ;;
-    legacy) echo "--model resnet50 --batch 32 --precision fp16 --pass fwd --cudnn-api legacy" ;;
+    legacy) echo "--workload $ROOT/bench/workloads/resnet50_convs.json --model resnet50_convs --batch 32 --precision fp16 --pass fwd --cudnn-api legacy" ;;
   esac
 }
 # PyTorch times the points of these measure steps.
-TORCH_STEPS=(peak suite memory)
-TORCH_MODELS_ARGS="--model resnet50,vit_b_16 --batch 32 --precision tf32,bf16 --pass fwd"
-TORCH_MODEL_RUNS=4  # 2 models x 1 batch x 2 precisions
+TORCH_STEPS=(suite memory)
+TORCH_MODELS_ARGS="--model resnet50,vit_b_16 --batch 32 --precision bf16 --pass fwd"
+TORCH_MODEL_RUNS=2  # 2 models x 1 batch x 1 precision
 TORCH_MODEL_RUN_S=5  # per model run: building the model, warm-up and sampling (ASSUMPTION)
-
-binary() {
-  for b in "${LAYERBENCH_BINARY:-}" "$BUILD/layerbench" "$ROOT/build/layerbench"; do
-    [ -n "$b" ] && [ -x "$b" ] && { echo "$b"; return 0; }
-  done
-  return 1
-}
-# Points of a measure step, from layerbench run --dry-run on the same plan.
+# Points of each measure step: `layerbench run --dry-run` on the step's arguments gives the same
+# count (tests/cli/gpu_check.sh checks that), written here so that the plan is known before the
+# build and on a machine without one.
 plan_points() {
-  local bin
-  bin="$(binary)" || { echo "?"; return; }
-  # shellcheck disable=SC2046
-  "$bin" run --dry-run --assume-usable-gpu --device gpu $(plan_args "$1") \
-    --max-time-per-point "$MAX_TIME" |
-    "$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["points"])'
+  case "$1" in
+    peak) echo 4 ;;
+    suite) echo 67 ;;
+    memory) echo 36 ;;
+    legacy) echo 23 ;;
+  esac
 }
-# Estimated seconds: one process start, then per point 2 x max time of sampling and the set-up.
-estimate_s() {  # points
+# Estimated seconds of a layerbench or PyTorch process: its start, then per point 2 x max time of
+# sampling and the set-up.
+points_estimate_s() {  # points
   awk -v n="$1" -v t="$MAX_TIME" -v p="$PROCESS_SETUP_S" -v s="$POINT_SETUP_S" \
-    'BEGIN { if (n == "?") print "?"; else printf "%d\n", p + n * (2 * t + s) + 0.999 }'
+    'BEGIN { printf "%d\n", p + n * (2 * t + s) + 0.999 }'
 }
-
+steps_of() {
+  case "$1" in
+    check) echo onednn configure build tests "${MEASURE_STEPS[@]}" ;;
+    torch) for step in "${TORCH_STEPS[@]}"; do printf 'torch-%s ' "$step"; done; echo models ;;
+  esac
+}
+step_estimate_s() {
+  case "$1" in
+    onednn) echo "$ONEDNN_RESTORE_S" ;;
+    configure) echo "$CONFIGURE_S" ;;
+    build) echo "$BUILD_S" ;;
+    tests) echo "$GPU_TESTS_S" ;;
+    torch-*) points_estimate_s "$(plan_points "${1#torch-}")" ;;
+    models) echo $((PROCESS_SETUP_S + TORCH_MODEL_RUNS * TORCH_MODEL_RUN_S)) ;;
+    *) points_estimate_s "$(plan_points "$1")" ;;
+  esac
+}
+step_text() {
+  case "$1" in
+    onednn) echo "deps/onednn from deps/wheels where the carried deps/ lacks it (assumed)" ;;
+    configure) echo "cmake configure for this GPU's architecture (assumed)" ;;
+    build) echo "cmake --build: layerbench and tests/unit/cuda_*_test (assumed)" ;;
+    tests) echo "ctest -R '[Cc]uda' (assumed)" ;;
+    torch-*) echo "torch_layers.py measure on ${1#torch-}'s points (at most $(plan_points "${1#torch-}"))" ;;
+    models) echo "torch_models.py --device gpu $TORCH_MODELS_ARGS ($TORCH_MODEL_RUNS runs), report.py" ;;
+    *) echo "layerbench run --device gpu $(plan_args "$1") $RUN_FLAGS --max-time-per-point $MAX_TIME (points $(plan_points "$1"))" ;;
+  esac
+}
+call_estimate_s() {
+  local total=$ARCHIVE_RESERVE_S step
+  for step in $(steps_of "$1"); do total=$((total + $(step_estimate_s "$step"))); done
+  echo "$total"
+}
+session_planned_s() {
+  local total=$MACHINE_START_S call
+  for call in "${CALLS[@]}"; do total=$((total + TRANSFER_S + $(budget_s "$call"))); done
+  echo "$total"
+}
+# The plan, as the dry run and the real run print it; status 1 when it does not fit.
+print_plan() {  # calls to detail
+  local status=0 n=0 call step planned files=0
+  echo "GPU check plan, seconds of device time (assumed: not measured yet)"
+  echo "max time per point ${MAX_TIME} s; set-up ${PROCESS_SETUP_S} s per process, ${POINT_SETUP_S} s per point (assumed)"
+  for call in "${CALLS[@]}"; do
+    n=$((n + 1))
+    files=$((files + $(wc -w <<<"$(files_of "$call")")))
+    [[ " $* " == *" $call "* ]] || continue
+    echo "== call $n: scripts/gpu-check.sh $call"
+    for step in $(steps_of "$call"); do
+      printf '   %-12s estimate %4d s  %s\n' "$step" "$(step_estimate_s "$step")" "$(step_text "$step")"
+    done
+    printf '   %-12s estimate %4d s\n' "archive" "$ARCHIVE_RESERVE_S"
+    echo "   estimated total $(call_estimate_s "$call") s of budget $(budget_s "$call") s"
+    echo "   files: $(files_of "$call")"
+    [ "$(call_estimate_s "$call")" -le "$(budget_s "$call")" ] ||
+      { echo "   OVER ITS BUDGET: shorten the plan" >&2; status=1; }
+    [ "$(budget_s "$call")" -le "$COMMAND_LIMIT_S" ] ||
+      { echo "   BUDGET OVER ${COMMAND_LIMIT_S} s a command" >&2; status=1; }
+  done
+  planned="$(session_planned_s)"
+  echo "session: machine start ${MACHINE_START_S} s + ${#CALLS[@]} calls x transfers ${TRANSFER_S} s + budgets $(for c in "${CALLS[@]}"; do printf '%s ' "$(budget_s "$c")"; done)= ${planned} s planned of ${SESSION_BUDGET_S} s"
+  echo "calls: ${#CALLS[@]}; command seconds: $(for c in "${CALLS[@]}"; do printf '%s ' "$(budget_s "$c")"; done)(limit ${COMMAND_LIMIT_S}); files back: ${files} of 8; unplanned: $((SESSION_BUDGET_S - planned)) s (at least ${UNPLANNED_MIN_S})"
+  echo "end: give the machine back (the device tool's give_back) once the last call's files are in"
+  [ $((SESSION_BUDGET_S - planned)) -ge "$UNPLANNED_MIN_S" ] ||
+    { echo "LESS THAN ${UNPLANNED_MIN_S} s UNPLANNED" >&2; status=1; }
+  [ "$files" -le 8 ] || { echo "MORE THAN 8 FILES BACK" >&2; status=1; }
+  return "$status"
+}
+selected_calls() { if [ "$what" = all ]; then echo "${CALLS[@]}"; else echo "$what"; fi; }
 # --- libraries: cuDNN and cuBLASLt from the toolkit, else from PyTorch's pip packages ---
 NVCC="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)"
 CUDA_HOME="${CUDA_HOME:-$(cd "$(dirname "$NVCC")/.." 2>/dev/null && pwd)}"
@@ -170,115 +290,62 @@ find_libraries() {
 }
 
 # --- dry run ---
-print_plan() {
-  local command="$1" total=0 points estimate
-  echo "== scripts/gpu-check.sh $command"
-  case "$command" in
-    build)
-      find_libraries
-      echo "   configure + build      estimate ${BUILD_ESTIMATE_S} s (assumed)"
-      echo "   ctest -R '[Cc]uda'     estimate ${GPU_TESTS_ESTIMATE_S} s (assumed)"
-      total=$((BUILD_ESTIMATE_S + GPU_TESTS_ESTIMATE_S))
-      echo "   files: build.tar.gz build-summary.txt" ;;
-    measure)
-      for step in "${MEASURE_STEPS[@]}"; do
-        points="$(plan_points "$step")"
-        estimate="$(estimate_s "$points")"
-        echo "   $step: layerbench run --device gpu $(plan_args "$step") --max-time-per-point $MAX_TIME"
-        echo "      points $points, estimate $estimate s"
-        [ "$estimate" = "?" ] && total="?"
-        [ "$total" != "?" ] && total=$((total + estimate))
-      done
-      echo "   files: measure.tar.gz measure-table.txt" ;;
-    torch)
-      for step in "${TORCH_STEPS[@]}"; do
-        points="$(plan_points "$step")"
-        estimate="$(estimate_s "$points")"
-        echo "   torch $step: torch_layers.py measure $step.json --max-time-per-point $MAX_TIME"
-        echo "      points at most $points, estimate $estimate s"
-        [ "$estimate" = "?" ] && total="?"
-        [ "$total" != "?" ] && total=$((total + estimate))
-      done
-      estimate=$((PROCESS_SETUP_S + TORCH_MODEL_RUNS * TORCH_MODEL_RUN_S))
-      echo "   models: torch_models.py --device gpu $TORCH_MODELS_ARGS, then report.py"
-      echo "      runs $TORCH_MODEL_RUNS, estimate $estimate s"
-      [ "$total" != "?" ] && total=$((total + estimate))
-      echo "   files: torch.tar.gz torch-table.txt" ;;
-  esac
-  echo "   estimated total ${total} s of $(budget_s "$command") s"
-  [ "$total" = "?" ] || [ "$total" -le "$(budget_s "$command")" ] ||
-    { echo "   OVER BUDGET: shorten the plan" >&2; return 1; }
-}
-
 if [ "$dry_run" = 1 ]; then
-  echo "GPU set-up assumed: ${PROCESS_SETUP_S} s per process, ${POINT_SETUP_S} s per point (not measured)"
-  echo "max time per point: ${MAX_TIME} s; files back: 6 of 8"
-  session=$MACHINE_START_S
-  for command in build measure torch; do session=$((session + $(budget_s "$command"))); done
-  echo "session: machine start ${MACHINE_START_S} s (assumed) + budgets $(budget_s build) + $(budget_s measure) + $(budget_s torch) s = ${session} s of ${SESSION_BUDGET_S} s"
-  status=0
-  [ "$session" -le "$SESSION_BUDGET_S" ] || { echo "OVER THE SESSION'S BUDGET" >&2; status=1; }
-  for command in build measure torch; do
-    [ "$what" = all ] || [ "$what" = "$command" ] || continue
-    print_plan "$command" || status=1
-  done
-  exit "$status"
+  # shellcheck disable=SC2046
+  print_plan $(selected_calls) || exit 1
+  case " $(selected_calls) " in *" check "*) find_libraries ;; esac
+  exit 0
 fi
 
 # --- the real run ---
 OUT="${OUT:-$BUILD/out}"
 # The libraries unpacked from deps/ (Google Benchmark and the like); libgomp from deps/ only where
 # the system has none, so that an older copy never shadows the system's.
-LIBS="$DEPS/root/usr/lib/x86_64-linux-gnu"
+LIBS="$DEPS/root/usr/lib/x86_64-linux-gnu:$DEPS/onednn/lib"
 if ! ldconfig -p 2>/dev/null | grep -q 'libgomp.so.1 '; then LIBS="$LIBS:$DEPS/gomp/usr/lib/x86_64-linux-gnu"; fi
 export LD_LIBRARY_PATH="$LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 START=$SECONDS
 failures=()
-step() { printf '\n== [%3ds] %s\n' "$((SECONDS - START))" "$*"; }
+say() { printf '\n== [%3ds] %s\n' "$((SECONDS - START))" "$*"; }
 die() { printf '\nFAILED: %s\n' "$*" >&2; exit 1; }
 fail() { printf '\nFAILED: %s\n' "$1" >&2; failures+=("$1"); }
 left_s() { echo $((BUDGET - ARCHIVE_RESERVE_S - (SECONDS - START))); }
-# Runs a step under timeout with what is left of the budget, its output into `log`, or skips it
-# when its estimate no longer fits. SIGINT first: layerbench then writes the points it has and
-# stops.
-timed() {  # name estimate_s log command...
-  local name="$1" estimate="$2" log="$3"; shift 3
-  local left
+# Runs plan step `name` under timeout with what is left of the budget, its output into `log`, or
+# skips it when its planned estimate no longer fits. SIGINT first: layerbench then writes the
+# points it has and stops.
+timed() {  # name log command...
+  local name="$1" log="$2" estimate left rc
+  shift 2
+  estimate="$(step_estimate_s "$name")"
   left="$(left_s)"
   if [ "$left" -lt "$estimate" ]; then
     fail "$name skipped: ${left} s left, estimate ${estimate} s"
     return 1
   fi
-  step "$name (estimate ${estimate} s, limit ${left} s)"
+  say "$name (estimate ${estimate} s, limit ${left} s)"
   timeout -s INT -k 15 "$left" "$@" > "$log" 2>&1
-  local rc=$?
+  rc=$?
   [ "$rc" = 0 ] || fail "$name (exit $rc$([ "$rc" = 124 ] && echo ', timed out'))"
   return "$rc"
 }
-# Rewrites $OUT/<name>.tar.gz from the command's stage folder: called after every step.
+# Rewrites $OUT/<name>.tar.gz from the call's stage folder: called after every step.
 send() {
   local name="$1"
   mkdir -p "$OUT"
   tar -czf "$OUT/$name.tar.gz.tmp" -C "$WORK/$name" . && mv "$OUT/$name.tar.gz.tmp" "$OUT/$name.tar.gz"
 }
 finish() {
-  step "done in $((SECONDS - START)) s; files in $OUT: $(cd "$OUT" && ls | tr '\n' ' ')"
+  say "done in $((SECONDS - START)) s; files in $OUT: $(cd "$OUT" && ls | tr '\n' ' ')"
   if [ "${#failures[@]}" -gt 0 ]; then
     printf 'FAILED steps: %s\n' "${failures[*]}" >&2
     exit 1
   fi
 }
 
-run_build() {
-  local stage="$WORK/build"
-  rm -rf "$stage" && mkdir -p "$stage" "$OUT"
-  step "preconditions"
-  command -v nvidia-smi >/dev/null || die "nvidia-smi not found: no NVIDIA driver on this machine"
-  nvidia-smi --query-gpu=name,compute_cap,driver_version,memory.total --format=csv,noheader |
-    tee "$stage/gpu.txt" || die "nvidia-smi cannot query the GPU"
-  [ -x "$NVCC" ] || die "nvcc not found (PATH or /usr/local/cuda/bin)"
-  command -v cmake >/dev/null || die "cmake not found"
-  command -v ninja >/dev/null || die "ninja not found"
+run_check() {
+  local stage="$WORK/check" bin="$BUILD/layerbench"
+  rm -rf "$stage" && mkdir -p "$stage/measure" "$OUT"
+  say "preconditions"
   [ -d "$DEPS/root/usr" ] && [ -d "$DEPS/wheels" ] ||
     die "deps/root or deps/wheels missing: run scripts/gpu-prepare.sh where packages can be downloaded, and carry deps/ along"
   # Symbolic links a copy may have dropped (deps/SYMLINKS lists them).
@@ -287,68 +354,75 @@ run_build() {
       [ -e "$DEPS/$link" ] || ln -sfn "$target" "$DEPS/$link"
     done < "$DEPS/SYMLINKS"
   fi
+  # A carried deps/ replaces the machine's, so deps/onednn is there only if this tree unpacked it:
+  # every call restores it rather than count on an earlier one.
+  source "$ROOT/scripts/onednn-wheels.sh"
+  local onednn="$DEPS/onednn"
+  onednn_prefix_ready "$onednn" ||
+    timed onednn "$stage/onednn.log" bash -c 'source "$0" && unpack_onednn_wheels "$1" "$2"' \
+      "$ROOT/scripts/onednn-wheels.sh" "$DEPS/wheels" "$onednn" ||
+    die "cannot unpack the oneDNN wheels of deps/wheels into $onednn"
+  command -v nvidia-smi >/dev/null || die "nvidia-smi not found: no NVIDIA driver on this machine"
+  nvidia-smi --query-gpu=name,compute_cap,driver_version,memory.total --format=csv,noheader |
+    tee "$stage/gpu.txt" || die "nvidia-smi cannot query the GPU"
+  [ -x "$NVCC" ] || die "nvcc not found (PATH or /usr/local/cuda/bin)"
+  command -v cmake >/dev/null || die "cmake not found"
+  command -v ninja >/dev/null || die "ninja not found"
   # Build for this GPU only: compute capability "9.0" -> CMake architecture "90".
   local arch
   arch="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d ' .')"
   [[ "$arch" =~ ^[0-9]+$ ]] || die "cannot read the GPU's compute capability (got '$arch')"
   find_libraries | tee "$stage/libraries.txt"
   find_libraries > /dev/null  # again in this shell, for cudnn_args and cublaslt_args
-  source "$ROOT/scripts/onednn-wheels.sh"
-  local onednn="$DEPS/onednn"
-  onednn_prefix_ready "$onednn" || unpack_onednn_wheels "$DEPS/wheels" "$onednn" ||
-    die "cannot unpack the oneDNN wheels of deps/wheels into $onednn"
 
-  timed "configure (CUDA architecture $arch)" 60 "$stage/configure.log" \
+  timed configure "$stage/configure.log" \
     cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLAYERBENCH_CUDA=ON \
     -DCMAKE_CUDA_ARCHITECTURES="$arch" -DCMAKE_CUDA_COMPILER="$NVCC" \
     -DCMAKE_PREFIX_PATH="$DEPS/root/usr;$onednn" "${cudnn_args[@]}" "${cublaslt_args[@]}"
   grep -E "layerbench:|Found GTest" "$stage/configure.log"
-  send build
+  send check
   local targets=(layerbench)
   for test in "$ROOT"/tests/unit/cuda_*_test.cpp; do targets+=("$(basename "$test" .cpp)"); done
-  timed "build ($(nproc) jobs: ${targets[*]})" "$BUILD_ESTIMATE_S" "$stage/build.log" \
-    cmake --build "$BUILD" -j "$(nproc)" --target "${targets[@]}" ||
+  timed build "$stage/build.log" cmake --build "$BUILD" -j "$(nproc)" --target "${targets[@]}" ||
     grep -E "error|Error" -A3 "$stage/build.log" | head -40
-  send build
-  [ -x "$BUILD/layerbench" ] || { finish; }
+  send check
+  [ -x "$bin" ] || { finish; }
   # The driver is only ever opened at run time, by the binary and by its CUDA backend's plugin.
-  for file in "$BUILD/layerbench" "$BUILD"/lib/layerbench/liblayerbench_cuda.so; do
+  for file in "$bin" "$BUILD"/lib/layerbench/liblayerbench_cuda.so; do
     if ldd "$file" | grep -q 'libcuda\.so'; then fail "$file must not link libcuda"; fi
   done
-  "$BUILD/layerbench" --version | tee -a "$stage/libraries.txt"
+  "$bin" --version | tee -a "$stage/libraries.txt"
   grep -q "CUDA backend *loaded from" "$stage/libraries.txt" ||
     fail "the CUDA backend's plugin does not load (libraries.txt)"
-  timed "GPU tests (ctest -R '[Cc]uda')" "$GPU_TESTS_ESTIMATE_S" "$stage/ctest.log" \
+  timed tests "$stage/ctest.log" \
     ctest --test-dir "$BUILD" -R '[Cc]uda' --output-on-failure --timeout 120
   cp "$BUILD/Testing/Temporary/LastTest.log" "$stage/ctest-LastTest.log" 2>/dev/null
   { cat "$stage/gpu.txt" "$stage/libraries.txt"
     grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)|\*\*\*Skipped" "$stage/ctest.log"
-  } > "$OUT/build-summary.txt"
-  send build
-}
+  } > "$OUT/check-summary.txt"
+  send check
 
-run_measure() {
-  local stage="$WORK/measure" bin="$BUILD/layerbench"
-  [ -x "$bin" ] || die "no $bin: run scripts/gpu-check.sh build first on this machine"
-  rm -rf "$stage" && mkdir -p "$stage" "$OUT"
   for name in "${MEASURE_STEPS[@]}"; do
-    local estimate
-    estimate="$(estimate_s "$(plan_points "$name")")"
-    # shellcheck disable=SC2046
-    timed "layerbench $name" "$estimate" "$stage/$name.log" "$bin" run --device gpu \
-      $(plan_args "$name") --max-time-per-point "$MAX_TIME" --force -o "$stage/$name.json"
-    if [ -f "$stage/$name.json" ]; then
-      "$PYTHON" "$ROOT/scripts/torch_layers.py" table "$stage/$name.json" -o "$stage/$name-table.txt" &&
-        { echo "## $name"; cat "$stage/$name-table.txt"; } >> "$OUT/measure-table.txt"
+    # shellcheck disable=SC2046,SC2086
+    timed "$name" "$stage/measure/$name.log" "$bin" run --device gpu $(plan_args "$name") \
+      $RUN_FLAGS --max-time-per-point "$MAX_TIME" --force -o "$stage/measure/$name.json"
+    if [ -f "$stage/measure/$name.json" ]; then
+      "$PYTHON" "$ROOT/scripts/torch_layers.py" table "$stage/measure/$name.json" \
+        -o "$stage/measure/$name-table.txt" &&
+        { echo "## $name"; cat "$stage/measure/$name-table.txt"; } >> "$OUT/check-summary.txt"
     fi
-    send measure
+    send check
   done
-  [ -f "$OUT/measure-table.txt" ] && cat "$OUT/measure-table.txt"
+  cat "$OUT/check-summary.txt"
 }
 
 run_torch() {
-  local stage="$WORK/torch" measured="$WORK/measure"
-  [ -d "$measured" ] || die "no $measured: run scripts/gpu-check.sh measure first on this machine"
+  local stage="$WORK/torch" measured="$WORK/check/measure"
+  # On the machine call 1 ran on, its results are still there; on a fresh one, deps/gpu-check/
+  # holds them (`take`).
+  [ -d "$measured" ] || measured="$TAKEN/measure"
+  [ -d "$measured" ] ||
+    die "no results of call 1: neither $WORK/check/measure nor $TAKEN/measure (scripts/gpu-check.sh take FOLDER)"
   [ -n "$PYTHON" ] && "$PYTHON" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' ||
     die "PyTorch with CUDA is not available to ${PYTHON:-python3}"
   rm -rf "$stage" && mkdir -p "$stage" "$OUT"
@@ -356,9 +430,8 @@ run_torch() {
     tee "$stage/torch-version.txt"
   for name in "${TORCH_STEPS[@]}"; do
     [ -f "$measured/$name.json" ] || { fail "torch $name skipped: no layerbench results"; continue; }
-    local estimate torch_args=()
-    estimate="$(estimate_s "$(plan_points "$name")")"
-    timed "PyTorch $name" "$estimate" "$stage/$name.log" "$PYTHON" "$ROOT/scripts/torch_layers.py" \
+    local torch_args=()
+    timed "torch-$name" "$stage/$name.log" "$PYTHON" "$ROOT/scripts/torch_layers.py" \
       measure "$measured/$name.json" -o "$stage/$name-torch.json" --max-time-per-point "$MAX_TIME"
     [ -f "$stage/$name-torch.json" ] && torch_args=(--torch "$stage/$name-torch.json")
     "$PYTHON" "$ROOT/scripts/torch_layers.py" table "$measured/$name.json" "${torch_args[@]}" \
@@ -368,8 +441,7 @@ run_torch() {
   done
   if [ -f "$measured/suite.json" ]; then
     # shellcheck disable=SC2086
-    timed "PyTorch end to end" $((PROCESS_SETUP_S + TORCH_MODEL_RUNS * TORCH_MODEL_RUN_S)) \
-      "$stage/models.log" "$PYTHON" "$ROOT/scripts/torch_models.py" --device gpu \
+    timed models "$stage/models.log" "$PYTHON" "$ROOT/scripts/torch_models.py" --device gpu \
       $TORCH_MODELS_ARGS --min-time "$MAX_TIME" --max-time "$MAX_TIME" -o "$stage/models-torch.json"
     if [ -f "$stage/models-torch.json" ]; then
       "$PYTHON" "$ROOT/scripts/report.py" "$measured/suite.json" --framework "$stage/models-torch.json" \
@@ -384,10 +456,8 @@ run_torch() {
 }
 
 mkdir -p "$WORK"
-for command in build measure torch; do
-  [ "$what" = all ] || [ "$what" = "$command" ] || continue
-  START=$SECONDS
-  BUDGET="$(budget_s "$command")"
-  "run_$command"
-done
+print_plan "$what" || exit 1
+START=$SECONDS
+BUDGET="$(budget_s "$what")"
+"run_$what"
 finish

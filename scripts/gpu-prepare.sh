@@ -93,4 +93,4 @@ if [ "$verify" = 1 ]; then
   rm -rf "$DEPS/onednn"
   echo "== verify: ok"
 fi
-echo "== deps/ ready: carry deps/ to the GPU machine and run scripts/gpu-check.sh build, measure and torch there"
+echo "== deps/ ready: carry deps/ to the GPU machine and run scripts/gpu-check.sh check there (then torch, optional)"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <stdexcept>
 
 namespace lb {
@@ -216,6 +217,7 @@ MaxPoolGradient max_pool_gradient(const MemoryShape& s, const std::vector<HostTe
     } else {
       g.tied.push_back(dy[out]);
       g.first_of_tied.push_back(first == at);
+      g.tied_windows.push_back(out);
     }
   });
   return g;
@@ -229,20 +231,64 @@ double MaxPoolGradient::first_in_scan_order() const {
 }
 
 double MaxPoolGradient::closest_to(double observed) const {
+  const std::uint64_t subset = closest_subset(observed);
+  double sum = certain;
+  for (std::size_t i = 0; i < tied.size(); ++i)
+    if (subset >> i & 1) sum += tied[i];
+  return sum;
+}
+
+std::uint64_t MaxPoolGradient::closest_subset(double observed) const {
   // An element lies in at most ceil(window / stride)^2 windows (4 for 3x3 with stride 2), so
   // trying every subset of its tied windows stays small; beyond max_enumerated the scan-order
   // answer stands.
   constexpr std::size_t max_enumerated = 12;
-  if (tied.size() > max_enumerated) return first_in_scan_order();
-  double best = certain, best_distance = std::fabs(observed - certain);
+  if (tied.size() > max_enumerated) {
+    std::uint64_t first = 0;
+    for (std::size_t i = 0; i < tied.size(); ++i)
+      if (first_of_tied[i]) first |= 1ull << i;
+    return first;
+  }
+  std::uint64_t best = 0;
+  double best_distance = std::fabs(observed - certain);
   for (std::uint64_t subset = 1; subset < (1ull << tied.size()); ++subset) {
     double sum = certain;
     for (std::size_t i = 0; i < tied.size(); ++i)
       if (subset >> i & 1) sum += tied[i];
     if (std::fabs(observed - sum) < best_distance)
-      best = sum, best_distance = std::fabs(observed - sum);
+      best = subset, best_distance = std::fabs(observed - sum);
   }
   return best;
+}
+
+std::int64_t max_pool_misassigned_windows(const MemoryShape& s, const std::vector<HostTensor>& in,
+                                          const std::vector<float>& dx,
+                                          const std::vector<std::int64_t>& indices) {
+  const std::int64_t H = s.dims[2], W = s.dims[3], P = s.pooled(H), Q = s.pooled(W);
+  const auto& x = in[0].data;
+  std::set<std::int64_t> checked;
+  std::int64_t misassigned = 0;
+  for (const std::int64_t index : indices)
+    for (const std::int64_t window : max_pool_gradient(s, in, index).tied_windows) {
+      if (!checked.insert(window).second) continue;
+      // The window's maxima, each asked whether its dx took this window's gradient.
+      const std::int64_t plane = window / (P * Q) * H * W, p = window % (P * Q) / Q, q = window % Q;
+      double best = -std::numeric_limits<double>::infinity();
+      window_of(s, p, q, [&](std::int64_t h, std::int64_t w) {
+        best = std::max<double>(best, x[plane + h * W + w]);
+      });
+      int takers = 0;
+      window_of(s, p, q, [&](std::int64_t h, std::int64_t w) {
+        const std::int64_t at = plane + h * W + w;
+        if (x[at] != best) return;
+        const MaxPoolGradient g = max_pool_gradient(s, in, at);
+        const std::uint64_t taken = g.closest_subset(dx[static_cast<std::size_t>(at)]);
+        for (std::size_t i = 0; i < g.tied_windows.size(); ++i)
+          if (g.tied_windows[i] == window && (taken >> i & 1)) ++takers;
+      });
+      misassigned += takers != 1;
+    }
+  return misassigned;
 }
 
 double memory_reference_at(const MemoryProblem& problem, const std::vector<HostTensor>& inputs,

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "harness/check/reference.hpp"
+#include "harness/check/reference_memory_bound.hpp"
 
 namespace lb {
 
@@ -84,7 +85,11 @@ Validation validate(const Problem& problem, const std::vector<HostTensor>& input
   }
   v.non_finite_elements = std::count_if(output.data.begin(), output.data.end(),
                                         [](float x) { return !std::isfinite(x); });
-  v.passed = v.non_finite_elements == 0 && v.rel_l2 <= v.tolerance;
+  if (problem.is_memory() && problem.memory().shape.op == MemoryOp::max_pool &&
+      problem.memory().pass != Pass::fwd)
+    v.misassigned_windows =
+        max_pool_misassigned_windows(problem.memory().shape, inputs, output.data, indices);
+  v.passed = v.non_finite_elements == 0 && v.misassigned_windows == 0 && v.rel_l2 <= v.tolerance;
   return v;
 }
 

@@ -21,7 +21,9 @@ std::vector<std::int64_t> validation_indices(std::int64_t total_elements);
 // Relative L2 error sqrt(sum (out-ref)^2 / sum ref^2) and max |out-ref| over
 // validation_indices(); passed when rel_l2 <= tolerance(p) and EVERY output element is finite
 // (all of them are scanned, sampled or not: GPU outputs are poisoned with NaN before the first
-// run, so an element the library never wrote fails validation even outside the sample).
+// run, so an element the library never wrote fails validation even outside the sample). Max-pool
+// backward also needs every tied window's gradient given to exactly one of its maxima
+// (max_pool_misassigned_windows over the checked elements' windows).
 Validation validate(const Problem& problem, const std::vector<HostTensor>& inputs,
                     const HostTensor& output, Precision precision);
 

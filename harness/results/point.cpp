@@ -103,6 +103,8 @@ Validation validation_from_json(const JsonField& v) {
   val.total_elements = v["total_elements"].integer<std::int64_t>();
   if (const auto n = v.optional("non_finite_elements"))  // absent in older files
     val.non_finite_elements = n->integer<std::int64_t>();
+  if (const auto n = v.optional("misassigned_windows"))  // absent in older files
+    val.misassigned_windows = n->integer<std::int64_t>();
   val.passed = v["passed"].boolean();
   return val;
 }
@@ -181,6 +183,7 @@ nlohmann::json to_json(const Point& p) {
                        {"checked_elements", v.checked_elements},
                        {"total_elements", v.total_elements},
                        {"non_finite_elements", v.non_finite_elements},
+                       {"misassigned_windows", v.misassigned_windows},
                        {"passed", v.passed}};
   }
   return j;

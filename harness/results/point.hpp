@@ -28,6 +28,8 @@ struct Validation {
   std::int64_t checked_elements = 0;
   std::int64_t total_elements = 0;
   std::int64_t non_finite_elements = 0;  // NaN or infinity, over every element
+  // Max-pool backward: tied windows whose gradient went to none or several of their maxima.
+  std::int64_t misassigned_windows = 0;
   bool passed = false;
 };
 

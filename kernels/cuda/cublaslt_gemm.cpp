@@ -8,6 +8,7 @@
 #include "kernels/cuda/cublaslt_descriptors.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/gpu_case.hpp"
+#include "kernels/cuda/logic/autotune.hpp"
 #include "kernels/cuda/logic/gemm_layout.hpp"
 
 namespace lb::cuda {
@@ -130,8 +131,7 @@ CublasLtGemmCase::CublasLtGemmCase(std::shared_ptr<DeviceContext> context, const
     notes_.emplace_back("cublaslt_autotune", timings);
   }
   notes_.emplace_back("cublaslt_algo", describe_algo(algos_[chosen_].algo));
-  notes_.emplace_back("algo_choice",
-                      options.algo == AlgoChoice::autotune ? "autotune" : "heuristic");
+  notes_.emplace_back("algo_choice", logic::choice_note(options.algo, options.implementation));
 }
 
 // Creates the matmul descriptor and asks the heuristic; false when it has no algorithm.
@@ -158,8 +158,9 @@ bool CublasLtGemmCase::find_algorithms(const CudaCaseOptions& options,
   LB_CUBLAS(cublasLtMatmulPreferenceSetAttribute(preference.get(),
                                                  CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                  &workspace_limit, sizeof workspace_limit));
-  const int wanted =
-      options.algo == AlgoChoice::autotune ? static_cast<int>(autotune_candidates) : 1;
+  const int wanted = options.algo == AlgoChoice::autotune || !options.implementation.empty()
+                         ? static_cast<int>(autotune_candidates)
+                         : 1;
   std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<std::size_t>(wanted));
   int returned = 0;
   const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
@@ -169,6 +170,13 @@ bool CublasLtGemmCase::find_algorithms(const CudaCaseOptions& options,
   LB_CUBLAS(status);
   for (int i = 0; i < returned; ++i)
     if (results[i].state == CUBLAS_STATUS_SUCCESS) algos_.push_back(results[i]);
+  if (!algos_.empty() && !options.implementation.empty()) {
+    // A later round: the first round's algorithm alone.
+    std::vector<std::string> names;
+    for (const auto& r : algos_) names.push_back("cublaslt " + describe_algo(r.algo));
+    const auto named = algos_[*logic::named_candidate(names, options.implementation, "cuBLASLt")];
+    algos_ = {named};
+  }
   return !algos_.empty();
 }
 

@@ -16,6 +16,17 @@ namespace lb::cuda {
 
 namespace {
 
+logic::CudnnRefusal refusal(cudnnStatus_t status) {
+  switch (CUDNN_STATUS_CATEGORY(status)) {
+    case CUDNN_STATUS_NOT_SUPPORTED:
+      return logic::CudnnRefusal::not_supported;
+    case CUDNN_STATUS_BAD_PARAM:
+      return logic::CudnnRefusal::bad_param;
+    default:
+      return logic::CudnnRefusal::other;
+  }
+}
+
 class CudaBackend final : public Backend {
  public:
   CudaBackend(int device, const CudaOptions& options)
@@ -44,11 +55,18 @@ class CudaBackend final : public Backend {
     context_->make_current();
     context_->ensure_fits(memory_needed(problem, options), options.memory_limit_bytes,
                           "the point " + describe(problem));
-    if (problem.is_memory()) return prepare_memory_op(context_, problem, inputs, options);
-    if (!problem.is_conv()) return prepare_cublaslt_gemm(context_, problem, inputs, options);
-    return options.cudnn_api == CudnnApi::legacy
-               ? prepare_cudnn_legacy_conv(context_, problem, inputs, options)
-               : prepare_cudnn_conv(context_, problem, inputs, options);
+    try {
+      if (problem.is_memory()) return prepare_memory_op(context_, problem, inputs, options);
+      if (!problem.is_conv()) return prepare_cublaslt_gemm(context_, problem, inputs, options);
+      return options.cudnn_api == CudnnApi::legacy
+                 ? prepare_cudnn_legacy_conv(context_, problem, inputs, options)
+                 : prepare_cudnn_conv(context_, problem, inputs, options);
+    } catch (const CudnnError& e) {
+      if (logic::refusal_is_unsupported(refusal(e.status), problem.precision))
+        throw Unsupported("cuDNN refuses this in " + std::string(lb::name(problem.precision)) +
+                          ": " + e.what());
+      throw;
+    }
   }
 
   std::vector<std::pair<std::string, std::string>> context() const override;
@@ -76,7 +94,7 @@ std::vector<std::pair<std::string, std::string>> CudaBackend::context() const {
   // The driver's CUDA version, which no library row has (context.libraries' "driver" is the
   // driver's own version); the libraries' versions are in context.libraries alone.
   int driver = 0;
-  cudaDriverGetVersion(&driver);
+  succeeded_or_cleared(cudaDriverGetVersion(&driver));
   facts.emplace_back("cuda_driver", doctor::cuda_version_text(driver));
   facts.emplace_back("gpu_name", p.name);
   facts.emplace_back("compute_capability", std::to_string(p.major) + "." + std::to_string(p.minor));
@@ -84,15 +102,16 @@ std::vector<std::pair<std::string, std::string>> CudaBackend::context() const {
   facts.emplace_back("memory_bytes", std::to_string(p.totalGlobalMem));
   facts.emplace_back("l2_bytes", std::to_string(p.l2CacheSize));
   int clock_khz = 0, memory_clock_khz = 0;
-  if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, context_->device()) == cudaSuccess)
+  if (succeeded_or_cleared(
+          cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, context_->device())))
     facts.emplace_back("sm_clock_max_mhz", std::to_string(clock_khz / 1000));
-  if (cudaDeviceGetAttribute(&memory_clock_khz, cudaDevAttrMemoryClockRate, context_->device()) ==
-      cudaSuccess)
+  if (succeeded_or_cleared(cudaDeviceGetAttribute(&memory_clock_khz, cudaDevAttrMemoryClockRate,
+                                                  context_->device())))
     facts.emplace_back("memory_clock_max_mhz", std::to_string(memory_clock_khz / 1000));
   facts.emplace_back("memory_bus_bits", std::to_string(p.memoryBusWidth));
   // NVML names the device by it: `run` asks NVML which other processes share this GPU.
   char bus_id[32] = {};
-  if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, context_->device()) == cudaSuccess)
+  if (succeeded_or_cleared(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, context_->device())))
     facts.emplace_back("pci_bus_id", bus_id);
   SmClock& clock = context_->clock();
   if (clock.error().empty()) {

@@ -10,6 +10,12 @@ void throw_library_error(const std::string& library, const char* call, const cha
                      ": " + message);
 }
 
+void throw_cudnn_error(cudnnStatus_t status, const char* call, const char* file, int line) {
+  throw CudnnError("cuDNN call " + std::string(call) + " failed at " + file + ":" +
+                       std::to_string(line) + ": " + cudnn_message(status),
+                   status);
+}
+
 std::string cudnn_message(cudnnStatus_t status) {
   std::string message = cudnnGetErrorString(status);
   // cuDNN 9 keeps a more precise description of the last failure per thread.

@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include "harness/backend.hpp"
+
 namespace lb::cuda {
 
 [[noreturn]] void throw_library_error(const std::string& library, const char* call,
@@ -23,10 +25,25 @@ inline void check_cuda(cudaError_t status, const char* call, const char* file, i
   throw_library_error("CUDA", call, file, line, cuda_error_text(status));
 }
 
+// For a call whose failure only leaves a fact out: true on success; on failure the error is
+// cleared, so that the next cudaGetLastError() (the launch check) does not report it as its own.
+inline bool succeeded_or_cleared(cudaError_t status) {
+  if (status == cudaSuccess) return true;
+  cudaGetLastError();
+  return false;
+}
+
 std::string cudnn_message(cudnnStatus_t status);
+// A failed cuDNN call, with its status: the backend tells a refused data type from an error by it.
+struct CudnnError : LibraryError {
+  CudnnError(const std::string& message, cudnnStatus_t status)
+      : LibraryError(message), status(status) {}
+  cudnnStatus_t status;
+};
+[[noreturn]] void throw_cudnn_error(cudnnStatus_t status, const char* call, const char* file,
+                                    int line);
 inline void check_cudnn(cudnnStatus_t status, const char* call, const char* file, int line) {
-  if (status != CUDNN_STATUS_SUCCESS)
-    throw_library_error("cuDNN", call, file, line, cudnn_message(status));
+  if (status != CUDNN_STATUS_SUCCESS) throw_cudnn_error(status, call, file, line);
 }
 
 std::string cublas_message(cublasStatus_t status);

@@ -12,14 +12,14 @@ namespace {
 
 int attribute(cudaDeviceAttr what, int device) {
   int value = 0;
-  return cudaDeviceGetAttribute(&value, what, device) == cudaSuccess ? value : 0;
+  return succeeded_or_cleared(cudaDeviceGetAttribute(&value, what, device)) ? value : 0;
 }
 
 doctor::GpuInfo probe_gpu(int device) {
   doctor::GpuInfo g;
   g.index = device;
   cudaDeviceProp p{};
-  if (cudaGetDeviceProperties(&p, device) == cudaSuccess) {
+  if (succeeded_or_cleared(cudaGetDeviceProperties(&p, device))) {
     g.name = p.name;
     g.cc_major = p.major;
     g.cc_minor = p.minor;

@@ -8,6 +8,7 @@
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/cudnn_descriptors.hpp"
 #include "kernels/cuda/gpu_case.hpp"
+#include "kernels/cuda/logic/autotune.hpp"
 #include "kernels/cuda/logic/conv_graph.hpp"
 #include "kernels/cuda/logic/engine_policy.hpp"
 
@@ -69,6 +70,11 @@ EngineFacts engine_facts(cudnnBackendDescriptor_t config) {
     facts.notes.down_convert_inputs |= numerical[i] == CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS;
     facts.notes.reduced_precision_reduction |=
         numerical[i] == CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION;
+    facts.notes.fft_or_winograd |= numerical[i] == CUDNN_NUMERICAL_NOTE_FFT ||
+                                   numerical[i] == CUDNN_NUMERICAL_NOTE_WINOGRAD ||
+                                   numerical[i] == CUDNN_NUMERICAL_NOTE_WINOGRAD_TILE_4x4 ||
+                                   numerical[i] == CUDNN_NUMERICAL_NOTE_WINOGRAD_TILE_6x6 ||
+                                   numerical[i] == CUDNN_NUMERICAL_NOTE_WINOGRAD_TILE_13x13;
   }
   // Behaviour notes and knobs only describe the engine: a library that cannot report them does
   // not make the engine unusable, so their failures are not errors.
@@ -235,7 +241,19 @@ void CudnnConvCase::find_candidates(Precision precision, std::uint64_t tensor_by
     }
     std::vector<logic::EngineNotes> notes;
     for (const EngineFacts& f : accepted_facts) notes.push_back(f.notes);
-    for (const std::size_t i : logic::preferred_engines(precision, notes)) {
+    std::vector<std::size_t> order = logic::preferred_engines(precision, notes);
+    if (!options.implementation.empty()) {
+      // A later round: the first round's engine alone, from whichever mode offers it.
+      std::vector<std::string> names;
+      for (const std::size_t i : order) names.push_back("cudnn " + accepted_facts[i].tag);
+      try {
+        order = {order[*logic::named_candidate(names, options.implementation, "cuDNN")]};
+      } catch (const Unsupported&) {
+        if (mode == CUDNN_HEUR_MODE_FALLBACK) throw;
+        continue;
+      }
+    }
+    for (const std::size_t i : order) {
       if (candidates_.size() == wanted) break;
       Descriptor plan(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
       const cudnnBackendDescriptor_t config_raw = accepted[i].get();
@@ -288,8 +306,7 @@ void CudnnConvCase::choose(const CudaCaseOptions& options) {
   notes_.emplace_back("cudnn_engine", c.facts.tag);
   notes_.emplace_back("tensor_cores", c.facts.notes.tensor_core ? "yes" : "no");
   if (c.facts.runtime_compiled) notes_.emplace_back("cudnn_runtime_compiled", "yes");
-  notes_.emplace_back("algo_choice",
-                      options.algo == AlgoChoice::autotune ? "autotune" : "heuristic");
+  notes_.emplace_back("algo_choice", logic::choice_note(options.algo, options.implementation));
   notes_.emplace_back("layout", options.layout == Layout::nhwc ? "nhwc" : "nchw");
   notes_.emplace_back("cudnn_api", "graph");
 }

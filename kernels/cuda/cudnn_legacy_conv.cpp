@@ -10,6 +10,7 @@
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/cudnn_descriptors.hpp"
 #include "kernels/cuda/gpu_case.hpp"
+#include "kernels/cuda/logic/autotune.hpp"
 #include "kernels/cuda/logic/legacy_conv.hpp"
 
 namespace lb::cuda {
@@ -269,7 +270,8 @@ void CudnnLegacyConvCase::find_candidates(Precision precision, std::uint64_t ten
                                           const CudaCaseOptions& options) {
   const auto results = heuristic_results();
   // Autotuning times every algorithm that may run, as cudnnFind* does for TensorFlow and PyTorch.
-  const std::size_t wanted = options.algo == AlgoChoice::autotune ? results.size() : 1;
+  const std::size_t wanted =
+      options.algo == AlgoChoice::autotune || !options.implementation.empty() ? results.size() : 1;
   const std::uint64_t limit = conv_workspace_limit(context(), options, tensor_bytes);
   notes_.emplace_back("workspace_limit_mib", std::to_string(limit >> 20));
   const auto selection = logic::select_legacy_algos(pass_, precision, results, limit, wanted);
@@ -281,7 +283,16 @@ void CudnnLegacyConvCase::find_candidates(Precision precision, std::uint64_t ten
         "the cuDNN legacy API offers no algorithm for this convolution in " +
         std::string(name(precision)) +
         (selection.rejected ? " (first rejected: " + selection.first_rejection + ")" : ""));
-  for (const std::size_t i : selection.accepted)
+  std::vector<std::size_t> order = selection.accepted;
+  if (!options.implementation.empty()) {
+    // A later round: the first round's algorithm alone (`wanted` kept every one the rule allows).
+    std::vector<std::string> names;
+    for (const std::size_t i : order)
+      names.push_back("cudnn legacy " +
+                      logic::legacy_candidate_label(pass_, results[i].algo, results[i].math));
+    order = {order[*logic::named_candidate(names, options.implementation, "cuDNN")]};
+  }
+  for (const std::size_t i : order)
     candidates_.push_back(Candidate{results[i].algo, results[i].math, results[i].workspace_bytes});
   const Candidate& first = candidates_.front();
   notes_.emplace_back("cudnn_heuristic_choice", logic::legacy_algo_name(pass_, first.algo) + " (" +
@@ -306,8 +317,7 @@ void CudnnLegacyConvCase::choose(const CudaCaseOptions& options) {
   notes_.emplace_back("cudnn_math_type", std::string(logic::name(c.math)));
   notes_.emplace_back("tensor_cores",
                       logic::tensor_cores_note(c.math, context().properties().major));
-  notes_.emplace_back("algo_choice",
-                      options.algo == AlgoChoice::autotune ? "autotune" : "heuristic");
+  notes_.emplace_back("algo_choice", logic::choice_note(options.algo, options.implementation));
   notes_.emplace_back("layout", options.layout == Layout::nhwc ? "nhwc" : "nchw");
 }
 

@@ -12,6 +12,7 @@
 
 #if LAYERBENCH_HAVE_CUDA
 #include "kernels/cuda/cuda_backend.hpp"
+#include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_context.hpp"
 #include "kernels/cuda/logic/memory_bound_ops.hpp"
 #include "tests/unit/cuda_test_support.hpp"
@@ -45,6 +46,19 @@ TEST(CudaDeviceTypes, RoundedValuesConvertExactly) {
 
 using cuda::Layout;
 using testing::note;
+
+// A failed call whose result is only a fact left out (a clock, the PCI bus id) must not leave its
+// error for the next cudaGetLastError(), which the launch check reads as its own.
+TEST(CudaCheck, AFailedUncheckedCallLeavesNoErrorBehind) {
+  REQUIRE_GPU();  // without a driver the runtime's start-up error stays whatever is cleared
+  int value = 0;
+  EXPECT_FALSE(
+      cuda::succeeded_or_cleared(cudaDeviceGetAttribute(&value, cudaDevAttrClockRate, -1)));
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  char bus_id[32] = {};
+  EXPECT_FALSE(cuda::succeeded_or_cleared(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, -1)));
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
 
 TEST(CudaBackend, ContextNamesDeviceAndLibraries) {
   REQUIRE_GPU();
@@ -168,6 +182,38 @@ TEST(CudaBackend, Tf32ConvolutionRunsOnTensorCores) {
   EXPECT_TRUE(v.passed) << "rel_l2 " << v.rel_l2 << " tolerance " << v.tolerance;
 }
 
+// A later round names the first round's choice: every CUDA case prepares it alone, without
+// timing the candidates again, and a name no longer offered is unsupported.
+TEST(CudaBackend, NamedImplementationIsReusedWithoutAutotuning) {
+  REQUIRE_GPU();
+  ConvShape s;
+  s.n = 2, s.c = 32, s.h = 28, s.w = 28, s.k = 32, s.r = 3, s.s = 3, s.pad_h = 1, s.pad_w = 1;
+  GemmShape g;
+  g.m = 256, g.n = 256, g.k = 256;
+  const Problem conv{ConvProblem{s, Pass::fwd}, Precision::fp16};
+  const Problem gemm{GemmProblem{g}, Precision::fp16};
+  for (const cuda::CudnnApi api : {cuda::CudnnApi::graph, cuda::CudnnApi::legacy})
+    for (const Problem& problem : {conv, gemm}) {
+      cuda::CudaOptions cuda_options;
+      cuda_options.cudnn_api = api;
+      auto backend = cuda::make_backend(0, cuda_options);
+      SCOPED_TRACE(describe(problem));
+      const auto in = make_inputs(problem, 4);
+      const auto first = backend->prepare(problem, in, CaseOptions{});
+      CaseOptions named;
+      named.implementation = first->implementation();
+      const auto again = backend->prepare(problem, in, named);
+      EXPECT_EQ(again->implementation(), first->implementation());
+      EXPECT_EQ(note(*again, "algo_choice"), "named");
+      EXPECT_EQ(note(*again, "cudnn_autotune"), "<absent>");
+      EXPECT_EQ(note(*again, "cublaslt_autotune"), "<absent>");
+      again->run_timed();
+      EXPECT_TRUE(validate(problem, in, again->output(), problem.precision).passed);
+      named.implementation = "no such implementation";
+      EXPECT_THROW(backend->prepare(problem, in, named), Unsupported);
+    }
+}
+
 TEST(CudaBackend, Fp8ConvolutionIsUnsupportedWithAReason) {
   REQUIRE_GPU();
   auto backend = cuda::make_backend(0);
@@ -265,6 +311,11 @@ TEST(CudaBackend, MemoryBoundOpsValidateInEveryPassAndPrecision) {
   };
   MemoryShape broadcast_add{MemoryOp::add, {3, 5, 24}};
   broadcast_add.broadcast = true;
+  // In place as ResNet-50 runs them (cudnnAddTensor, in-place cudnnActivationForward): met here,
+  // not first in a suite.
+  MemoryShape relu_in_place{MemoryOp::relu, {2, 3, 10, 7}},
+      add_in_place{MemoryOp::add, {2, 3, 10, 7}};
+  relu_in_place.in_place = add_in_place.in_place = true;
   const std::vector<MemoryShape> shapes{{MemoryOp::batch_norm, {3, 16, 7, 5}},
                                         {MemoryOp::layer_norm, {2, 5, 96}},
                                         // Rows of 97: unaligned 16-byte vectors, scalar loads.
@@ -274,6 +325,8 @@ TEST(CudaBackend, MemoryBoundOpsValidateInEveryPassAndPrecision) {
                                         {MemoryOp::gelu_erf, {2, 5, 96}},
                                         {MemoryOp::add, {2, 3, 10, 7}},
                                         broadcast_add,
+                                        relu_in_place,
+                                        add_in_place,
                                         pool(MemoryOp::max_pool, {2, 4, 9, 9}, 3, 2, 1),
                                         pool(MemoryOp::avg_pool, {2, 4, 7, 7}, 7, 1, 0),
                                         pool(MemoryOp::avg_pool, {2, 4, 9, 9}, 3, 2, 1),
@@ -319,6 +372,7 @@ TEST(CudaBackend, MemoryBoundOpsValidateInEveryPassAndPrecision) {
           const bool derives = pass == Pass::bwd_data && shape.op != MemoryOp::add &&
                                shape.op != MemoryOp::gelu_erf && shape.op != MemoryOp::avg_pool;
           EXPECT_EQ(note(*c, "prepared") != "<absent>", derives);
+          EXPECT_EQ(note(*c, "in_place") != "<absent>", runs_in_place(problem.memory()));
         }
 }
 

@@ -190,24 +190,28 @@ TEST(CudaConvGraph, ChannelsLastScatterAndGather) {
 }
 
 TEST(CudaEngineFilter, RulesAsPyTorchWithTf32PreferringTensorCores) {
-  EngineNotes tc, down, reduced, plain;
+  EngineNotes tc, down, reduced, transform, plain;
   tc.tensor_core = true;
   down.down_convert_inputs = true;
   reduced.reduced_precision_reduction = true;
+  transform.fft_or_winograd = true;
   struct Row {
     Precision precision;
-    bool tc_ok, down_ok, reduced_ok;
+    bool tc_ok, down_ok, reduced_ok, transform_ok;
   };
   // PyTorch's Conv_v8.cpp: down-converting engines never, Tensor Cores not for strict FP32;
-  // reductions below FP32 allowed for 16-bit and FP8 data, never for FP32 data.
-  for (const Row& row :
-       {Row{Precision::fp32, false, false, false}, Row{Precision::tf32, true, false, false},
-        Row{Precision::fp16, true, false, true}, Row{Precision::bf16, true, false, true},
-        Row{Precision::fp8, true, false, true}}) {
+  // reductions below FP32 allowed for 16-bit and FP8 data, never for FP32 data. Beyond PyTorch:
+  // no FFT or Winograd engine for strict FP32, whose tolerance their rounding exceeds.
+  for (const Row& row : {Row{Precision::fp32, false, false, false, false},
+                         Row{Precision::tf32, true, false, false, true},
+                         Row{Precision::fp16, true, false, true, true},
+                         Row{Precision::bf16, true, false, true, true},
+                         Row{Precision::fp8, true, false, true, true}}) {
     SCOPED_TRACE(name(row.precision));
     EXPECT_EQ(!engine_rejection(row.precision, tc), row.tc_ok);
     EXPECT_EQ(!engine_rejection(row.precision, down), row.down_ok);
     EXPECT_EQ(!engine_rejection(row.precision, reduced), row.reduced_ok);
+    EXPECT_EQ(!engine_rejection(row.precision, transform), row.transform_ok);
     EXPECT_FALSE(engine_rejection(row.precision, plain));
   }
   EXPECT_EQ(engine_rules().size(), std::size(all_precisions));
@@ -439,6 +443,43 @@ TEST(CudaAutotune, FailedCandidatesAreNamedAndAllFailingThrows) {
   steps.launch = [] { throw LibraryError("no"); };
   summary.clear();
   EXPECT_THROW(autotune(2, steps, summary), LibraryError);
+}
+
+// A data type cuDNN refuses is recorded unsupported, with its reason, never failed: NOT_SUPPORTED
+// always, BAD_PARAM (the legacy API's answer to a type it lacks) for data that are not FP32.
+TEST(CudaDeviceRules, CudnnRefusalsOfANonFp32TypeAreUnsupported) {
+  for (const Precision p : all_precisions) {
+    SCOPED_TRACE(name(p));
+    const bool fp32_data = p == Precision::fp32 || p == Precision::tf32;
+    EXPECT_TRUE(refusal_is_unsupported(CudnnRefusal::not_supported, p));
+    EXPECT_EQ(refusal_is_unsupported(CudnnRefusal::bad_param, p), !fp32_data);
+    EXPECT_FALSE(refusal_is_unsupported(CudnnRefusal::other, p));
+  }
+}
+
+// A later round prepares the first round's choice alone, found by its name, and never times the
+// candidates again; a name the library no longer offers is refused, not replaced.
+TEST(CudaNamedChoice, FindsTheNamedCandidateAmongTheOffered) {
+  const std::vector<std::string> offered{"cudnn engine 3 k1=2", "cudnn engine 12",
+                                         "cudnn engine 12 k1=2"};
+  EXPECT_EQ(named_candidate(offered, "cudnn engine 12", "cuDNN"), 1u);
+  EXPECT_EQ(named_candidate(offered, "cudnn engine 12 k1=2", "cuDNN"), 2u);
+  EXPECT_FALSE(named_candidate(offered, "", "cuDNN"));
+  EXPECT_FALSE(named_candidate({}, "", "cuDNN"));
+}
+
+TEST(CudaNamedChoice, ANameNoCandidateHasIsUnsupportedAndSaysWhatIsOffered) {
+  try {
+    named_candidate({"cublaslt algo 6 tile 20", "cublaslt algo 21 tile 18"},
+                    "cublaslt algo 6 tile 21", "cuBLASLt");
+    FAIL() << "no exception";
+  } catch (const Unsupported& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("cuBLASLt no longer offers cublaslt algo 6 tile 21"), std::string::npos)
+        << what;
+    EXPECT_NE(what.find("cublaslt algo 21 tile 18"), std::string::npos) << what;
+  }
+  EXPECT_THROW(named_candidate({}, "cudnn legacy IMPLICIT_GEMM", "cuDNN"), Unsupported);
 }
 
 }  // namespace

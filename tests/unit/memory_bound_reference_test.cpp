@@ -133,6 +133,17 @@ TEST(MemoryReference, MaxPoolBackwardAcceptsAnyTiedMaximum) {
   EXPECT_FALSE(validate(bwd, in, lost_unique, Precision::bf16).passed);
   HostTensor moved_off_the_maxima{{1, 1, 2, 3}, {0, 0, 0, 2, 0, 3}};
   EXPECT_FALSE(validate(bwd, in, moved_off_the_maxima, Precision::bf16).passed);
+  // Window by window: each element alone may refuse the tied gradient, but the window must give it
+  // to exactly one maximum, so dropping it or giving it to both fails.
+  HostTensor dropped{{1, 1, 2, 3}, {0, 0, 0, 0, 0, 3}};
+  const Validation dropped_check = validate(bwd, in, dropped, Precision::bf16);
+  EXPECT_FALSE(dropped_check.passed);
+  EXPECT_EQ(dropped_check.misassigned_windows, 1);
+  HostTensor doubled{{1, 1, 2, 3}, {2, 2, 0, 0, 0, 3}};
+  EXPECT_FALSE(validate(bwd, in, doubled, Precision::bf16).passed);
+  EXPECT_EQ(validate(bwd, in, second, Precision::bf16).misassigned_windows, 0);
+  EXPECT_EQ(max_pool_misassigned_windows(ms, in, dropped.data, {1}), 1);
+  EXPECT_EQ(max_pool_misassigned_windows(ms, in, second.data, {0, 1, 5}), 0);
   // The forward has one right answer however the maxima tie.
   EXPECT_EQ(reference_near(with_pass(bwd, Pass::fwd), {in[0]}, 0, 4.0), 5);
 }

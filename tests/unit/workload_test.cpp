@@ -177,6 +177,33 @@ TEST(Builtin, MemoryBoundOpsAddNoFlopsAndTheirOwnPasses) {
   EXPECT_EQ(kind_group(OpKind::bmm), "gemm");
 }
 
+// scripts/gpu-check.sh's workloads: the in-place ReLU and add of ResNet-50 are met in the check,
+// not first in the suite; the legacy step times ResNet-50's convolutions and nothing else.
+const std::filesystem::path gpu_check_workloads =
+    std::filesystem::path(LAYERBENCH_SOURCE_DIR) / "bench" / "workloads";
+
+TEST(GpuCheckWorkloads, MemoryOpsCheckRunsReluAndAddInPlaceAsResNet50Does) {
+  const Model check = load_model_file(gpu_check_workloads / "memory_ops_check.json");
+  for (const std::string id : {"relu_256_56", "add_256_56"}) {
+    SCOPED_TRACE(id);
+    EXPECT_TRUE(op(check, id).memory.in_place);
+    EXPECT_TRUE(op(model("resnet50"), id).memory.in_place);
+  }
+}
+
+TEST(GpuCheckWorkloads, ResNet50ConvsIsEveryResNet50ConvolutionAlone) {
+  const Model convs = load_model_file(gpu_check_workloads / "resnet50_convs.json");
+  std::vector<std::string> expected, got;
+  for (const auto& o : model("resnet50").ops)
+    if (o.kind == OpKind::conv) expected.push_back(o.id);
+  for (const auto& o : convs.ops) {
+    EXPECT_EQ(o.kind, OpKind::conv) << o.id;
+    got.push_back(o.id);
+  }
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(layers_of_kind(convs, OpKind::conv), 53);
+}
+
 TEST(Builtin, ResNet50IsV15WithTheStrideOnThe3x3) {
   const auto& m = model("resnet50");
   for (const std::string block : {"layer2.0", "layer3.0", "layer4.0"}) {

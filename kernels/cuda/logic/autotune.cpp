@@ -33,4 +33,21 @@ std::size_t autotune(std::size_t count, const AutotuneSteps& steps, std::string&
   return *best;
 }
 
+std::string choice_note(AlgoChoice algo, const std::string& named) {
+  if (!named.empty()) return "named";
+  return algo == AlgoChoice::autotune ? "autotune" : "heuristic";
+}
+
+std::optional<std::size_t> named_candidate(const std::vector<std::string>& implementations,
+                                           const std::string& named, const std::string& library) {
+  if (named.empty()) return std::nullopt;
+  std::string offered;
+  for (std::size_t i = 0; i < implementations.size(); ++i) {
+    if (implementations[i] == named) return i;
+    offered += (offered.empty() ? "" : "; ") + implementations[i];
+  }
+  throw Unsupported(library + " no longer offers " + named + " (it offers " +
+                    (offered.empty() ? "nothing" : offered) + ")");
+}
+
 }  // namespace lb::cuda::logic

@@ -9,7 +9,11 @@
 // candidate that blocks the host must not switch the hold off for the others.
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
+#include <vector>
+
+#include "harness/backend.hpp"
 
 namespace lb::cuda::logic {
 
@@ -30,5 +34,15 @@ struct AutotuneSteps {
 // `summary` gets "label time; ..." with failures named. Throws LibraryError when every candidate
 // failed.
 std::size_t autotune(std::size_t count, const AutotuneSteps& steps, std::string& summary);
+
+// The "algo_choice" note of a case: named (a later round's), autotune or heuristic.
+std::string choice_note(AlgoChoice algo, const std::string& named);
+
+// The candidate that a later round names (CaseOptions::implementation, the first round's
+// Case::implementation() text), among the candidates' implementation texts; nothing when no name
+// is given, so that the case chooses as its AlgoChoice says. A name no candidate has throws
+// Unsupported naming `library` and what it offers: the point must not time another choice.
+std::optional<std::size_t> named_candidate(const std::vector<std::string>& implementations,
+                                           const std::string& named, const std::string& library);
 
 }  // namespace lb::cuda::logic

@@ -106,4 +106,16 @@ std::optional<std::size_t> fastest(const std::vector<double>& seconds) {
   return best;
 }
 
+bool refusal_is_unsupported(CudnnRefusal refusal, Precision precision) {
+  switch (refusal) {
+    case CudnnRefusal::not_supported:
+      return true;
+    case CudnnRefusal::bad_param:
+      return input_type(precision) != ElementType::f32;
+    case CudnnRefusal::other:
+      return false;
+  }
+  return false;
+}
+
 }  // namespace lb::cuda::logic

@@ -53,4 +53,13 @@ double median(std::vector<double> values);
 // Index of the fastest candidate that ran, or nothing when none did.
 std::optional<std::size_t> fastest(const std::vector<double>& seconds);
 
+// The category of a cuDNN status (CUDNN_STATUS_CATEGORY) that refused a call.
+enum class CudnnRefusal { not_supported, bad_param, other };
+// Whether a cuDNN refusal while a point is prepared means that cuDNN cannot run the point's data
+// type (the point is recorded unsupported, with cuDNN's reason), not a failure: NOT_SUPPORTED
+// always, and BAD_PARAM for data that are not FP32, which is how the legacy API answers a type
+// one of its calls lacks (cudnnAddTensor, in-place cudnnActivationForward). FP32 data have no
+// such excuse: there BAD_PARAM is layerbench's error.
+bool refusal_is_unsupported(CudnnRefusal refusal, Precision precision);
+
 }  // namespace lb::cuda::logic

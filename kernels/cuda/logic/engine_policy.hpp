@@ -7,7 +7,9 @@
 // Core engines are refused for strict FP32 (they would compute in TF32), and engines reducing in
 // less than FP32 are allowed for 16-bit data, as PyTorch allows them. Beyond PyTorch, tf32 prefers
 // Tensor Core engines: validation cannot tell TF32 from FP32 results, so without the preference a
-// "tf32" point could time an FFMA engine.
+// "tf32" point could time an FFMA engine. And strict FP32 refuses FFT and Winograd engines, which
+// PyTorch allows: their transforms round in ways FP32's validation tolerance (1e-4) does not
+// accept.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -26,6 +28,8 @@ struct EngineNotes {
   bool tensor_core = false;
   bool down_convert_inputs = false;
   bool reduced_precision_reduction = false;
+  // CUDNN_NUMERICAL_NOTE_FFT, or any of the CUDNN_NUMERICAL_NOTE_WINOGRAD notes.
+  bool fft_or_winograd = false;
 };
 
 struct EngineRule {
@@ -36,6 +40,7 @@ struct EngineRule {
   bool tensor_core_preferred;
   bool down_convert_allowed;
   bool reduced_precision_reduction_allowed;
+  bool fft_or_winograd_allowed;
 };
 
 const std::array<EngineRule, 5>& engine_rules();
