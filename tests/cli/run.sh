@@ -98,8 +98,8 @@ d["context"]["libraries"] = {k: v for k, v in libraries.items() if k != "onednn"
 json.dump(d, open(sys.argv[2] + "/no-onednn.json", "w"))
 PY
 expect_rc 2 "resume with another oneDNN" "$bin" run --resume "$work/other-onednn.json"
-grep -q 'another machine (libraries: {.*"onednn":"0.0.1 (edited)"' "$work/err" ||
-  fail "resume with another oneDNN: not explained"
+grep -q 'other-onednn.json: context.libraries: {.*"onednn":"0.0.1 (edited)".*another machine' \
+  "$work/err" || fail "resume with another oneDNN: not explained with the file and field"
 expect_rc 0 "resume a file without a library row" "$bin" run --resume "$work/no-onednn.json" --quiet
 [ "$(json "$work/no-onednn.json" "d['status']")" = complete ] || fail "file without a library row not completed"
 expect_rc 0 "resume" "$bin" run --resume "$work/killed.json" --quiet
