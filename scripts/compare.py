@@ -2,7 +2,9 @@
 """The command line of reports/layerbench_report/compare.py (its docstring says what it does)."""
 import sys
 
-import project_env  # noqa: F401 (puts this tree's report package on the import path)
+import project_env
+
+project_env.require()
 from layerbench_report.compare import main
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ from types import SimpleNamespace
 import project_env
 
 project_env.require("matplotlib")
-from layerbench_report import page, results_file  # noqa: E402 (after the import path is set)
+from layerbench_report import page, results_file
 
 HOG = "while True:\n    pass\n"
 

@@ -1,21 +1,26 @@
-"""Lets scripts/*.py run from any python3, as the README gives them: imported first, it puts this
-tree's report package (reports/) on the import path, and require() turns a third-party package
-missing from that interpreter into one line saying how to run the script through the project's
-environment (.venv, made by scripts/setup.sh) instead of a traceback."""
+"""Lets scripts/*.py run from any python3, as the README gives them. Where the interpreter lacks
+the report package (reports/) or a package a script needs, the script runs again through the
+project's environment (.venv, which scripts/setup.sh makes with this tree's report package), or,
+without one, says in one line how to make it, instead of a traceback."""
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "reports"))
+VENV = ROOT / ".venv"
+VENV_PYTHON = VENV / "bin" / "python"
 
 
 def require(*packages):
-    """Exits 1 naming the packages of `packages` that this interpreter cannot import."""
-    missing = [name for name in packages if importlib.util.find_spec(name) is None]
+    """Returns when this interpreter can import the report package and `packages`."""
+    missing = [name for name in ("layerbench_report", *packages)
+               if importlib.util.find_spec(name) is None]
     if not missing:
         return
+    if VENV_PYTHON.exists() and Path(sys.prefix).resolve() != VENV.resolve():
+        os.execv(VENV_PYTHON, [str(VENV_PYTHON), *sys.argv])
     script = Path(sys.argv[0]).name
     print(f"{script}: {sys.executable} has no {', '.join(missing)}; run scripts/setup.sh once, "
-          f"then {ROOT / '.venv/bin/python'} {sys.argv[0]} ...", file=sys.stderr)
+          f"then {VENV_PYTHON} {sys.argv[0]} ...", file=sys.stderr)
     sys.exit(1)

@@ -16,7 +16,7 @@ import sys
 import project_env
 
 project_env.require("matplotlib")
-from layerbench_report.cli import main  # noqa: E402 (after the import path is set)
+from layerbench_report.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -39,7 +39,9 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-import project_env  # noqa: F401 (puts this tree's report package on the import path)
+import project_env
+
+project_env.require()
 from layerbench_report import framework_file
 from layerbench_report.command_line import (BadInput, Parser, check_output_file, number,
                                             pass_bytes_through, path_text, write_text)
