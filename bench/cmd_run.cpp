@@ -268,8 +268,8 @@ int run_main(RunFlags f, const CLI::App& sub) {
   filter_plan(f.benchmark_args, plan);  // refuses a filter that leaves nothing to measure
   if (previous) check_resumed_file(f, *previous, plan, devices, setup.runner);
 
-  MachineRecord machine =
-      machine_record(devices.machine, devices.backends, o.seed, o.warm, o.threads);
+  MachineRecord machine = machine_record(devices.machine, devices.backends, o.seed, o.warm,
+                                         o.threads, o.cpu_roofs == "measure");
   SessionConfig session;
   session.runner = setup.runner;
   session.benchmark_args = f.benchmark_args;
@@ -354,6 +354,10 @@ void add_run(CLI::App& app, Action& action) {
                   "Algorithm choice, every backend: autotune (default: time the library's "
                   "candidates, keep the fastest) or heuristic (the library's first choice)")
       ->check(CLI::IsMember({"autotune", "heuristic"}));
+  sub->add_option("--cpu-roofs", o.cpu_roofs,
+                  "measure (default: the CPU's FMA peak and memory bandwidth, about a second, for "
+                  "the roofline and the peak check) or skip (no CPU roofs in the file)")
+      ->check(CLI::IsMember({"measure", "skip"}));
   add_backend_flags(*sub, o.backend_options);
   sub->add_option("--memory-limit", o.memory_limit_gb, "Behave as if the GPU had this many GiB");
   sub->add_option("--python", flags->python,

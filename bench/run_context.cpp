@@ -44,20 +44,25 @@ nlohmann::json cpu_bandwidth(int threads) {
   }
 }
 
+// Without the roofs (--cpu-roofs skip) the record has no peaks and no bandwidth, as for a GPU
+// missing from the datasheet.
 nlohmann::json cpu_device(const RunContext& machine, const Backend& backend, int threads,
-                          DeviceLimits& limits) {
+                          bool measure_roofs, DeviceLimits& limits) {
+  nlohmann::json device = {{"id", backend.device()},
+                           {"kind", "cpu"},
+                           {"name", machine.snapshot.cpu.model},
+                           {"backend", backend.name()},
+                           {"facts", facts_json(backend)},
+                           {"peaks", nlohmann::json::object()},
+                           {"memory_bandwidth_gbps", nullptr}};
+  if (!measure_roofs) return device;
   CpuPeakOptions options;
   options.threads = threads;
   const CpuPeak peak = measure_cpu_peak(options);
   limits.peak_tflops[Precision::fp32] = peak.gflops / 1e3;
-  return {{"id", backend.device()},
-          {"kind", "cpu"},
-          {"name", machine.snapshot.cpu.model},
-          {"backend", backend.name()},
-          {"facts", facts_json(backend)},
-          {"peaks",
-           {{"fp32", {{"tflops", peak.gflops / 1e3}, {"source", "measured: " + peak.method}}}}},
-          {"memory_bandwidth_gbps", cpu_bandwidth(threads)}};
+  device["peaks"]["fp32"] = {{"tflops", peak.gflops / 1e3}, {"source", "measured: " + peak.method}};
+  device["memory_bandwidth_gbps"] = cpu_bandwidth(threads);
+  return device;
 }
 
 nlohmann::json gpu_device(const RunContext& machine, const Backend& backend, DeviceLimits& limits) {
@@ -180,7 +185,7 @@ RunContext probe_run_context(const std::string& python) {
 
 MachineRecord machine_record(const RunContext& machine,
                              const std::map<std::string, std::unique_ptr<Backend>>& backends,
-                             std::uint64_t seed, bool warm, int threads) {
+                             std::uint64_t seed, bool warm, int threads, bool measure_cpu_roofs) {
   const auto& s = machine.snapshot;
   MachineRecord record;
   nlohmann::json libraries = nlohmann::json::object();
@@ -198,7 +203,7 @@ MachineRecord machine_record(const RunContext& machine,
     }
     DeviceLimits& limits = record.limits[backend->device()];
     devices.push_back(parse_device_id(backend->device()).value().kind == DeviceKind::cpu
-                          ? cpu_device(machine, *backend, threads, limits)
+                          ? cpu_device(machine, *backend, threads, measure_cpu_roofs, limits)
                           : gpu_device(machine, *backend, limits));
   }
   nlohmann::json state = machine_state_json(devices);

@@ -36,7 +36,7 @@ struct MachineRecord {
 };
 MachineRecord machine_record(const RunContext& machine,
                              const std::map<std::string, std::unique_ptr<Backend>>& backends,
-                             std::uint64_t seed, bool warm, int threads);
+                             std::uint64_t seed, bool warm, int threads, bool measure_cpu_roofs);
 
 // The limits a results file's context recorded (a resumed run sums with the peaks it measured).
 std::map<std::string, DeviceLimits> recorded_limits(const nlohmann::json& context);

@@ -85,6 +85,7 @@ const std::vector<Setting>& run_settings() {
            o.warm = cache == "warm";
          }},
         member_setting("algo", "--algo", &RunOptions::algo),
+        member_setting("cpu_roofs", "--cpu-roofs", &RunOptions::cpu_roofs),
         member_setting("memory_limit_gb", "--memory-limit", &RunOptions::memory_limit_gb),
         member_setting("seed", "--seed", &RunOptions::seed)};
     for (const BackendOption* option : backend_options()) all.push_back(backend_setting(*option));
@@ -125,6 +126,8 @@ void check_ranges(const RunOptions& o, SettingsSource source) {
                  "a number of GiB (0: the device's own)");
   if (o.algo != "autotune" && o.algo != "heuristic")
     throw InputError(label("algo") + " \"" + o.algo + "\": not one of autotune, heuristic");
+  if (o.cpu_roofs != "measure" && o.cpu_roofs != "skip")
+    throw InputError(label("cpu_roofs") + " \"" + o.cpu_roofs + "\": not one of measure, skip");
   for (const BackendOption* option : backend_options())
     check_backend_option(*option, o.backend_options.at(option->settings_key),
                          label_of(option->settings_key, source));
@@ -154,6 +157,7 @@ RunOptions adopt_settings(nlohmann::json file_settings, const RunOptions& asked,
   if (!file_settings.contains("backends")) file_settings["backends"] = original_backends();
   // A file from before interleaved rounds was measured in one.
   if (!file_settings.contains("rounds")) file_settings["rounds"] = 1;
+  if (!file_settings.contains("cpu_roofs")) file_settings["cpu_roofs"] = "measure";
   // A file written before a backend's option existed was measured with what the option says.
   for (const BackendOption* option : backend_options())
     if (!option->value_before_option_existed.is_null() &&

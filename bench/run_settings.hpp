@@ -32,6 +32,7 @@ struct RunOptions {
   int rounds = 0;  // --rounds; 0: the suite's (harness/measure/rounds.hpp), a new run records it
   bool warm = false;
   std::string algo = "autotune";
+  std::string cpu_roofs = "measure";  // or "skip": no FMA peak or bandwidth run
   double memory_limit_gb = 0;
   BackendOptionValues backend_options;  // the backends' own flags, by settings key
   std::uint64_t seed = 42;

@@ -172,6 +172,23 @@ TEST(RunSettings, AResumedFilesSettingsInRangeAndAmongTheirChoices) {
             "(tiny)");
 }
 
+// A file from before --cpu-roofs measured its roofs; a value other than measure or skip is
+// refused naming the field.
+TEST(RunSettings, CpuRoofsAreMeasuredOrSkippedAndAnOldFileMeasuredThem) {
+  RunOptions skipping = default_run_options();
+  skipping.cpu_roofs = "skip";
+  const nlohmann::json file = settings_json(skipping);
+  EXPECT_EQ(file.at("cpu_roofs"), "skip");
+  EXPECT_EQ(adopt_settings(file, default_run_options(), never_given).cpu_roofs, "skip");
+  nlohmann::json old_file = file;
+  old_file.erase("cpu_roofs");
+  EXPECT_EQ(adopt_settings(old_file, default_run_options(), never_given).cpu_roofs, "measure");
+  RunOptions o = default_run_options();
+  o.cpu_roofs = "maybe";
+  EXPECT_EQ(error_of([&] { parse_settings(o, SettingsSource::resumed_file); }),
+            "settings.cpu_roofs (--cpu-roofs) \"maybe\": not one of measure, skip");
+}
+
 TEST(BenchmarkFlags, KnownFlagsWithValuesOfTheirType) {
   EXPECT_EQ(error_of([] { check_benchmark_flag("--benchmark_min_time=0.5"); }), "<no error>");
   EXPECT_EQ(error_of([] { check_benchmark_flag("--benchmark_repetitions=3"); }), "<no error>");
