@@ -3,9 +3,11 @@
 Every interrupted run must end 130 with a loadable results file marked "interrupted" whose points
 are all complete, and `--resume` must finish it with exactly the point keys of a clean run. A
 second Ctrl-C ends the process at once; SIGKILL at any moment leaves a file --resume completes.
-The moments are drawn from a fixed seed over the measured length of a clean run, so they fall
-in set-up (device probing, before the first point), warm-up, sampling, validation, between
-points and the final write. LAYERBENCH_SIGNAL_TRIES scales the number of seeded moments.
+The moments are placed by phase, as a clean run measures them: in set-up (device probing,
+before the journal exists), at seeded moments after the journal appears (warm-up, sampling,
+validation, between points) and at the end (the final write). SIGINT and SIGTERM take the same
+path (the signal thread), so they alternate over the moments instead of each taking every one.
+LAYERBENCH_SIGNAL_TRIES scales the number of seeded moments while measuring.
 """
 import json
 import math
@@ -23,7 +25,7 @@ SOURCE = Path(os.environ["LAYERBENCH_SOURCE_DIR"])
 TINY = [
     "--device", "cpu", "--backend", "onednn",
     "--workload", str(SOURCE / "tests/data/workloads/tiny.json"),
-    "--model", "tiny", "--precision", "fp32", "--quiet",
+    "--model", "tiny", "--precision", "fp32", "--quiet", "--cpu-roofs", "skip",
 ]
 SHORT = ["--max-time-per-point", "0.05"]
 SEED = 20261201
@@ -113,13 +115,17 @@ def wait_for_journal(proc, out):
 
 
 def clean_run(args, out):
+    """Runs to the end; returns the seconds of set-up (until the journal exists) and of
+    measuring after it, and the point keys."""
     t0 = time.monotonic()
     proc = start(args, out)
+    wait_for_journal(proc, out)
+    set_up = time.monotonic() - t0
     _, err = proc.communicate(timeout=300)
     if proc.returncode != 0:
         sys.exit(f"FAIL: clean run {args}: exit {proc.returncode}\n{err}")
     doc = json.loads(Path(out).read_text())
-    return time.monotonic() - t0, complete_points(doc, f"clean run {out.name}")
+    return set_up, time.monotonic() - t0 - set_up, complete_points(doc, f"clean run {out.name}")
 
 
 def resume(out, expected_keys, what):
@@ -138,10 +144,19 @@ def resume(out, expected_keys, what):
         fail(f"{what}: resumed keys differ from a clean run's: {sorted(keys ^ expected_keys)[:4]}")
 
 
-def interrupted_run(args, delay, sig, out, expected_keys, what, check_resume=True):
-    proc = start(args, out)
+def wait_for_moment(proc, out, moment):
+    """moment: ("set-up", seconds after main() blocked the signals) or ("measuring", seconds
+    after the journal appeared), so a loaded host cannot move a moment into another phase."""
+    phase, delay = moment
     wait_until_started(proc)
+    if phase == "measuring":
+        wait_for_journal(proc, out)
     time.sleep(delay)
+
+
+def interrupted_run(args, moment, sig, out, expected_keys, what, check_resume=True):
+    proc = start(args, out)
+    wait_for_moment(proc, out, moment)
     if proc.poll() is not None:  # finished before the moment came: nothing to interrupt
         return "finished first"
     proc.send_signal(sig)
@@ -250,6 +265,21 @@ def started_with_sigint_ignored():
     print(f"started with SIGINT ignored: exit {proc.returncode}")
 
 
+def killed_run(args, moment, out, expected_keys, what):
+    """SIGKILL: no handler runs at all; the journal keeps what the file does not yet."""
+    proc = start(args, out)
+    wait_for_moment(proc, out, moment)
+    proc.kill()
+    proc.wait()
+    doc = load(out) if out.exists() else None
+    if doc is None:  # a kill during set-up comes before the file is made
+        return "killed before the file existed"
+    if doc["status"] == "complete":
+        return "finished first"
+    resume(out, expected_keys, what)
+    return f"resumed from {len(doc['points'])} points"
+
+
 def main():
     rng = random.Random(SEED)
     signal_mask_check()
@@ -257,48 +287,38 @@ def main():
     second_signal_during_set_up()
     started_with_sigint_ignored()
     runs = 0
+    signals = (signal.SIGINT, signal.SIGTERM)
     for pass_, batches in (("fwd", "1,2"), ("train", "1")):
         args = [*TINY, *SHORT, "--pass", pass_, "--batch", batches]
-        length, keys = clean_run(args, WORK / f"clean-{pass_}.json")
-        print(f"tiny {pass_}: clean run {length:.2f} s, {len(keys)} points")
-        # Seeded moments over the whole run, plus the first instants (set-up) and the end.
+        set_up, measuring, keys = clean_run(args, WORK / f"clean-{pass_}.json")
+        print(f"tiny {pass_}: clean run {set_up:.2f} s set-up, {measuring:.2f} s measuring, "
+              f"{len(keys)} points")
         # 0.05 s after main() blocked the signals: past the command-line parsing, in set-up.
-        moments = [0.05, 0.2] + [rng.uniform(0, length) for _ in range(TRIES)] + [length * 0.97]
-        for i, delay in enumerate(moments):
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                what = f"tiny {pass_} {sig.name} at {delay:.2f} s"
-                out = WORK / f"{pass_}-{i}-{sig.name}.json"
-                print(f"{what}: {interrupted_run(args, delay, sig, out, keys, what)}")
-                runs += 1
-            # SIGKILL: no handler runs at all; the journal keeps what the file does not yet.
-            what = f"tiny {pass_} SIGKILL at {delay:.2f} s"
-            out = WORK / f"{pass_}-{i}-kill.json"
-            proc = start(args, out)
-            wait_until_started(proc)
-            time.sleep(delay)
-            proc.kill()
-            proc.wait()
-            doc = json.loads(out.read_text()) if out.exists() else None
-            if doc is None:  # a kill during set-up comes before the file is made
-                print(f"{what}: killed before the file existed")
-            elif doc["status"] == "complete":
-                print(f"{what}: finished first")
-            else:
-                resume(out, keys, what)
-                print(f"{what}: resumed from {len(doc['points'])} points")
+        moments = [("set-up", 0.05), ("set-up", set_up / 2)]
+        # One seeded moment in each of TRIES equal parts of the measuring, so they spread.
+        moments += [("measuring", measuring * (k + rng.random()) / TRIES) for k in range(TRIES)]
+        moments.append(("measuring", measuring * 0.97))
+        for i, moment in enumerate(moments):
+            sig = signals[i % 2]
+            what = f"tiny {pass_} {sig.name} {moment[1]:.2f} s into {moment[0]}"
+            out = WORK / f"{pass_}-{i}-{sig.name}.json"
+            print(f"{what}: {interrupted_run(args, moment, sig, out, keys, what)}")
+            runs += 1
+        for i, moment in enumerate((moments[1], moments[2])):
+            what = f"tiny {pass_} SIGKILL {moment[1]:.2f} s into {moment[0]}"
+            print(f"{what}: {killed_run(args, moment, WORK / f'{pass_}-kill-{i}.json', keys, what)}")
 
     # The real shapes: oneDNN's JIT GEMM and convolution kernels of ViT-B/16 and ResNet-50
     # training (where an asynchronous handler corrupted the heap), interrupted mid-run.
-    for model in ("vit_b_16", "resnet50"):
+    for model, sig in (("vit_b_16", signal.SIGINT), ("resnet50", signal.SIGTERM)):
         args = ["--device", "cpu", "--model", model, "--batch", "1", "--precision", "fp32",
-                "--pass", "train", "--max-time-per-point", "0.05", "--quiet"]
-        for i in range(2):
-            delay = rng.uniform(1.0, 6.0)
-            sig = (signal.SIGINT, signal.SIGTERM)[i]
-            what = f"{model} train {sig.name} at {delay:.2f} s"
-            out = WORK / f"{model}-{i}.json"
-            print(f"{what}: {interrupted_run(args, delay, sig, out, set(), what, False)}")
-            runs += 1
+                "--pass", "train", "--max-time-per-point", "0.05", "--quiet",
+                "--cpu-roofs", "skip"]
+        moment = ("measuring", rng.uniform(0.5, 3.0))
+        what = f"{model} train {sig.name} {moment[1]:.2f} s into measuring"
+        out = WORK / f"{model}.json"
+        print(f"{what}: {interrupted_run(args, moment, sig, out, set(), what, False)}")
+        runs += 1
     print(f"{runs} interrupted runs, {len(failures)} failures")
     sys.exit(1 if failures else 0)
 
