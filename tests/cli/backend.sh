@@ -9,7 +9,7 @@ tiny="$LAYERBENCH_SOURCE_DIR/tests/data/workloads/tiny.json"
 real="$LAYERBENCH_SOURCE_DIR/tests/python/fixtures/real"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-fast=(--device cpu --workload "$tiny" --model tiny --max-time-per-point 0.05 --quiet)
+fast=(--device cpu --workload "$tiny" --model tiny --max-time-per-point 0.05 --quiet --cpu-roofs skip)
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib/helpers.bash"
 
@@ -58,7 +58,7 @@ json "$work/two.json" "[p['reason'] for p in d['points'] if p['status'] == 'unsu
 
 # kill -9 in the middle of a two-backend training run; --resume measures the rest, each point once.
 train=(--device cpu --workload "$tiny" --model tiny --batch 1,2 --precision fp32 --pass train
-       --backend onednn,openblas --max-time-per-point 0.2 --quiet)
+       --backend onednn,openblas --max-time-per-point 0.2 --quiet --cpu-roofs skip)
 "$bin" run "${train[@]}" -o "$work/killed.json" &
 pid=$!
 for _ in $(seq 1200); do  # bounded: 120 s (a sanitizer build on a busy machine is slow to start)

@@ -7,7 +7,7 @@ bin="$1"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 bn=(--model resnet50 --batch 1 --precision fp32 --device cpu --backend onednn
-  --rounds 1 --max-time-per-point 0.05 --python none --quiet --benchmark_filter=/bn_64_56/)
+  --rounds 1 --max-time-per-point 0.05 --python none --quiet --cpu-roofs skip --benchmark_filter=/bn_64_56/)
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib/helpers.bash"
 

@@ -5,7 +5,7 @@
 set -euo pipefail
 bin="$(realpath "$1")"
 tiny="$LAYERBENCH_SOURCE_DIR/tests/data/workloads/tiny.json"
-base=(--device cpu --workload "$tiny" --model tiny --precision fp32 --quiet)
+base=(--device cpu --workload "$tiny" --model tiny --precision fp32 --quiet --cpu-roofs skip)
 fast=("${base[@]}" --max-time-per-point 0.02)
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib/helpers.bash"

@@ -42,9 +42,12 @@ else
   grep -q "tiny/proj/b1/fp32/fwd/cpu did not return within 31 s" "$work/err" \
     && grep -q -- "--resume $out" "$work/err" || fail "stuck point: not named, or no resume hint"
   [ "$(json "$out" "d['status']")" = interrupted ] || fail "stuck point: file not interrupted"
-  [ "$(json "$out" "[(p['op'], p['status']) for p in d['points']]")" = \
-    "[('stem', 'ok'), ('body', 'ok'), ('proj', 'failed')]" ] \
-    || fail "stuck point: wanted stem and body ok, proj failed: $(cat "$out")"
+  # stem and body are kept as measured: ok, or failed for the 1 s bound where a loaded host
+  # slowed their set-up past it; neither outcome is this case's subject.
+  [ "$(json "$out" "[(p['op'], p['status'] == 'ok' or 'exceeded the point time bound' in
+       p['reason'], 'did not return' in p.get('reason', '')) for p in d['points']]")" = \
+    "[('stem', True, False), ('body', True, False), ('proj', False, True)]" ] \
+    || fail "stuck point: wanted stem and body measured, proj failed stuck: $(cat "$out")"
   cases=$((cases + 1))
 
   # --resume (the library no longer stalls) keeps proj as recorded, not retried, and measures mix.
@@ -52,8 +55,7 @@ else
     --quiet
   [ "$(json "$out" "d['status']")" = complete ] || fail "resume: not complete"
   [ "$(json "$out" "[(p['op'], p['status'], 'did not return' in p.get('reason', ''))
-       for p in d['points']]")" = \
-    "[('stem', 'ok', False), ('body', 'ok', False), ('proj', 'failed', True), ('mix', 'ok', False)]" ] \
+       for p in d['points'][2:]]")" = "[('proj', 'failed', True), ('mix', 'ok', False)]" ] \
     || fail "resume: proj retried or mix not measured: $(cat "$out")"
   cases=$((cases + 1))
 fi

@@ -44,7 +44,7 @@ cat >"$work/long.json" <<'JSON'
           "out_features": 1024, "layers": ["gemm"]}]}
 JSON
 common=(--device cpu --backend onednn --batch 1 --precision fp32 --pass fwd
-        --max-time-per-point 0.3)
+        --max-time-per-point 0.3 --cpu-roofs skip)
 
 run_both() {  # run_both THREADS NAME: the tiny model and the long GEMM into NAME-{tiny,long}.json
   expect_rc 0 "run at $1 threads (tiny)" "$bin" run "${common[@]}" --threads "$1" \

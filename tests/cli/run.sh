@@ -6,7 +6,7 @@ bin="$1"
 tiny="$LAYERBENCH_SOURCE_DIR/tests/data/workloads/tiny.json"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-fast=(--device cpu --backend onednn --workload "$tiny" --model tiny --max-time-per-point 0.05 --quiet)
+fast=(--device cpu --backend onednn --workload "$tiny" --model tiny --max-time-per-point 0.05 --quiet --cpu-roofs skip)
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib/helpers.bash"
 
@@ -36,7 +36,7 @@ expect_rc 0 "tiny forward run" "$bin" run "${fast[@]}" --batch 1 --precision fp3
 # Every memory-bound kind, forward and backward, measured and validated; the model sums say
 # which estimate they are and share the time per kind group; only inference has a folded one.
 memory=(--device cpu --workload "$LAYERBENCH_SOURCE_DIR/tests/data/workloads/tiny_memory.json"
-        --model tiny_memory --max-time-per-point 0.05 --quiet)
+        --model tiny_memory --max-time-per-point 0.05 --quiet --cpu-roofs skip)
 expect_rc 0 "memory-bound training run" "$bin" run "${memory[@]}" --batch 2 --precision fp32 --pass train -o "$work/memory.json"
 # The conv's fwd and bwd_weights (the input layer), 9 memory-bound ops x 2 passes less the
 # broadcast add's bwd_data, and batch norm's training forward.
@@ -67,7 +67,7 @@ fi
 
 # kill -9 in the middle leaves a loadable incomplete file; --resume completes it.
 train=(--device cpu --backend onednn --workload "$tiny" --model tiny --batch 1,2,4 --precision fp32 --pass train
-       --max-time-per-point 0.3 --quiet)
+       --max-time-per-point 0.3 --quiet --cpu-roofs skip)
 "$bin" run "${train[@]}" -o "$work/killed.json" &
 pid=$!
 for _ in $(seq 1200); do  # bounded: 120 s (a sanitizer build on a busy machine is slow to start)
