@@ -5,6 +5,17 @@ BUILD_DIR="${LAYERBENCH_BUILD_DIR:-$ROOT/build}"
 VENV="$ROOT/.venv"
 PY="$VENV/bin/python"
 
+# A compiler cache where one is installed (scripts/setup.sh --tests installs ccache): CMake takes
+# these as every build tree's launchers when it first configures one, and paths under the tree
+# are hashed relative to it, so a fresh clone reuses what another clone compiled.
+if command -v ccache >/dev/null && [ -z "${LAYERBENCH_NO_CCACHE:-}" ]; then
+  export CCACHE_BASEDIR="$ROOT" CCACHE_NOHASHDIR=1
+  for launcher in CMAKE_C_COMPILER_LAUNCHER CMAKE_CXX_COMPILER_LAUNCHER \
+                  CMAKE_CUDA_COMPILER_LAUNCHER; do
+    export "$launcher=${!launcher:-ccache}"
+  done
+fi
+
 step() { printf '\n== %s\n' "$*"; }
 # Run a named step; on failure say which step failed and stop.
 run_step() {

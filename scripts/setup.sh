@@ -29,9 +29,10 @@ debian_packages=(cmake g++ ninja-build git pkg-config libbenchmark-dev libgtest-
   nlohmann-json3-dev libopenblas-dev python3 python3-venv chromium
   g++-mingw-w64-x86-64-posix)
 # What only the tests need: clang for the sanitizer and fuzz builds, clang-format for the style
-# check, Wine to run the Windows build, a real Slurm for the fleet.
+# check, Wine to run the Windows build, a real Slurm for the fleet, ccache for rebuilds.
 if [ "$with_tests" = 1 ]; then
-  debian_packages+=(clang clang-format libclang-rt-14-dev wine64 slurmctld slurmd slurm-client munge)
+  debian_packages+=(clang clang-format libclang-rt-14-dev wine64 slurmctld slurmd slurm-client munge
+    ccache)
 fi
 
 missing=()
