@@ -22,7 +22,8 @@ fleet = import_file(SCRIPTS / "slurm" / "fleet.py")
 
 TINY = ROOT / "tests" / "data" / "workloads" / "tiny.json"
 TINY_RUN = ["--device", "cpu", "--workload", str(TINY), "--model", "tiny", "--batch", "1",
-            "--precision", "fp32", "--pass", "fwd", "--max-time-per-point", "0.05"]
+            "--precision", "fp32", "--pass", "fwd", "--max-time-per-point", "0.05",
+            "--cpu-roofs", "skip"]
 
 
 # The job scripts' arithmetic is pinned to oneDNN's 4 points, whether or not the build has
@@ -280,7 +281,8 @@ def fleet_dir(tmp_path_factory):
     unfinished = results / "gamma-node7-13.json"
     proc = subprocess.Popen([exe, "run", "--device", "cpu", "--workload", str(TINY), "--model",
                              "tiny", "--batch", "1,2,4", "--pass", "train", "--precision", "fp32",
-                             "--max-time-per-point", "0.3", "--quiet", "-o", str(unfinished)],
+                             "--max-time-per-point", "0.3", "--quiet", "--cpu-roofs", "skip",
+                             "-o", str(unfinished)],
                             env=job_env("13", "partition=gamma"))
     journal = Path(str(unfinished) + ".journal")
     for _ in range(600):  # bounded: 60 s

@@ -315,8 +315,9 @@ def test_run_records_the_frameworks_and_the_report_shows_them(tmp_path):
     out = tmp_path / "run.json"
     proc = subprocess.run(
         [BINARY, "run", "--device", "cpu", "--backend", "onednn", "--workload",
-         ROOT / "tests" / "data" / "workloads" / "tiny.json", "--model", "tiny",
-         "--max-time-per-point", "0.05", "--quiet", "--python", python, "-o", out],
+         ROOT / "tests" / "data" / "workloads" / "tiny.json", "--model", "tiny", "--batch", "1",
+         "--precision", "fp32", "--pass", "fwd", "--max-time-per-point", "0.05", "--quiet",
+         "--cpu-roofs", "skip", "--python", python, "-o", out],
         capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     doctor_block = json.loads(out.read_text())["context"]["doctor"]
