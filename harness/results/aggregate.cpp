@@ -102,6 +102,7 @@ ModelResult sum_model(const Combo& combo, PassSet set, int batch, const OpPoints
       if (p.status != Status::ok) continue;
       if (!p.timing) throw std::invalid_argument("point " + p.key() + ": status ok without timing");
       if (p.timing->contended) ++r.contended_points;
+      if (p.timing->unstable) ++r.unstable_points;
       r.worst_point_noise = std::max(r.worst_point_noise, p.timing->noise);
       if (p.timing->round_medians_s.size() > 1)
         r.worst_round_spread = std::max(r.worst_round_spread.value_or(0), p.timing->round_spread);
