@@ -221,7 +221,8 @@ nlohmann::json to_json(const ModelResult& r) {
                       {"largest_fitting_batch", nullptr},
                       {"accumulation", nullptr},
                       {"label", r.label},
-                      {"contended_points", r.contended_points}};
+                      {"contended_points", r.contended_points},
+                      {"unstable_points", r.unstable_points}};
   if (!r.backend.empty()) j["backend"] = r.backend;
   if (!r.time_share.empty()) j["time_share"] = r.time_share;
   if (r.kinds) j["kind_ms"] = r.kinds->ms, j["kind_share"] = r.kinds->share;

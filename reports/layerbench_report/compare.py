@@ -6,8 +6,8 @@ Prints what differs in the set-up (devices, library versions) first, then a tabl
 both files measured: both median times, NEW/BASE, and a verdict (see `verdict`; the rule is in
 docs/measuring.md, "Comparing two runs"): SAME within the larger of the two points' uncertainty
 (or --threshold PCT), FASTER or SLOWER when a U test over rounds or the ratio's range says so,
-else AMBIGUOUS; UNSTABLE for an unstable or contended point. Points found in only one file are
-listed. With --fail-above the comparison is a
+else AMBIGUOUS; UNSTABLE for an unstable or contended point that is not SAME. Points found in
+only one file are listed. With --fail-above the comparison is a
 gate that judges every point BASE timed: such a point slower than PCT in NEW, or with no time in
 NEW (not measured, or not reached by an unfinished run), fails it. Exit codes: 0 done, 1 the gate
 failed, 2 bad input.
@@ -19,6 +19,7 @@ from __future__ import annotations
 import sys
 
 from layerbench_report import rank_test, results_file
+from layerbench_report.uncertainty import ratio_range
 from layerbench_report.command_line import Parser, number, pass_bytes_through, path_text
 
 PERCENTAGE = number(float, minimum=0)
@@ -50,12 +51,6 @@ VERDICTS = ("FASTER", "SLOWER", "SAME", "AMBIGUOUS", "UNSTABLE", NOT_TIMED)
 SIGNIFICANCE = 0.05
 
 
-def ratio_range(ratio: float, u_base: float, u_new: float) -> tuple:
-    """NEW/BASE's range when each figure is known within a factor (1 + its uncertainty)."""
-    factor = (1 + u_base) * (1 + u_new)
-    return ratio / factor, ratio * factor
-
-
 def verdict(pb: dict, pn: dict, threshold_pct):
     """(verdict: FASTER / SLOWER / SAME / AMBIGUOUS / UNSTABLE / NOT TIMED, remark, NEW/BASE
     time ratio or None, tolerance used or None).
@@ -64,8 +59,8 @@ def verdict(pb: dict, pn: dict, threshold_pct):
     Beyond it, with at least 4 counted rounds on each side (the least that can reach p < 0.05),
     the Mann-Whitney U test over the round medians decides: FASTER or SLOWER when p < 0.05, else
     AMBIGUOUS. With fewer rounds: FASTER or SLOWER when the ratio's range (ratio_range) excludes
-    1, else AMBIGUOUS. UNSTABLE whenever a side's rounds disagreed widely or it was contended:
-    its time is not one a rerun would give."""
+    1, else AMBIGUOUS. Not SAME, and a side's rounds disagreed widely or it was contended:
+    UNSTABLE, for its time is not one a rerun would give."""
     tb, tn = results_file.median_ms(pb), results_file.median_ms(pn)
     if tb is None or tn is None:
         missing = [f"{which} {p['status']}" for which, p in (("BASE", pb), ("NEW", pn))
@@ -99,7 +94,7 @@ def verdict(pb: dict, pn: dict, threshold_pct):
         remarks.append(f"contended in {' and '.join(contended)}: CPU lost to other processes")
     if unstable:
         remarks.append(f"unstable in {' and '.join(unstable)}: its rounds disagree")
-    if contended or unstable:
+    if (contended or unstable) and word != "SAME":
         word = "UNSTABLE"
     return word, "; ".join(remarks), ratio, tolerance
 
