@@ -224,9 +224,9 @@ int report_outcome(const SessionOutcome& outcome, const ResultsWriter& writer, b
   }
   if (!quiet) {
     std::cout << summary_table(outcome.results.models);
-    const auto unstable = std::count_if(
-        writer.points().begin(), writer.points().end(),
-        [](const Point& p) { return p.timing && p.timing->unstable; });
+    const auto unstable =
+        std::count_if(writer.points().begin(), writer.points().end(),
+                      [](const Point& p) { return p.timing && p.timing->unstable; });
     std::cout << "results: " << writer.file().string() << " (" << writer.points().size()
               << " points, " << outcome.failed << " failed"
               << (unstable ? ", " + std::to_string(unstable) + " unstable" : "") << ")\n";

@@ -50,7 +50,8 @@ RoundsAgreement judge_rounds(const std::vector<double>& medians_s,
   const auto [lo, hi] = std::minmax_element(medians_s.begin(), medians_s.end());
   a.spread = *lo > 0 ? (*hi - *lo) / *lo : 0;
   const double worst_error =
-      standard_errors.empty() ? 0 : *std::max_element(standard_errors.begin(), standard_errors.end());
+      standard_errors.empty() ? 0
+                              : *std::max_element(standard_errors.begin(), standard_errors.end());
   a.explained = 3 * std::sqrt(2.0) * worst_error;
   double mean = 0;
   for (double m : medians_s) mean += m / double(medians_s.size());

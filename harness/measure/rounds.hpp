@@ -32,8 +32,8 @@ struct RoundsSummary {
 
 // How far the counted rounds' medians differ, against what their in-round noise explains.
 struct RoundsAgreement {
-  double spread = 0;     // (slowest counted round median - fastest) / fastest
-  double explained = 0;  // the largest spread the in-round noise explains
+  double spread = 0;      // (slowest counted round median - fastest) / fastest
+  double explained = 0;   // the largest spread the in-round noise explains
   double between_sd = 0;  // sample standard deviation of the medians / their mean (0 for one)
   bool disagree = false;  // spread > explained
   bool unstable = false;  // disagree, and between_sd at least unstable_between_sd

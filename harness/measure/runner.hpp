@@ -11,8 +11,8 @@
 
 #include "harness/backend.hpp"
 #include "harness/measure/point_watchdog.hpp"
-#include "harness/plan/plan.hpp"
 #include "harness/measure/rounds.hpp"
+#include "harness/plan/plan.hpp"
 #include "harness/results/point.hpp"
 #include "harness/stats.hpp"
 
@@ -22,7 +22,7 @@ struct RunnerConfig {
   Sampler sampler;
   CaseOptions case_options;
   std::uint64_t seed = 42;
-  int rounds = 1;  // visits of every point (harness/measure/rounds.hpp)
+  int rounds = 1;                // visits of every point (harness/measure/rounds.hpp)
   ExtraRoundsRule extra_rounds;  // further visits of the points whose rounds disagree
 };
 

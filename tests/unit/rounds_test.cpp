@@ -104,8 +104,8 @@ TEST(Rounds, RoundsDisagreeOnlyBeyondWhatTheirNoiseExplains) {
   EXPECT_TRUE(apart.disagree);
   EXPECT_FALSE(apart.unstable);  // their standard deviation, 3.4% of the mean, is below 10%
   const RoundsSummary wide = combine_rounds({round_of(1.0), round_of(1.3)});
-  EXPECT_TRUE(wide.unstable);  // 18% of the mean
-  EXPECT_NEAR(wide.uncertainty, 0.3, 1e-12);  // the spread, not the 1% in-round noise
+  EXPECT_TRUE(wide.unstable);                   // 18% of the mean
+  EXPECT_NEAR(wide.uncertainty, 0.3, 1e-12);    // the spread, not the 1% in-round noise
   EXPECT_NEAR(close.uncertainty, 0.01, 1e-12);  // the 1% noise, above the 0.5% spread
 }
 
@@ -113,8 +113,8 @@ TEST(Rounds, OneSamplePerRoundHasNoNoiseSoAnySpreadDisagrees) {
   SampleStats a = round_of(50.5), b = round_of(33.6);
   a.samples = b.samples = 1;
   a.noise = b.noise = 0;
-  const RoundsAgreement j = judge_rounds({a.median_s, b.median_s},
-                                         {median_standard_error(a), median_standard_error(b)});
+  const RoundsAgreement j =
+      judge_rounds({a.median_s, b.median_s}, {median_standard_error(a), median_standard_error(b)});
   EXPECT_EQ(j.explained, 0);
   EXPECT_TRUE(j.disagree);
   EXPECT_TRUE(j.unstable);
@@ -137,8 +137,8 @@ TEST(Rounds, ExtraRoundsOnlyForDisagreeingPointsUpToTheCap) {
   const RoundsSummary capped =
       combine_rounds({round_of(1.0), round_of(1.2), round_of(1.0), round_of(1.2)});
   EXPECT_FALSE(needs_extra_round(capped, 2, rule));
-  EXPECT_TRUE(needs_extra_round(
-      combine_rounds({round_of(1.0), round_of(1.2), round_of(1.0)}), 2, rule));
+  EXPECT_TRUE(
+      needs_extra_round(combine_rounds({round_of(1.0), round_of(1.2), round_of(1.0)}), 2, rule));
 }
 
 }  // namespace
