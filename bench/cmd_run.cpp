@@ -350,7 +350,8 @@ void add_run(CLI::App& app, Action& action) {
   sub->add_option(
       "--rounds", o.rounds,
       "Visits of every point, 1 to 100; a point keeps the median of its rounds' figures and "
-      "records the spread between rounds (default: the suite's, 2)");
+      "records the spread between rounds; with 2 or 3, points whose rounds disagree get up to 4 "
+      "(default: the suite's, 2)");
   sub->add_option("--noise-target", o.noise_target,
                   "Relative noise at which sampling stops early (default 0.01)");
   sub->add_flag("--warm", o.warm, "Measure with warm caches (default: cold)");
