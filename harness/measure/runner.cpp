@@ -310,6 +310,7 @@ void RunLoop::run(const std::vector<PlannedPoint>& points, std::vector<std::stri
   // needed after all, one pass that measures nothing writes the file.
   const int suite_rounds = std::max(1, config.rounds);
   const bool extras_possible = suite_rounds >= 2 && suite_rounds < config.extra_rounds.max_rounds;
+  const int most_rounds = extras_possible ? config.extra_rounds.max_rounds : suite_rounds;
   const bool file_asked = out_file_format(args) != nullptr;
   const auto started = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point extra_deadline = started;
@@ -326,9 +327,7 @@ void RunLoop::run(const std::vector<PlannedPoint>& points, std::vector<std::stri
             ? to_measure_again(visits, suite_rounds, config.extra_rounds, extra_deadline)
             : std::set<std::string>{};
     if (extra && again.empty() && !file_asked) break;
-    const bool last = (stop && stop()) || (extra && again.empty()) ||
-                      (round >= suite_rounds && !extras_possible) ||
-                      round >= config.extra_rounds.max_rounds;
+    const bool last = (stop && stop()) || (extra && again.empty()) || round >= most_rounds;
     this->round = round;
     benchmark::ClearRegisteredBenchmarks();
     for (const auto& pp : points) {

@@ -47,6 +47,15 @@ for p in ok:
     assert abs(t["round_spread"] - spread) < 1e-9, t
 PY
 
+# More rounds than extra rounds go up to: every one of them is run.
+expect_rc 0 "5-round run" "$bin" run "${common[@]}" --rounds 5 --max-time-per-point 0.01 \
+  -o "$work/five.json"
+python3 - "$work/five.json" <<'PY' || fail "5-round run: not 5 rounds"
+import json, sys
+ok = [p for p in json.load(open(sys.argv[1]))["points"] if p["status"] == "ok"]
+assert ok and all(p["timing"]["rounds"] == 5 for p in ok), [p["timing"] for p in ok]
+PY
+
 # Killed after the first round: a long second round (3 points of 4 s) leaves time to kill it.
 "$bin" run "${common[@]}" --rounds 3 --max-time-per-point 2 --noise-target 0.000001 \
   -o "$work/killed.json" 2>"$work/killed.err" &
