@@ -224,8 +224,12 @@ int report_outcome(const SessionOutcome& outcome, const ResultsWriter& writer, b
   }
   if (!quiet) {
     std::cout << summary_table(outcome.results.models);
+    const auto unstable =
+        std::count_if(writer.points().begin(), writer.points().end(),
+                      [](const Point& p) { return p.timing && p.timing->unstable; });
     std::cout << "results: " << writer.file().string() << " (" << writer.points().size()
-              << " points, " << outcome.failed << " failed)\n";
+              << " points, " << outcome.failed << " failed"
+              << (unstable ? ", " + std::to_string(unstable) + " unstable" : "") << ")\n";
   }
   if (outcome.interrupted) return exit_interrupted;
   return outcome.failed > 0 || gpu_unusable ? exit_failed : exit_ok;
@@ -346,7 +350,8 @@ void add_run(CLI::App& app, Action& action) {
   sub->add_option(
       "--rounds", o.rounds,
       "Visits of every point, 1 to 100; a point keeps the median of its rounds' figures and "
-      "records the spread between rounds (default: the suite's, 2)");
+      "records the spread between rounds; with 2 or 3, points whose rounds disagree get up to 4 "
+      "(default: the suite's, 2)");
   sub->add_option("--noise-target", o.noise_target,
                   "Relative noise at which sampling stops early (default 0.01)");
   sub->add_flag("--warm", o.warm, "Measure with warm caches (default: cold)");

@@ -33,6 +33,10 @@ struct SampleStats {
   std::vector<bool> round_contended;
   std::size_t best_round = 0;
   double round_spread = 0;
+  // The counted rounds still disagree widely (rounds.hpp, judge_rounds), and the figure's
+  // relative uncertainty: the larger of `noise` and `round_spread`.
+  bool unstable = false;
+  double uncertainty = 0;
 };
 
 // One timed sample as the CPU saw it: its wall time, the CPU time all of the process's threads

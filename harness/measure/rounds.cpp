@@ -18,8 +18,11 @@ RoundsSummary combine_rounds(const std::vector<SampleStats>& rounds) {
     s.contended_rounds.push_back(rounds[i].contended);
     if (!rounds[i].contended || s.contended) counted.push_back(i);
   }
-  std::vector<double> counted_medians;
-  for (std::size_t i : counted) counted_medians.push_back(rounds[i].median_s);
+  std::vector<double> counted_medians, standard_errors;
+  for (std::size_t i : counted) {
+    counted_medians.push_back(rounds[i].median_s);
+    standard_errors.push_back(median_standard_error(rounds[i]));
+  }
   s.median_s = median(counted_medians);
   s.representative = counted.front();
   for (std::size_t i : counted)
@@ -28,7 +31,44 @@ RoundsSummary combine_rounds(const std::vector<SampleStats>& rounds) {
       s.representative = i;
   const auto [lo, hi] = std::minmax_element(s.medians_s.begin(), s.medians_s.end());
   s.spread = *lo > 0 ? (*hi - *lo) / *lo : 0;
+  const RoundsAgreement agreement = judge_rounds(counted_medians, standard_errors);
+  s.disagree = agreement.disagree;
+  s.unstable = agreement.unstable;
+  s.uncertainty = std::max(rounds[s.representative].noise, s.spread);
   return s;
+}
+
+double median_standard_error(const SampleStats& round) {
+  if (round.samples < 1) return 0;
+  return std::sqrt(std::acos(-1.0) / 2) * round.noise / std::sqrt(double(round.samples));
+}
+
+RoundsAgreement judge_rounds(const std::vector<double>& medians_s,
+                             const std::vector<double>& standard_errors) {
+  RoundsAgreement a;
+  if (medians_s.size() < 2) return a;
+  const auto [lo, hi] = std::minmax_element(medians_s.begin(), medians_s.end());
+  a.spread = *lo > 0 ? (*hi - *lo) / *lo : 0;
+  const double worst_error =
+      standard_errors.empty() ? 0
+                              : *std::max_element(standard_errors.begin(), standard_errors.end());
+  a.explained = 3 * std::sqrt(2.0) * worst_error;
+  double mean = 0;
+  for (double m : medians_s) mean += m / double(medians_s.size());
+  double squares = 0;
+  for (double m : medians_s) squares += (m - mean) * (m - mean);
+  a.between_sd = mean > 0 ? std::sqrt(squares / double(medians_s.size() - 1)) / mean : 0;
+  a.disagree = a.spread > a.explained;
+  a.unstable = a.disagree && a.between_sd >= unstable_between_sd;
+  return a;
+}
+
+// The cap, 4 rounds: compare.py's Mann-Whitney U test over rounds can reach a two-sided p below
+// 0.05 only with at least 4 rounds on each side (4 against 4: the least p is 2/70 = 0.029; 3
+// against 3: 2/20 = 0.1). The budget, 10% of the suite's rounds: the quick suite took 73-80 s on
+// the AVX-512 test machine and must stay under 90 s.
+bool needs_extra_round(const RoundsSummary& rounds, int suite_rounds, const ExtraRoundsRule& rule) {
+  return suite_rounds >= 2 && int(rounds.medians_s.size()) < rule.max_rounds && rounds.disagree;
 }
 
 // Rounds: 2 for every suite, measured on the 2-core test machine (quick suite, 2 threads, 284

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <new>
+#include <set>
 #include <sstream>
 
 #include "harness/check/validate.hpp"
@@ -202,6 +203,8 @@ Point with_rounds(const Point& first, const std::vector<SampleStats>& rounds) {
   combined.round_contended = summary.contended_rounds;
   combined.best_round = summary.representative;
   combined.round_spread = summary.spread;
+  combined.unstable = summary.unstable;
+  combined.uncertainty = summary.uncertainty;
   p.timing = combined;
   p.tflops = p.gflop / combined.median_s / 1e3;
   p.gbps = p.bytes / combined.median_s / 1e9;
@@ -271,6 +274,24 @@ std::unique_ptr<benchmark::BenchmarkReporter> out_file_format(
     return std::make_unique<benchmark::ConsoleReporter>(benchmark::ConsoleReporter::OO_None);
   return std::make_unique<benchmark::JSONReporter>();
 }
+// Per point: the latest record (first round's, then with its rounds combined) and the
+// samples of each round that counted; only points measured ok here get more rounds.
+struct Visits {
+  Point point;
+  std::vector<SampleStats> rounds;
+};
+
+// The points an extra pass measures again: those whose rounds disagree, while time is left.
+std::set<std::string> to_measure_again(const std::map<std::string, Visits>& visits,
+                                       int suite_rounds, const ExtraRoundsRule& rule,
+                                       std::chrono::steady_clock::time_point deadline) {
+  std::set<std::string> again;
+  if (std::chrono::steady_clock::now() >= deadline) return again;
+  for (const auto& [key, v] : visits)
+    if (!v.rounds.empty() && needs_extra_round(combine_rounds(v.rounds), suite_rounds, rule))
+      again.insert(key);
+  return again;
+}
 }  // namespace
 
 void RunLoop::run(const std::vector<PlannedPoint>& points, std::vector<std::string> args) {
@@ -281,24 +302,39 @@ void RunLoop::run(const std::vector<PlannedPoint>& points, std::vector<std::stri
   int argc = static_cast<int>(argv.size());
   benchmark::Initialize(&argc, argv.data());
   std::map<std::string, double> cpu_per_sample_s;  // point name -> median CPU time of a sample
-  // Per point: the latest record (first round's, then with its rounds combined) and the
-  // samples of each round that counted; only points measured ok here get more rounds.
-  struct Visits {
-    Point point;
-    std::vector<SampleStats> rounds;
-  };
   std::map<std::string, Visits> visits;
 
   // One Google Benchmark pass per round: the --benchmark_out file is written by the last, which
-  // is also the one a stop makes last (it then only reports what earlier rounds measured).
-  for (int round = 1; round <= std::max(1, config.rounds); ++round) {
-    const bool last = round >= config.rounds || (stop && stop());
+  // is also the one a stop makes last (it then only reports what earlier rounds measured). The
+  // extra passes' time is bounded from the suite's rounds' (ExtraRoundsRule); when none is
+  // needed after all, one pass that measures nothing writes the file.
+  const int suite_rounds = std::max(1, config.rounds);
+  const bool extras_possible = suite_rounds >= 2 && suite_rounds < config.extra_rounds.max_rounds;
+  const int most_rounds = extras_possible ? config.extra_rounds.max_rounds : suite_rounds;
+  const bool file_asked = out_file_format(args) != nullptr;
+  const auto started = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point extra_deadline = started;
+  for (int round = 1;; ++round) {
+    const bool extra = round > suite_rounds;
+    if (round == suite_rounds + 1) {
+      const auto suite_time = std::chrono::steady_clock::now() - started;
+      extra_deadline = std::chrono::steady_clock::now() +
+                       std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                           suite_time * config.extra_rounds.budget_fraction);
+    }
+    const std::set<std::string> again =
+        extra && !(stop && stop())
+            ? to_measure_again(visits, suite_rounds, config.extra_rounds, extra_deadline)
+            : std::set<std::string>{};
+    if (extra && again.empty() && !file_asked) break;
+    const bool last = (stop && stop()) || (extra && again.empty()) || round >= most_rounds;
     this->round = round;
     benchmark::ClearRegisteredBenchmarks();
     for (const auto& pp : points) {
       benchmark::RegisterBenchmark(
           point_key(pp).c_str(),
-          [this, &pp, &cpu_per_sample_s, &visits, round](benchmark::State& state) {
+          [this, &pp, &cpu_per_sample_s, &visits, round, extra, &again,
+           extra_deadline](benchmark::State& state) {
             const std::string key = point_key(pp);
             const auto visited = visits.find(key);
             const bool stopping = stop && stop();
@@ -349,7 +385,9 @@ void RunLoop::run(const std::vector<PlannedPoint>& points, std::vector<std::stri
             } else {
               Visits& v = visited->second;
               point = v.point;
-              if (!stopping && !v.rounds.empty()) {
+              const bool wanted = !extra || (again.count(key) > 0 &&
+                                             std::chrono::steady_clock::now() < extra_deadline);
+              if (!stopping && !v.rounds.empty() && wanted) {
                 Backend& backend = backend_for(pp);
                 const PointWatch watch(watchdog, pp);
                 const MeasureFn sample =

@@ -11,6 +11,7 @@
 
 #include "harness/backend.hpp"
 #include "harness/measure/point_watchdog.hpp"
+#include "harness/measure/rounds.hpp"
 #include "harness/plan/plan.hpp"
 #include "harness/results/point.hpp"
 #include "harness/stats.hpp"
@@ -21,7 +22,8 @@ struct RunnerConfig {
   Sampler sampler;
   CaseOptions case_options;
   std::uint64_t seed = 42;
-  int rounds = 1;  // visits of every point (harness/measure/rounds.hpp)
+  int rounds = 1;                // visits of every point (harness/measure/rounds.hpp)
+  ExtraRoundsRule extra_rounds;  // further visits of the points whose rounds disagree
 };
 
 // Wall time spent per phase of the points' measurement, summed over the run: where a run's
@@ -78,8 +80,10 @@ MeasureFn sampler_measure(const Sampler& sampler, const PointWatchdog* watchdog 
 // `benchmark_args` are the --benchmark_* flags to pass on (filter, out, format).
 // With config.rounds > 1 the points are visited again in order, round after round; a point ok
 // in the first round is measured again (measure_again) and `on_point` gets it again with its
-// rounds combined (with_rounds), so the caller records the better figure as it comes. Google
-// Benchmark's --benchmark_out file is written in the last round, with each point's best figure.
+// rounds combined (with_rounds), so the caller records the better figure as it comes. Then,
+// while config.extra_rounds allows, further passes measure again only the points whose rounds
+// disagree (needs_extra_round). Google Benchmark's --benchmark_out file is written in the last
+// pass, with each point's combined figure.
 struct RunLoop {
   RunnerConfig config;
   std::function<Backend&(const PlannedPoint&)> backend_for;

@@ -102,6 +102,7 @@ ModelResult sum_model(const Combo& combo, PassSet set, int batch, const OpPoints
       if (p.status != Status::ok) continue;
       if (!p.timing) throw std::invalid_argument("point " + p.key() + ": status ok without timing");
       if (p.timing->contended) ++r.contended_points;
+      if (p.timing->unstable) ++r.unstable_points;
       r.worst_point_noise = std::max(r.worst_point_noise, p.timing->noise);
       if (p.timing->round_medians_s.size() > 1)
         r.worst_round_spread = std::max(r.worst_round_spread.value_or(0), p.timing->round_spread);
@@ -220,7 +221,8 @@ nlohmann::json to_json(const ModelResult& r) {
                       {"largest_fitting_batch", nullptr},
                       {"accumulation", nullptr},
                       {"label", r.label},
-                      {"contended_points", r.contended_points}};
+                      {"contended_points", r.contended_points},
+                      {"unstable_points", r.unstable_points}};
   if (!r.backend.empty()) j["backend"] = r.backend;
   if (!r.time_share.empty()) j["time_share"] = r.time_share;
   if (r.kinds) j["kind_ms"] = r.kinds->ms, j["kind_share"] = r.kinds->share;

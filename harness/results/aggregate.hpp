@@ -82,6 +82,8 @@ struct ModelResult {
   // How many of the summed points were contended (CPU lost to other processes while timed):
   // their times, and so this sum, may be slower than the machine can do.
   int contended_points = 0;
+  // How many of them were unstable (their rounds disagreed widely; rounds.hpp).
+  int unstable_points = 0;
   // The largest in-run noise and spread between rounds (SampleStats) among the summed points,
   // for the end-of-run table; no spread when no point had two rounds (files before rounds).
   double worst_point_noise = 0;

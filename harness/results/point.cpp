@@ -1,5 +1,6 @@
 #include "harness/results/point.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -43,7 +44,9 @@ nlohmann::json timing_json(const SampleStats& t, const std::string& cache) {
               {"round_medians_ms", medians},
               {"round_contended", t.round_contended},
               {"best_round", t.best_round + 1},
-              {"round_spread", t.round_spread}});
+              {"round_spread", t.round_spread},
+              {"unstable", t.unstable},
+              {"uncertainty", t.uncertainty}});
   }
   return j;
 }
@@ -90,6 +93,10 @@ SampleStats timing_from_json(const JsonField& t) {
     for (std::size_t i = 0; i < n; ++i) s.round_contended.push_back(contended[i].boolean());
     s.best_round = t["best_round"].integer<std::size_t>(1, n) - 1;
     s.round_spread = t["round_spread"].number();
+    // Files from before the rounds were judged lack both.
+    if (const auto unstable = t.optional("unstable")) s.unstable = unstable->boolean();
+    s.uncertainty = std::max(s.noise, s.round_spread);
+    if (const auto uncertainty = t.optional("uncertainty")) s.uncertainty = uncertainty->number();
   }
   return s;
 }

@@ -81,7 +81,8 @@ std::string summary_table(const std::vector<ModelResult>& results) {
       row.insert(row.end(), {"-", r.status, "-", "-", "-"});
     } else {
       row.push_back(std::to_string(r.batch));
-      row.push_back(format_rate(*r.images_per_s) + (r.contended_points ? " (contended)" : ""));
+      row.push_back(format_rate(*r.images_per_s) + (r.contended_points ? " (contended)" : "") +
+                    (r.unstable_points ? " (unstable)" : ""));
       const auto cpu = best_rate(r, "cpu");
       row.push_back(cpu ? format_speedup(*r.images_per_s / *cpu) : "-");
       const auto gpu = is_gpu(r.device) ? best_rate(r, where) : std::nullopt;
@@ -115,6 +116,13 @@ std::string summary_table(const std::vector<ModelResult>& results) {
           "rate may be slower than this machine can do.\n";
       break;
     }
+  int unstable = 0;
+  for (const auto& [key, c] : configs)
+    if (c.best) unstable += c.best->unstable_points;
+  if (unstable > 0)
+    out += "(unstable): summed over points whose rounds disagreed widely (" +
+           std::to_string(unstable) +
+           " in the rows above); their times may not come again on a rerun.\n";
   out +=
       "noise, rounds: the largest in-run noise and spread between rounds among the summed "
       "points (-: one round).\n";

@@ -3,9 +3,11 @@
     compare.py BASE.json NEW.json [--threshold PCT] [--fail-above PCT]
 
 Prints what differs in the set-up (devices, library versions) first, then a table of the points
-both files measured: both median times, NEW/BASE, and a verdict. SAME means the difference is
-within the larger of the two points' recorded noise, in-round or between rounds (or within
---threshold PCT). Points found in only one file are listed. With --fail-above the comparison is a
+both files measured: both median times, NEW/BASE, and a verdict (see `verdict`; the rule is in
+docs/measuring.md, "Comparing two runs"): SAME within the larger of the two points' uncertainty
+(or --threshold PCT), FASTER or SLOWER when a U test over rounds or the ratio's range says so,
+else AMBIGUOUS; UNSTABLE for an unstable or contended point that is not SAME. Points found in
+only one file are listed. With --fail-above the comparison is a
 gate that judges every point BASE timed: such a point slower than PCT in NEW, or with no time in
 NEW (not measured, or not reached by an unfinished run), fails it. Exit codes: 0 done, 1 the gate
 failed, 2 bad input.
@@ -16,7 +18,8 @@ from __future__ import annotations
 
 import sys
 
-from layerbench_report import results_file
+from layerbench_report import rank_test, results_file
+from layerbench_report.uncertainty import ratio_range
 from layerbench_report.command_line import Parser, number, pass_bytes_through, path_text
 
 PERCENTAGE = number(float, minimum=0)
@@ -41,31 +44,58 @@ def setup_differences(base: results_file.ResultsFile, new: results_file.ResultsF
 
 
 NOT_TIMED = "NOT TIMED"
+VERDICTS = ("FASTER", "SLOWER", "SAME", "AMBIGUOUS", "UNSTABLE", NOT_TIMED)
+
+
+# The U test's level: a point is FASTER or SLOWER when p is below it (two-sided).
+SIGNIFICANCE = 0.05
 
 
 def verdict(pb: dict, pn: dict, threshold_pct):
-    """(verdict: FASTER / SLOWER / SAME / NOT TIMED, remark, NEW/BASE time ratio or None,
-    tolerance used or None)."""
+    """(verdict: FASTER / SLOWER / SAME / AMBIGUOUS / UNSTABLE / NOT TIMED, remark, NEW/BASE
+    time ratio or None, tolerance used or None).
+
+    SAME: the difference is within the tolerance (the larger uncertainty, or --threshold).
+    Beyond it, with at least 4 counted rounds on each side (the least that can reach p < 0.05),
+    the Mann-Whitney U test over the round medians decides: FASTER or SLOWER when p < 0.05, else
+    AMBIGUOUS. With fewer rounds: FASTER or SLOWER when the ratio's range (ratio_range) excludes
+    1, else AMBIGUOUS. Not SAME, and a side's rounds disagreed widely or it was contended:
+    UNSTABLE, for its time is not one a rerun would give."""
     tb, tn = results_file.median_ms(pb), results_file.median_ms(pn)
     if tb is None or tn is None:
         missing = [f"{which} {p['status']}" for which, p in (("BASE", pb), ("NEW", pn))
                    if results_file.median_ms(p) is None]
         return NOT_TIMED, ", ".join(missing), None, None
     ratio = tn / tb
-    tolerance = threshold_pct / 100 if threshold_pct is not None else max(results_file.noise(pb),
-                                                                          results_file.noise(pn))
+    u_base, u_new = results_file.noise(pb), results_file.noise(pn)
+    tolerance = threshold_pct / 100 if threshold_pct is not None else max(u_base, u_new)
+    rounds_b, rounds_n = results_file.round_medians_ms(pb), results_file.round_medians_ms(pn)
+    remarks = []
     if abs(ratio - 1) <= tolerance:
         word = "SAME"
+    elif min(len(rounds_b), len(rounds_n)) >= 4:
+        p_value = rank_test.two_sided_p(rounds_n, rounds_b)
+        remarks.append(f"U test over rounds: p = {p_value:.3f}")
+        word = "AMBIGUOUS" if p_value >= SIGNIFICANCE else "FASTER" if ratio < 1 else "SLOWER"
     else:
-        word = "FASTER" if ratio < 1 else "SLOWER"
+        low, high = ratio_range(ratio, u_base, u_new)
+        word = "FASTER" if high < 1 else "SLOWER" if low > 1 else "AMBIGUOUS"
+        if word == "AMBIGUOUS":
+            remarks.append(f"NEW/BASE range {low:.3f}-{high:.3f} includes 1")
     failed = [which for which, p in (("BASE", pb), ("NEW", pn)) if p["status"] == "failed"]
-    # A contended point lost CPU to other processes: its time is not this machine's best, so
-    # the verdict says so whenever either side is one.
+    # A contended point lost CPU to other processes, an unstable one's rounds disagreed widely:
+    # neither time is one a rerun would give, so the verdict says so whenever either side is one.
     contended = [which for which, p in (("BASE", pb), ("NEW", pn))
                  if (p.get("timing") or {}).get("contended")]
-    remarks = [f"validation failed in {' and '.join(failed)}"] if failed else []
+    unstable = [which for which, p in (("BASE", pb), ("NEW", pn)) if results_file.unstable(p)]
+    if failed:
+        remarks.insert(0, f"validation failed in {' and '.join(failed)}")
     if contended:
         remarks.append(f"contended in {' and '.join(contended)}: CPU lost to other processes")
+    if unstable:
+        remarks.append(f"unstable in {' and '.join(unstable)}: its rounds disagree")
+    if (contended or unstable) and word != "SAME":
+        word = "UNSTABLE"
     return word, "; ".join(remarks), ratio, tolerance
 
 
@@ -163,8 +193,7 @@ def main(argv=None) -> int:
                 print(f"  {describe(key)}: {p['status']}" +
                       (f", {results_file.median_ms(p):.4g} ms" if results_file.median_ms(p)
                        else ""))
-    summary = ", ".join(f"{counts[w]} {w}" for w in ("FASTER", "SLOWER", "SAME", NOT_TIMED)
-                        if w in counts)
+    summary = ", ".join(f"{counts[w]} {w}" for w in VERDICTS if w in counts)
     print(f"\n{len(both)} points in both files: {summary or 'none'}; "
           f"{len(set(a) - set(b))} only in BASE, {len(set(b) - set(a))} only in NEW.")
     if args.fail_above is None:

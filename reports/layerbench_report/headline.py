@@ -4,8 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from layerbench_report import results_file
-
 from layerbench_report.markup import P, fmt_ms, fmt_rate, fmt_ratio
+from layerbench_report.uncertainty import ratio_range, record_uncertainty
 
 
 @dataclass
@@ -49,6 +49,15 @@ def best(records, precision=None):
     return max(mine, key=lambda r: r["images_per_s"]) if mine else None
 
 
+def ranged_ratio(data, model, fast, fast_device, slow, slow_device) -> tuple:
+    """(ratio of fast's images/s to slow's, "1.75× (1.62–1.89×)"): the range from both sums'
+    uncertainties (uncertainty.py)."""
+    ratio = fast["images_per_s"] / slow["images_per_s"]
+    low, high = ratio_range(ratio, record_uncertainty(data, model, fast_device, fast),
+                            record_uncertainty(data, model, slow_device, slow))
+    return ratio, f"{fmt_ratio(ratio)} ({fmt_ratio(low).rstrip('×')}–{fmt_ratio(high)})"
+
+
 def headline(data, model) -> Headline:
     title = data.title(model)
     passes = data.record_passes(model)
@@ -71,12 +80,12 @@ def headline(data, model) -> Headline:
             lead = max((r for (p, b), r in recs.items() if p != "fp32" and b == batch),
                        key=lambda r: r["images_per_s"])
             fp32 = recs[("fp32", batch)]
-            ratio = lead["images_per_s"] / fp32["images_per_s"]
+            ratio, ranged = ranged_ratio(data, model, lead, g, fp32, g)
             text = (f"{what}, batch {batch}, on {g.label}: GPU {P(lead['precision'])} is "
-                    f"{fmt_ratio(ratio)} faster than GPU FP32 ({fmt_rate(lead['images_per_s'])} vs "
+                    f"{ranged} faster than GPU FP32 ({fmt_rate(lead['images_per_s'])} vs "
                     f"{fmt_rate(fp32['images_per_s'])} images/s)")
             out.cards.append((fmt_ratio(ratio), f"GPU {P(lead['precision'])} vs GPU FP32 — "
-                              f"{g.label}, batch {batch}"))
+                              f"{g.label}, batch {batch}, range {ranged.split(' ', 1)[1]}"))
         else:
             lead = best(recs)
             batch = lead["batch"]
@@ -89,13 +98,14 @@ def headline(data, model) -> Headline:
         if c is not None:
             crecs = data.records_of(model, c, pass_)
             ref = crecs.get(("fp32", batch)) or best(crecs, "fp32") or best(crecs)
-            ratio = lead["images_per_s"] / ref["images_per_s"]
+            ratio, ranged = ranged_ratio(data, model, lead, g, ref, c)
             same = ref["batch"] == batch
-            text += (f"; {fmt_ratio(ratio)} {'faster than' if same else 'the throughput of'} CPU "
+            text += (f"; {ranged} {'faster than' if same else 'the throughput of'} CPU "
                      f"{P(ref['precision'])} on {c.label} ({fmt_rate(ref['images_per_s'])} images/s"
                      f"{'' if same else ' at batch ' + str(ref['batch'])})")
             out.cards.append((fmt_ratio(ratio), f"GPU {P(lead['precision'])} vs CPU "
-                              f"{P(ref['precision'])} — {g.label} vs {c.label}"))
+                              f"{P(ref['precision'])} — {g.label} vs {c.label}, range "
+                              f"{ranged.split(' ', 1)[1]}"))
         if not cpus:
             text += "; no CPU results in these files to compare with"
         out.sentences.append(text + ".")
@@ -127,4 +137,11 @@ def headline(data, model) -> Headline:
             f"{len(contended)} of these model sums add up contended points (their samples lost "
             "CPU to other processes): their images/s may be slower than this machine can do, and "
             "the tables mark them \"contended\".")
+    unstable = [r for d in gpus + cpus for r in data.records_of(model, d, pass_).values()
+                if r.get("unstable_points")]
+    if unstable:
+        out.sentences.append(
+            f"{len(unstable)} of these model sums add up unstable points (their rounds disagreed "
+            "widely): a rerun may not give their images/s; the tables mark such points "
+            "\"unstable\".")
     return out

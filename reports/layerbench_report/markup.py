@@ -31,14 +31,16 @@ def fmt_ms(x) -> str:
 def noise_text(p: dict) -> str:
     """The point's in-round noise and the spread between its rounds, as the tables print them:
     "±0.8%, rounds 2.1%", "±0.8%" for a file from before rounds (or a point of one round), and
-    ", contended" when its samples lost CPU to other processes."""
+    ", contended" when its samples lost CPU to other processes, ", unstable" when its rounds
+    disagreed widely."""
     t = p.get("timing")
     if not isinstance(t, dict):
         return "–"
     text = f"±{float(t.get('noise') or 0.0):.1%}"
     if (t.get("rounds") or 1) > 1 and t.get("round_spread") is not None:
         text += f", rounds {float(t['round_spread']):.1%}"
-    return text + (", contended" if t.get("contended") else "")
+    return (text + (", contended" if t.get("contended") else "") +
+            (", unstable" if t.get("unstable") is True else ""))
 
 
 def P(p) -> str:  # noqa: N802 - reads like the unit it prints

@@ -2,6 +2,7 @@
 import pytest
 
 from conftest import GPU_A, read_fixture, run_script, write_json
+from layerbench_report import rank_test
 
 # Points of fixture_gpu_a.json, chosen by (op, batch, precision, pass, device).
 SLOWER_50 = ("conv7x7_3to64_s2", 32, "fp16", "fwd", "gpu:0")
@@ -73,7 +74,9 @@ def test_verdicts_use_the_recorded_noise(pair):
     assert verdict(out, SLOWER_50) == "SLOWER"
     assert verdict(out, FASTER_50) == "FASTER"
     assert verdict(out, WITHIN_NOISE) == "SAME"
-    assert verdict(out, ABOVE_NOISE) == "SLOWER"
+    # +4% against 2% on each side: NEW/BASE's range, 1.04 / 1.02^2 to 1.04 x 1.02^2, holds 1.
+    assert verdict(out, ABOVE_NOISE) == "AMBIGUOUS"
+    assert "range 1.000-1.082 includes 1" in " ".join(row(out, ABOVE_NOISE))
     assert verdict(out, CPU_POINT) == "SAME"  # unchanged
     cells = row(out, SLOWER_50)
     assert cells[8] == "1.500" and cells[9] == "+50.0%"
@@ -82,7 +85,7 @@ def test_verdicts_use_the_recorded_noise(pair):
     assert float(cells[7]) == pytest.approx(base_ms * 1.5, rel=1e-3)
 
 
-def test_a_contended_point_never_gets_a_bare_verdict(tmp_path):
+def test_a_contended_point_is_never_slower(tmp_path):
     base, new = read_fixture(GPU_A), read_fixture(GPU_A)
     scale(new, CPU_POINT, 1.5)
     find(new, CPU_POINT)["timing"].update(contended=True, cpu_share=0.6, preempted_samples=9)
@@ -90,7 +93,7 @@ def test_a_contended_point_never_gets_a_bare_verdict(tmp_path):
                       write_json(tmp_path / "new.json", new))
     assert proc.returncode == 0, proc.stderr
     line = " ".join(row(proc.stdout, CPU_POINT))
-    assert "SLOWER (contended in NEW: CPU lost to other processes)" in line, line
+    assert "UNSTABLE (contended in NEW: CPU lost to other processes)" in line, line
     # An old file (no pre-emption fields) and a clean point: the bare verdict.
     assert verdict(proc.stdout, SLOWER_50) == "SAME"
 
@@ -194,3 +197,90 @@ def test_a_nan_gate_cannot_pass_a_point_ten_times_slower(tmp_path):
     for flag in ("--fail-above", "--threshold"):
         proc = run_script("compare.py", *paths, flag, "nan", "--fail-above", "50")
         assert proc.returncode == 2 and "'nan' is not a finite number" in proc.stderr
+
+
+# Exact Mann-Whitney U, checked against published tables: the probabilities P(U <= u) of Mann
+# and Whitney (1947), "On a test of whether one of two random variables is stochastically larger
+# than the other", Ann. Math. Statist. 18(1), Table I (n = m = 4 and 5), and the two-sided 5%
+# critical values of the usual table of U (e.g. Siegel and Castellan, "Nonparametric Statistics
+# for the Behavioral Sciences", 1988, Table J): the largest U significant at p <= 0.05.
+@pytest.mark.parametrize("n, table", [(4, [0.014, 0.029, 0.057, 0.100, 0.171]),
+                                      (5, [0.004, 0.008, 0.016, 0.028, 0.048, 0.075])])
+def test_u_distribution_matches_mann_and_whitney_table_one(n, table):
+    counts = rank_test.u_counts(n, n)
+    total = sum(counts)
+    assert [round(sum(counts[:u + 1]) / total, 3) for u in range(len(table))] == table
+
+
+@pytest.mark.parametrize("n, m, critical", [(4, 4, 0), (5, 5, 2), (6, 6, 5), (7, 7, 8),
+                                            (8, 8, 13), (10, 10, 23), (5, 10, 8),
+                                            (20, 20, 127)])
+def test_u_critical_values_match_the_table(n, m, critical):
+    def p_at(u):  # two-sided p of U = u with n values below ... u pairs the other way round
+        xs = list(range(m))
+        # n values placed so that exactly u of the n x m pairs have x > y.
+        ys = []
+        left = u
+        for _ in range(n):
+            above = min(left, m)
+            ys.append(above - 0.5)
+            left -= above
+        return rank_test.two_sided_p(ys, xs)
+    assert p_at(critical) <= 0.05 < p_at(critical + 1)
+
+
+def test_too_few_rounds_can_never_be_significant():
+    assert rank_test.least_p(3, 3) == pytest.approx(0.1)
+    assert rank_test.least_p(4, 4) == pytest.approx(2 / 70)
+    assert rank_test.two_sided_p([1.0, 2.0], [3.0, 4.0]) == pytest.approx(1 / 3)
+
+
+def rounds_of(doc, key, medians_ms, noise=0.01):
+    """Gives a point of a copy of the fixture (TEST DATA) these round medians."""
+    t = find(doc, key)["timing"]
+    spread = (max(medians_ms) - min(medians_ms)) / min(medians_ms)
+    t.update({"noise": noise, "median_ms": sorted(medians_ms)[len(medians_ms) // 2],
+              "rounds": len(medians_ms), "round_medians_ms": medians_ms,
+              "round_contended": [False] * len(medians_ms), "best_round": 1,
+              "round_spread": spread, "uncertainty": max(noise, spread), "unstable": False})
+
+
+def test_with_four_rounds_a_side_the_u_test_over_rounds_decides(tmp_path):
+    base, new = read_fixture(GPU_A), read_fixture(GPU_A)
+    # Every NEW round slower than every BASE round: p = 2/70, SLOWER, although the ratio's
+    # range from the uncertainties (the 4% spread) would hold 1.
+    rounds_of(base, ABOVE_NOISE, [1.00, 1.02, 1.01, 1.04])
+    rounds_of(new, ABOVE_NOISE, [1.06, 1.08, 1.07, 1.10])
+    # Rounds that overlap: 1.19 / 1.12 = +6%, within their 12-18% spreads (SAME), and beyond a
+    # --threshold of 5% yet not significant (U = 12 of 16, p = 2 x 12/70 = 0.343): AMBIGUOUS.
+    rounds_of(base, WITHIN_NOISE, [1.00, 1.12, 1.01, 1.13])
+    rounds_of(new, WITHIN_NOISE, [1.02, 1.20, 1.19, 1.03])
+    files = write_json(tmp_path / "base.json", base), write_json(tmp_path / "new.json", new)
+    out = run_script("compare.py", *files).stdout
+    assert verdict(out, ABOVE_NOISE) == "SLOWER"
+    assert "p = 0.029" in " ".join(row(out, ABOVE_NOISE))
+    assert verdict(out, WITHIN_NOISE) == "SAME"
+    out = run_script("compare.py", *files, "--threshold", "5").stdout
+    assert verdict(out, WITHIN_NOISE) == "AMBIGUOUS"
+    assert "p = 0.343" in " ".join(row(out, WITHIN_NOISE))
+    assert "1 AMBIGUOUS" in out.splitlines()[-1]
+
+
+def test_an_unstable_point_is_never_faster_or_slower(tmp_path):
+    base, new = read_fixture(GPU_A), read_fixture(GPU_A)
+    rounds_of(new, SLOWER_50, [2.0, 3.0])
+    find(new, SLOWER_50)["timing"]["unstable"] = True
+    out = run_script("compare.py", write_json(tmp_path / "base.json", base),
+                     write_json(tmp_path / "new.json", new)).stdout
+    assert verdict(out, SLOWER_50) == "UNSTABLE"
+    assert "unstable in NEW: its rounds disagree" in " ".join(row(out, SLOWER_50))
+
+
+def test_a_round_median_that_is_not_a_number_is_bad_input(tmp_path):
+    new = read_fixture(GPU_A)
+    rounds_of(new, SLOWER_50, [2.0, 3.0])
+    find(new, SLOWER_50)["timing"]["round_medians_ms"] = [2.0, "fast"]
+    proc = run_script("compare.py", write_json(tmp_path / "base.json", read_fixture(GPU_A)),
+                      write_json(tmp_path / "new.json", new))
+    assert proc.returncode == 2
+    assert "round_medians_ms[1]: expected a positive number" in proc.stderr

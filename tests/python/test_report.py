@@ -34,6 +34,17 @@ def test_charts_are_embedded_pngs_and_nothing_is_fetched(fixture_report):
     assert "<link" not in page  # no external style sheet
 
 
+def sum_factor(doc, record, device):
+    """1 + a model sum's uncertainty: its fwd points' noise weighted by count x median."""
+    points = [p for p in doc["points"] if p["device"] == device and p["pass"] == "fwd" and
+              p["precision"] == record["precision"] and p["batch"] == record["batch"] and
+              p.get("timing")]
+    weights = [p.get("count", 1) * p["timing"]["median_ms"] for p in points]
+    noise = [max(p["timing"].get("noise") or 0, p["timing"].get("round_spread") or 0)
+             for p in points]
+    return 1 + sum(w * n for w, n in zip(weights, noise)) / sum(weights)
+
+
 def test_headline_is_computed_from_the_model_records(fixture_report):
     doc = read_fixture(GPU_A)
     recs = fwd_records(doc, "gpu:0")
@@ -46,11 +57,15 @@ def test_headline_is_computed_from_the_model_records(fixture_report):
     cpu = fwd_records(doc, "cpu")
     cpu_ref = max((r for (p, _), r in cpu.items() if p == "fp32"), key=lambda r: r["images_per_s"])
     page = (fixture_report / "index.html").read_text()
+    # Its range: each sum known within (1 + u), u its fwd points' noise weighted by their time.
+    factor = sum_factor(doc, lead, "gpu:0") * sum_factor(doc, recs[("fp32", batch)], "gpu:0")
     expected = (f"TestNet (fixture) forward, batch {batch}, on Test GPU A (fixture): GPU "
-                f"{lead['precision'].upper()} is {fmt_ratio(ratio)} faster than GPU FP32")
+                f"{lead['precision'].upper()} is {fmt_ratio(ratio)} "
+                f"({fmt_ratio(ratio / factor).rstrip('×')}–{fmt_ratio(ratio * factor)}) "
+                "faster than GPU FP32")
     assert expected in page
     cpu_ratio = fmt_ratio(lead["images_per_s"] / cpu_ref["images_per_s"])
-    assert f"{cpu_ratio} the throughput of CPU FP32 on Test CPU (fixture)" in page
+    assert f"{cpu_ratio} (" in page and "the throughput of CPU FP32 on Test CPU (fixture)" in page
     # The same sentence goes into the Markdown summary.
     assert expected in (fixture_report / "summary.md").read_text()
 

@@ -389,6 +389,16 @@ TEST(Aggregate, ASumOverContendedPointsCountsThem) {
   EXPECT_EQ(find(aggregate(all_points(1, false), models, {}), PassSet::fwd, 1).contended_points, 0);
 }
 
+TEST(Aggregate, ASumOverUnstablePointsCountsThem) {
+  std::vector<Point> points = all_points(1, false);
+  points[0].timing->unstable = true;
+  points[1].timing->unstable = true;
+  const auto a = aggregate(points, models, {});
+  EXPECT_EQ(find(a, PassSet::fwd, 1).unstable_points, 2);
+  EXPECT_EQ(to_json(find(a, PassSet::fwd, 1))["unstable_points"], 2);
+  EXPECT_EQ(find(aggregate(all_points(1, false), models, {}), PassSet::fwd, 1).unstable_points, 0);
+}
+
 // The end-of-run table's noise column: the worst point's in-run noise and spread between rounds;
 // points of a file before rounds (one median, no spread) leave the spread unknown.
 TEST(Aggregate, ASumKeepsItsNoisiestPointsNoiseAndSpreadBetweenRounds) {
@@ -433,7 +443,8 @@ TEST(Aggregate, JsonHasExactlyTheSchemasFields) {
                                              "largest_fitting_batch",
                                              "accumulation",
                                              "label",
-                                             "contended_points"}));
+                                             "contended_points",
+                                             "unstable_points"}));
   EXPECT_EQ(ok["pass"], "fwd");
   EXPECT_DOUBLE_EQ(ok["time_ms"].get<double>(), 8.5);
   EXPECT_DOUBLE_EQ(ok["peak_fraction"].get<double>(), fwd_flop_per_image / 1e9 / 8.5 / 67);

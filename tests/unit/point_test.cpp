@@ -67,13 +67,22 @@ TEST(Results, RoundsRoundTripAndAreOptional) {
   p.timing->round_contended = {true, false};
   p.timing->best_round = 1;
   p.timing->round_spread = 0.25;
+  p.timing->unstable = true;
+  p.timing->uncertainty = 0.25;
   const auto j = to_json(p);
   EXPECT_EQ(j.at("timing").at("rounds"), 2);
+  EXPECT_EQ(j.at("timing").at("unstable"), true);
   EXPECT_EQ(j.at("timing").at("best_round"), 2);  // 1-based in the file
   EXPECT_EQ(to_json(read_point(j)), j);
   auto old = to_json(sample_point("c1"));  // a file from before rounds
   EXPECT_FALSE(old.at("timing").contains("rounds"));
   EXPECT_TRUE(read_point(old).timing->round_medians_s.empty());
+  auto before_judged = j;  // a file from before extra rounds: not unstable, the larger figure
+  before_judged["timing"].erase("unstable");
+  before_judged["timing"].erase("uncertainty");
+  before_judged["timing"]["noise"] = 0.5;
+  EXPECT_FALSE(read_point(before_judged).timing->unstable);
+  EXPECT_DOUBLE_EQ(read_point(before_judged).timing->uncertainty, 0.5);
   auto bad = j;
   bad["timing"]["round_medians_ms"] = {2.5};
   EXPECT_THROW(read_point(bad), FieldError);

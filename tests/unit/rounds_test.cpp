@@ -84,5 +84,62 @@ TEST(Rounds, ThePointKeepsTheMedianFigureAndTheNearestRoundsOtherFigures) {
   EXPECT_NEAR(p.gbps, 4e6 / 1.75e-3 / 1e9, 1e-9);
 }
 
+// round_of's rounds: 10 samples at 1% noise, a standard error of the median of
+// sqrt(pi/2) x 0.01 / sqrt(10) = 0.396%, so in-round noise explains a spread up to
+// 3 x sqrt(2) x 0.396% = 1.68%.
+TEST(Rounds, TheStandardErrorOfAMedianComesFromItsNoiseAndSamples) {
+  SampleStats r = round_of(1.0);
+  r.noise = 0.1;
+  r.samples = 100;
+  EXPECT_NEAR(median_standard_error(r), 0.0125331, 1e-6);
+  r.samples = 0;
+  EXPECT_EQ(median_standard_error(r), 0);
+}
+
+TEST(Rounds, RoundsDisagreeOnlyBeyondWhatTheirNoiseExplains) {
+  const RoundsSummary close = combine_rounds({round_of(1.0), round_of(1.005)});
+  EXPECT_FALSE(close.disagree);
+  EXPECT_FALSE(close.unstable);
+  const RoundsSummary apart = combine_rounds({round_of(1.0), round_of(1.05)});
+  EXPECT_TRUE(apart.disagree);
+  EXPECT_FALSE(apart.unstable);  // their standard deviation, 3.4% of the mean, is below 10%
+  const RoundsSummary wide = combine_rounds({round_of(1.0), round_of(1.3)});
+  EXPECT_TRUE(wide.unstable);                   // 18% of the mean
+  EXPECT_NEAR(wide.uncertainty, 0.3, 1e-12);    // the spread, not the 1% in-round noise
+  EXPECT_NEAR(close.uncertainty, 0.01, 1e-12);  // the 1% noise, above the 0.5% spread
+}
+
+TEST(Rounds, OneSamplePerRoundHasNoNoiseSoAnySpreadDisagrees) {
+  SampleStats a = round_of(50.5), b = round_of(33.6);
+  a.samples = b.samples = 1;
+  a.noise = b.noise = 0;
+  const RoundsAgreement j =
+      judge_rounds({a.median_s, b.median_s}, {median_standard_error(a), median_standard_error(b)});
+  EXPECT_EQ(j.explained, 0);
+  EXPECT_TRUE(j.disagree);
+  EXPECT_TRUE(j.unstable);
+  EXPECT_FALSE(judge_rounds({1e-3}, {0}).disagree);  // one round cannot disagree
+}
+
+TEST(Rounds, ContendedRoundsAreLeftOutOfTheJudgement) {
+  // The clean rounds agree; the contended one, far off, is not counted.
+  const RoundsSummary s = combine_rounds({round_of(1.0), round_of(3.0, true), round_of(1.01)});
+  EXPECT_FALSE(s.disagree);
+  EXPECT_NEAR(s.spread, 2.0, 1e-12);  // the spread still covers every round measured
+}
+
+TEST(Rounds, ExtraRoundsOnlyForDisagreeingPointsUpToTheCap) {
+  const ExtraRoundsRule rule;  // 4 rounds
+  const RoundsSummary apart = combine_rounds({round_of(1.0), round_of(1.2)});
+  EXPECT_TRUE(needs_extra_round(apart, 2, rule));
+  EXPECT_FALSE(needs_extra_round(apart, 1, rule));  // --rounds 1: no judgement asked for
+  EXPECT_FALSE(needs_extra_round(combine_rounds({round_of(1.0), round_of(1.001)}), 2, rule));
+  const RoundsSummary capped =
+      combine_rounds({round_of(1.0), round_of(1.2), round_of(1.0), round_of(1.2)});
+  EXPECT_FALSE(needs_extra_round(capped, 2, rule));
+  EXPECT_TRUE(
+      needs_extra_round(combine_rounds({round_of(1.0), round_of(1.2), round_of(1.0)}), 2, rule));
+}
+
 }  // namespace
 }  // namespace lb

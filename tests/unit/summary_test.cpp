@@ -102,6 +102,16 @@ TEST(Summary, ARateSummedOverContendedPointsSaysSo) {
 
 // Next to the rate, the worst summed point's in-run noise and spread between rounds; a sum
 // from a file before rounds (no spread) shows "-" for it.
+TEST(Summary, ARateSummedOverUnstablePointsSaysSoAndCountsThem) {
+  ModelResult shaky = ok("resnet50", PassSet::fwd, "cpu", "fp32", 1, 10);
+  shaky.unstable_points = 3;
+  const std::string text = summary_table({shaky});
+  EXPECT_NE(text.find("10.0 (unstable)"), std::string::npos) << text;
+  EXPECT_NE(text.find("disagreed widely (3 in the rows above)"), std::string::npos) << text;
+  EXPECT_EQ(summary_table({ok("resnet50", PassSet::fwd, "cpu", "fp32", 1, 10)}).find("unstable"),
+            std::string::npos);
+}
+
 TEST(Summary, TheNoiseAndTheSpreadBetweenRoundsOfTheSummedPoints) {
   ModelResult rounds = ok("resnet50", PassSet::fwd, "cpu", "fp32", 1, 10);
   rounds.worst_point_noise = 0.012;

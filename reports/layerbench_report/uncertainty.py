@@ -1,0 +1,29 @@
+"""How well a figure is known, and a ratio of two (docs/measuring.md, "Comparing two runs").
+
+A point's relative uncertainty u is timing.uncertainty (results_file.noise): the figure is known
+within a factor (1 + u) either way, and a ratio of two figures within the product of theirs.
+"""
+from __future__ import annotations
+
+from layerbench_report import results_file
+
+
+def ratio_range(ratio: float, u_a: float, u_b: float) -> tuple:
+    """(low, high) of a ratio of two figures with relative uncertainties u_a and u_b."""
+    factor = (1 + u_a) * (1 + u_b)
+    return ratio / factor, ratio * factor
+
+
+def record_uncertainty(data, model, device, record) -> float:
+    """A model sum's relative uncertainty: its points' uncertainties weighted by their share of
+    its time (sum of count x median x u over sum of count x median), as when their errors move
+    together, as a busy machine's do. Its points: the model's on that device, precision and
+    batch; a forward sum's of pass fwd, a training step's of every pass. 0 without points."""
+    points = [p for p in data.points_of(model, device, record["precision"], batch=record["batch"])
+              if results_file.median_ms(p) is not None and
+              (record["pass"] != "fwd" or p["pass"] == "fwd")]
+    weights = [(p.get("count") or 1) * results_file.median_ms(p) for p in points]
+    total = sum(weights)
+    if not total:
+        return 0.0
+    return sum(w * results_file.noise(p) for w, p in zip(weights, points)) / total
