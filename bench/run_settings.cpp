@@ -37,6 +37,8 @@ T read_value(const JsonField& field) {
     return items;
   } else if constexpr (std::is_same_v<T, double>) {
     return field.number();
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return field.boolean();
   } else {
     return field.integer<T>();
   }
@@ -84,6 +86,7 @@ const std::vector<Setting>& run_settings() {
            if (cache != "cold" && cache != "warm") value.expected("\"cold\" or \"warm\"");
            o.warm = cache == "warm";
          }},
+        member_setting("discard_throttled", "--discard-throttled", &RunOptions::discard_throttled),
         member_setting("algo", "--algo", &RunOptions::algo),
         member_setting("memory_limit_gb", "--memory-limit", &RunOptions::memory_limit_gb),
         member_setting("seed", "--seed", &RunOptions::seed)};
@@ -154,6 +157,8 @@ RunOptions adopt_settings(nlohmann::json file_settings, const RunOptions& asked,
   if (!file_settings.contains("backends")) file_settings["backends"] = original_backends();
   // A file from before interleaved rounds was measured in one.
   if (!file_settings.contains("rounds")) file_settings["rounds"] = 1;
+  // A file from before --discard-throttled kept every sample.
+  if (!file_settings.contains("discard_throttled")) file_settings["discard_throttled"] = false;
   // A file written before a backend's option existed was measured with what the option says.
   for (const BackendOption* option : backend_options())
     if (!option->value_before_option_existed.is_null() &&
@@ -202,6 +207,7 @@ RunSetup parse_settings(const RunOptions& o, SettingsSource source) {
   runner.sampler.rule.noise_target = o.noise_target;
   runner.sampler.rule.min_time_s = o.min_time_per_point;
   runner.sampler.rule.max_time_s = o.max_time_per_point;
+  runner.sampler.discard_throttled = o.discard_throttled;
   runner.case_options.cache = o.warm ? CacheMode::warm : CacheMode::cold;
   runner.case_options.algo = o.algo == "heuristic" ? AlgoChoice::heuristic : AlgoChoice::autotune;
   runner.case_options.memory_limit_bytes =

@@ -31,6 +31,7 @@ struct RunOptions {
   double noise_target = StoppingRule{}.noise_target;
   int rounds = 0;  // --rounds; 0: the suite's (harness/measure/rounds.hpp), a new run records it
   bool warm = false;
+  bool discard_throttled = false;  // --discard-throttled: re-take samples a GPU cap throttled
   std::string algo = "autotune";
   double memory_limit_gb = 0;
   BackendOptionValues backend_options;  // the backends' own flags, by settings key

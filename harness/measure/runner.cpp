@@ -66,10 +66,15 @@ Sampler sampler_for(const Sampler& sampler, const std::string& device, const Bac
 
 MeasureFn sampler_measure(const Sampler& sampler, const PointWatchdog* watchdog) {
   return [sampler, watchdog](Case& c) {
-    return sampler.measure([&c, watchdog] {
-      if (watchdog) watchdog->check();
-      return c.run_timed();
-    });
+    Sampler::Hooks hooks;
+    hooks.begin_samples = [&c] { c.begin_samples(); };
+    hooks.throttled = [&c] { return c.last_run_throttled(); };
+    return sampler.measure(
+        [&c, watchdog] {
+          if (watchdog) watchdog->check();
+          return c.run_timed();
+        },
+        hooks);
   };
 }
 
@@ -133,6 +138,10 @@ Point measure_point(const PlannedPoint& pp, Backend& backend, const RunnerConfig
     p.tflops = p.gflop / stats.median_s / 1e3;
     p.gbps = p.bytes / stats.median_s / 1e9;
     for (auto& [k, v] : c->notes()) p.notes[k] = v;  // after timing: clocks are read there
+    if ((p.telemetry = c->telemetry())) {
+      p.telemetry->retaken_samples = stats.throttled_retakes;
+      p.telemetry->throttled = stats.throttled;
+    }
     p.validation = timed_phase(phase(spent, &PhaseSeconds::validation), [&] {
       return validate(problem, inputs, c->output(), pp.precision);
     });
