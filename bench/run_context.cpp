@@ -14,7 +14,9 @@
 #include "harness/machine_state.hpp"
 #include "harness/measure/cpu_bandwidth.hpp"
 #include "harness/measure/cpu_peak.hpp"
+#include "harness/measure/runner.hpp"
 #include "harness/platform.hpp"
+#include "harness/rapl.hpp"
 #include "harness/slurm_placement.hpp"
 #include "harness/utf8.hpp"
 
@@ -44,6 +46,15 @@ nlohmann::json cpu_bandwidth(int threads) {
   }
 }
 
+// Whether the CPU points record their energy: the RAPL packages, or why not.
+nlohmann::json cpu_energy_json() {
+  const RaplPackages& rapl = cpu_rapl_packages("cpu");
+  if (rapl.packages.empty()) return {{"source", "rapl"}, {"absent", rapl.absent}};
+  nlohmann::json names = nlohmann::json::array();
+  for (const auto& package : rapl.packages) names.push_back(package.name);
+  return {{"source", "rapl"}, {"packages", names}};
+}
+
 nlohmann::json cpu_device(const RunContext& machine, const Backend& backend, int threads,
                           DeviceLimits& limits) {
   CpuPeakOptions options;
@@ -57,7 +68,8 @@ nlohmann::json cpu_device(const RunContext& machine, const Backend& backend, int
           {"facts", facts_json(backend)},
           {"peaks",
            {{"fp32", {{"tflops", peak.gflops / 1e3}, {"source", "measured: " + peak.method}}}}},
-          {"memory_bandwidth_gbps", cpu_bandwidth(threads)}};
+          {"memory_bandwidth_gbps", cpu_bandwidth(threads)},
+          {"energy", cpu_energy_json()}};
 }
 
 nlohmann::json gpu_device(const RunContext& machine, const Backend& backend, DeviceLimits& limits) {

@@ -18,6 +18,7 @@
 #include "harness/measure/rounds.hpp"
 #include "harness/model/accounting.hpp"
 #include "harness/platform.hpp"
+#include "harness/rapl.hpp"
 #include "harness/shape_json.hpp"
 #include "harness/units.hpp"
 
@@ -113,6 +114,13 @@ std::optional<Point> refused_point(const PlannedPoint& pp, const Backend& backen
   return p;
 }
 
+const RaplPackages& cpu_rapl_packages(const std::string& device) {
+  static const RaplPackages none;
+  static const RaplPackages machine = find_rapl_packages();
+  const auto id = parse_device_id(device);
+  return id && id->kind == DeviceKind::cpu ? machine : none;
+}
+
 Point measure_point(const PlannedPoint& pp, Backend& backend, const RunnerConfig& config,
                     const MeasureFn& measure, PhaseSeconds* spent) {
   const Problem problem = problem_for(*pp.op, pp.batch, pp.pass, pp.precision);
@@ -132,6 +140,7 @@ Point measure_point(const PlannedPoint& pp, Backend& backend, const RunnerConfig
     p.backend = c->library();
     p.implementation = c->implementation();
     p.workspace_bytes = c->workspace_bytes();
+    const RaplWindow cpu_energy(cpu_rapl_packages(pp.device));
     const SampleStats stats =
         timed_phase(phase(spent, &PhaseSeconds::sampling), [&] { return measure(*c); });
     p.timing = stats;
@@ -141,6 +150,8 @@ Point measure_point(const PlannedPoint& pp, Backend& backend, const RunnerConfig
     if ((p.telemetry = c->telemetry())) {
       p.telemetry->retaken_samples = stats.throttled_retakes;
       p.telemetry->throttled = stats.throttled;
+    } else {
+      p.telemetry = cpu_energy.finish(stats.samples);
     }
     p.validation = timed_phase(phase(spent, &PhaseSeconds::validation), [&] {
       return validate(problem, inputs, c->output(), pp.precision);
