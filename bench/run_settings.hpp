@@ -32,6 +32,7 @@ struct RunOptions {
   int rounds = 0;  // --rounds; 0: the suite's (harness/measure/rounds.hpp), a new run records it
   bool warm = false;
   bool discard_throttled = false;  // --discard-throttled: re-take samples a GPU cap throttled
+  int profile_runs = 0;            // --profile N: N samples a point, no stopping rule; 0: off
   std::string algo = "autotune";
   double memory_limit_gb = 0;
   BackendOptionValues backend_options;  // the backends' own flags, by settings key

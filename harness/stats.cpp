@@ -111,6 +111,12 @@ CheckedRun Sampler::checked_run(const std::function<double()>& sample) const {
   return {timed, wall, cpu, preempted({wall, cpu, threads, switches, waited})};
 }
 
+bool Sampler::done(const std::vector<double>& samples_s, double elapsed_s, std::string& why) const {
+  if (fixed_runs <= 0) return should_stop(rule, samples_s, elapsed_s, why);
+  why = "fixed_runs";
+  return samples_s.size() >= static_cast<std::size_t>(fixed_runs);
+}
+
 SampleStats Sampler::measure(const std::function<double()>& sample, const Hooks& hooks) const {
   using clock = std::chrono::steady_clock;
   const auto seconds_since = [](clock::time_point t0) {
@@ -151,7 +157,8 @@ SampleStats Sampler::measure(const std::function<double()>& sample, const Hooks&
     }
     samples.push_back(run.seconds);
     cpu_times.push_back(run.cpu_s);
-  } while (samples.empty() || !should_stop(rule, samples, seconds_since(start), why));
+  } while (samples.empty() || !done(samples, seconds_since(start), why));
+  if (hooks.end_samples) hooks.end_samples();
   SampleStats st = summarize(samples);
   st.stopped_by = why;
   st.throttled_retakes = throttled_retakes;

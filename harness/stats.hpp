@@ -106,12 +106,20 @@ struct Sampler {
   // re-taken, within the same bound as a pre-empted one; past it the samples are kept and the
   // point is flagged `throttled`.
   bool discard_throttled = false;
+  // --profile: exactly this many samples after the warm-up, the stopping rule set aside
+  // (stopped_by "fixed_runs"), so that a profiler's capture of every point lines up; 0: off.
+  int fixed_runs = 0;
   struct Hooks {
     std::function<void()> begin_samples;  // called once, after the warm-up
+    std::function<void()> end_samples;    // called once, after the last sample
     std::function<bool()> throttled;      // whether the last sample was throttled
   };
 
   SampleStats measure(const std::function<double()>& sample, const Hooks& hooks = {}) const;
+
+ private:
+  // Whether sampling stops: after fixed_runs samples when set, else by the stopping rule.
+  bool done(const std::vector<double>& samples_s, double elapsed_s, std::string& why) const;
 };
 
 // True when the rule is satisfied by these samples after `elapsed_s` of wall time.

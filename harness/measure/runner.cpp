@@ -65,10 +65,12 @@ Sampler sampler_for(const Sampler& sampler, const std::string& device, const Bac
   return checked;
 }
 
-MeasureFn sampler_measure(const Sampler& sampler, const PointWatchdog* watchdog) {
-  return [sampler, watchdog](Case& c) {
+MeasureFn sampler_measure(const Sampler& sampler, const PointWatchdog* watchdog,
+                          const std::string& point_name) {
+  return [sampler, watchdog, point_name](Case& c) {
     Sampler::Hooks hooks;
-    hooks.begin_samples = [&c] { c.begin_samples(); };
+    hooks.begin_samples = [&c, &point_name] { c.begin_samples(point_name); };
+    hooks.end_samples = [&c] { c.end_samples(); };
     hooks.throttled = [&c] { return c.last_run_throttled(); };
     return sampler.measure(
         [&c, watchdog] {
@@ -356,9 +358,9 @@ void RunLoop::run(const std::vector<PlannedPoint>& points, std::vector<std::stri
                 checked.case_options.checked_run = [sampler](const std::function<double()>& run) {
                   return sampler.checked_run(run);
                 };
-                point =
-                    measure_point(pp, backend, checked,
-                                  in_benchmark_loop(sampler_measure(sampler, watchdog)), &spent);
+                point = measure_point(pp, backend, checked,
+                                      in_benchmark_loop(sampler_measure(sampler, watchdog, key)),
+                                      &spent);
                 measured = true;
                 if (point->status == Status::ok) {
                   point = with_rounds(*point, {*point->timing});
@@ -373,7 +375,7 @@ void RunLoop::run(const std::vector<PlannedPoint>& points, std::vector<std::stri
                 Backend& backend = backend_for(pp);
                 const PointWatch watch(watchdog, pp);
                 const MeasureFn sample =
-                    sampler_measure(sampler_for(config.sampler, pp.device, backend), watchdog);
+                    sampler_measure(sampler_for(config.sampler, pp.device, backend), watchdog, key);
                 // Sampled outside Google Benchmark's loop, which then gets the rounds' median time.
                 RoundOutcome again = measure_again(pp, backend, config, v.point, sample, &spent);
                 if (again.stats) {

@@ -75,7 +75,9 @@ Point with_rounds(const Point& first, const std::vector<SampleStats>& rounds);
 Sampler sampler_for(const Sampler& sampler, const std::string& device, const Backend& backend);
 // The plain measurement: the config's sampler over Case::run_timed, checking `watchdog` (when not
 // null) before each run, so that a point past its time bound stops between samples.
-MeasureFn sampler_measure(const Sampler& sampler, const PointWatchdog* watchdog = nullptr);
+// `point_name` goes to Case::begin_samples.
+MeasureFn sampler_measure(const Sampler& sampler, const PointWatchdog* watchdog = nullptr,
+                          const std::string& point_name = "");
 
 // Runs points in order through Google Benchmark (each registered at run time with manual
 // time = the median of its samples), calling `on_point` after each. `backend_for` gives the

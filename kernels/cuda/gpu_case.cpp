@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include <nvtx3/nvToolsExt.h>
+
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/logic/autotune.hpp"
 #include "kernels/cuda/logic/engine_policy.hpp"
@@ -63,6 +65,17 @@ double GpuCase::run_timed() {
     clock_before_mhz_ = nvml.current_mhz();
   }
   return seconds;
+}
+
+void GpuCase::begin_samples(const std::string& point_name) {
+  sampling_ = true;
+  nvtxRangePushA(point_name.c_str());
+  range_open_ = true;
+}
+
+void GpuCase::end_samples() {
+  if (range_open_) nvtxRangePop();
+  range_open_ = false;
 }
 
 std::optional<DeviceTelemetry> GpuCase::telemetry() const {

@@ -23,6 +23,8 @@ class GpuCase : public Case {
  public:
   // Allocates the flush buffer in cold mode; the caller has checked that the point fits.
   GpuCase(std::shared_ptr<DeviceContext> context, CacheMode cache);
+  // Closes the NVTX range a sample that threw left open.
+  ~GpuCase() override { end_samples(); }
 
   // [cold: flush L2] -> hold the stream -> record start -> launch -> record stop -> wait for
   // stop -> elapsed. The flush and the hold are enqueued before the start event, so neither is
@@ -31,7 +33,9 @@ class GpuCase : public Case {
   // Once the samples begin, NVML is read before the flush and after the stop event of each
   // sample, outside the measured interval.
   double run_timed() final;
-  void begin_samples() final { sampling_ = true; }
+  // Opens the NVTX range `point_name` (closed by end_samples) for Nsight Systems and Compute.
+  void begin_samples(const std::string& point_name) final;
+  void end_samples() final;
   bool last_run_throttled() const final { return last_run_throttled_; }
   std::optional<DeviceTelemetry> telemetry() const final;
   // The clock readings (before = after the first run, after = read here, at the end of the
@@ -61,7 +65,7 @@ class GpuCase : public Case {
   logic::LaunchHold hold_;
   bool first_run_done_ = false;
   std::optional<unsigned> clock_before_mhz_;
-  bool sampling_ = false, last_run_throttled_ = false;
+  bool sampling_ = false, last_run_throttled_ = false, range_open_ = false;
   std::vector<logic::SampleReadings> readings_;
 };
 

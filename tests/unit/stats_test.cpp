@@ -215,5 +215,18 @@ TEST(Sampler, AlwaysThrottledIsKeptAndFlagged) {
   EXPECT_FALSE(kept.throttled);
 }
 
+TEST(Sampler, FixedRunsSetTheStoppingRuleAside) {
+  Sampler sampler = throttle_sampler();
+  sampler.discard_throttled = false;
+  sampler.fixed_runs = 12;
+  int calls = 0, ended_at = -1;
+  Sampler::Hooks hooks;
+  hooks.end_samples = [&] { ended_at = calls; };
+  const auto st = sampler.measure([&] { return ++calls % 2 ? 1.0 : 3.0; }, hooks);
+  EXPECT_EQ(st.samples, 12);  // the noise target alone would have gone on
+  EXPECT_EQ(st.stopped_by, "fixed_runs");
+  EXPECT_EQ(ended_at, 2 + 12);  // after the warm-up and every sample
+}
+
 }  // namespace
 }  // namespace lb
