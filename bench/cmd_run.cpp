@@ -355,6 +355,13 @@ void add_run(CLI::App& app, Action& action) {
   sub->add_option("--noise-target", o.noise_target,
                   "Relative noise at which sampling stops early (default 0.01)");
   sub->add_flag("--warm", o.warm, "Measure with warm caches (default: cold)");
+  sub->add_flag("--discard-throttled", o.discard_throttled,
+                "GPU points: re-take samples NVML says a power or thermal cap throttled (bounded "
+                "like pre-empted ones); a point left throttled is flagged");
+  sub->add_option(
+      "--profile", o.profile_runs,
+      "Exactly N timed runs a point after the warm-up, no stopping rule, each GPU "
+      "point's inside an NVTX range named by its point id (for Nsight; default 0: off)");
   sub->add_option("--algo", o.algo,
                   "Algorithm choice, every backend: autotune (default: time the library's "
                   "candidates, keep the fastest) or heuristic (the library's first choice)")

@@ -14,7 +14,9 @@
 #include "harness/machine_state.hpp"
 #include "harness/measure/cpu_bandwidth.hpp"
 #include "harness/measure/cpu_peak.hpp"
+#include "harness/measure/runner.hpp"
 #include "harness/platform.hpp"
+#include "harness/rapl.hpp"
 #include "harness/slurm_placement.hpp"
 #include "harness/utf8.hpp"
 
@@ -44,6 +46,15 @@ nlohmann::json cpu_bandwidth(int threads) {
   }
 }
 
+// Whether the CPU points record their energy: the RAPL packages, or why not.
+nlohmann::json cpu_energy_json() {
+  const RaplPackages& rapl = cpu_rapl_packages("cpu");
+  if (rapl.packages.empty()) return {{"source", "rapl"}, {"absent", rapl.absent}};
+  nlohmann::json names = nlohmann::json::array();
+  for (const auto& package : rapl.packages) names.push_back(package.name);
+  return {{"source", "rapl"}, {"packages", names}};
+}
+
 // Without the roofs (--cpu-roofs skip) the record has no peaks and no bandwidth, as for a GPU
 // missing from the datasheet.
 nlohmann::json cpu_device(const RunContext& machine, const Backend& backend, int threads,
@@ -54,7 +65,8 @@ nlohmann::json cpu_device(const RunContext& machine, const Backend& backend, int
                            {"backend", backend.name()},
                            {"facts", facts_json(backend)},
                            {"peaks", nlohmann::json::object()},
-                           {"memory_bandwidth_gbps", nullptr}};
+                           {"memory_bandwidth_gbps", nullptr},
+                           {"energy", cpu_energy_json()}};
   if (!measure_roofs) return device;
   CpuPeakOptions options;
   options.threads = threads;

@@ -37,6 +37,8 @@ T read_value(const JsonField& field) {
     return items;
   } else if constexpr (std::is_same_v<T, double>) {
     return field.number();
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return field.boolean();
   } else {
     return field.integer<T>();
   }
@@ -84,6 +86,8 @@ const std::vector<Setting>& run_settings() {
            if (cache != "cold" && cache != "warm") value.expected("\"cold\" or \"warm\"");
            o.warm = cache == "warm";
          }},
+        member_setting("discard_throttled", "--discard-throttled", &RunOptions::discard_throttled),
+        member_setting("profile_runs", "--profile", &RunOptions::profile_runs),
         member_setting("algo", "--algo", &RunOptions::algo),
         member_setting("cpu_roofs", "--cpu-roofs", &RunOptions::cpu_roofs),
         member_setting("memory_limit_gb", "--memory-limit", &RunOptions::memory_limit_gb),
@@ -122,6 +126,9 @@ void check_ranges(const RunOptions& o, SettingsSource source) {
   if (o.rounds < 0 || o.rounds > 100)
     throw InputError(label("rounds") + " " + std::to_string(o.rounds) +
                      ": not a number of rounds from 1 to 100 (0: the suite's)");
+  if (o.profile_runs < 0 || o.profile_runs > 100000)
+    throw InputError(label("profile_runs") + " " + std::to_string(o.profile_runs) +
+                     ": not a number of runs from 1 to 100000 (0: off)");
   check_in_range(label("memory_limit_gb"), o.memory_limit_gb, 0, false, 1 << 24,
                  "a number of GiB (0: the device's own)");
   if (o.algo != "autotune" && o.algo != "heuristic")
@@ -158,6 +165,9 @@ RunOptions adopt_settings(nlohmann::json file_settings, const RunOptions& asked,
   // A file from before interleaved rounds was measured in one.
   if (!file_settings.contains("rounds")) file_settings["rounds"] = 1;
   if (!file_settings.contains("cpu_roofs")) file_settings["cpu_roofs"] = "measure";
+  // A file from before --discard-throttled kept every sample.
+  if (!file_settings.contains("discard_throttled")) file_settings["discard_throttled"] = false;
+  if (!file_settings.contains("profile_runs")) file_settings["profile_runs"] = 0;
   // A file written before a backend's option existed was measured with what the option says.
   for (const BackendOption* option : backend_options())
     if (!option->value_before_option_existed.is_null() &&
@@ -206,6 +216,8 @@ RunSetup parse_settings(const RunOptions& o, SettingsSource source) {
   runner.sampler.rule.noise_target = o.noise_target;
   runner.sampler.rule.min_time_s = o.min_time_per_point;
   runner.sampler.rule.max_time_s = o.max_time_per_point;
+  runner.sampler.discard_throttled = o.discard_throttled;
+  runner.sampler.fixed_runs = o.profile_runs;
   runner.case_options.cache = o.warm ? CacheMode::warm : CacheMode::cold;
   runner.case_options.algo = o.algo == "heuristic" ? AlgoChoice::heuristic : AlgoChoice::autotune;
   runner.case_options.memory_limit_bytes =

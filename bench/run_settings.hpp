@@ -31,6 +31,8 @@ struct RunOptions {
   double noise_target = StoppingRule{}.noise_target;
   int rounds = 0;  // --rounds; 0: the suite's (harness/measure/rounds.hpp), a new run records it
   bool warm = false;
+  bool discard_throttled = false;  // --discard-throttled: re-take samples a GPU cap throttled
+  int profile_runs = 0;            // --profile N: N samples a point, no stopping rule; 0: off
   std::string algo = "autotune";
   std::string cpu_roofs = "measure";  // or "skip": no FMA peak or bandwidth run
   double memory_limit_gb = 0;

@@ -12,6 +12,7 @@
 
 #include "harness/problem.hpp"
 #include "harness/stats.hpp"
+#include "harness/telemetry.hpp"
 
 namespace lb {
 
@@ -66,6 +67,15 @@ class Case {
   virtual std::uint64_t workspace_bytes() const = 0;
   // Extra facts worth recording (e.g. the heuristic's own first choice), as "key=value" pairs.
   virtual std::vector<std::pair<std::string, std::string>> notes() const { return {}; }
+  // The warm-up is over and the timed samples of the point `point_name` (its key) start: a case
+  // that reads the device's counters around its samples (a GPU's clocks and power) keeps them
+  // from here on; a GPU case also opens an NVTX range of that name for profilers.
+  virtual void begin_samples(const std::string& point_name) { (void)point_name; }
+  virtual void end_samples() {}
+  // Whether a power or thermal cap held the device's clock down during the last run.
+  virtual bool last_run_throttled() const { return false; }
+  // The device's counters over the timed samples; empty where the backend reads none.
+  virtual std::optional<DeviceTelemetry> telemetry() const { return std::nullopt; }
 };
 
 class Backend {

@@ -111,7 +111,13 @@ CheckedRun Sampler::checked_run(const std::function<double()>& sample) const {
   return {timed, wall, cpu, preempted({wall, cpu, threads, switches, waited})};
 }
 
-SampleStats Sampler::measure(const std::function<double()>& sample) const {
+bool Sampler::done(const std::vector<double>& samples_s, double elapsed_s, std::string& why) const {
+  if (fixed_runs <= 0) return should_stop(rule, samples_s, elapsed_s, why);
+  why = "fixed_runs";
+  return samples_s.size() >= static_cast<std::size_t>(fixed_runs);
+}
+
+SampleStats Sampler::measure(const std::function<double()>& sample, const Hooks& hooks) const {
   using clock = std::chrono::steady_clock;
   const auto seconds_since = [](clock::time_point t0) {
     return std::chrono::duration<double>(clock::now() - t0).count();
@@ -123,8 +129,9 @@ SampleStats Sampler::measure(const std::function<double()>& sample) const {
     if (seconds_since(warm_start) > rule.max_time_s) break;
   }
   std::vector<double> samples, cpu_times;
-  std::int64_t preempted_samples = 0;
-  bool contended = false;
+  if (hooks.begin_samples) hooks.begin_samples();
+  std::int64_t preempted_samples = 0, throttled_retakes = 0;
+  bool contended = false, throttled = false;
   double cpu_total = 0, wall_total = 0;
   std::string why;
   const auto start = clock::now();
@@ -140,11 +147,22 @@ SampleStats Sampler::measure(const std::function<double()>& sample) const {
       if (preempted_samples <= bound && seconds_since(start) < rule.max_time_s) continue;
       contended = true;
     }
+    if (discard_throttled && hooks.throttled && hooks.throttled()) {
+      const auto bound = std::max<std::int64_t>(rule.min_samples, samples.size());
+      if (throttled_retakes < bound && seconds_since(start) < rule.max_time_s) {
+        ++throttled_retakes;
+        continue;
+      }
+      throttled = true;
+    }
     samples.push_back(run.seconds);
     cpu_times.push_back(run.cpu_s);
-  } while (samples.empty() || !should_stop(rule, samples, seconds_since(start), why));
+  } while (samples.empty() || !done(samples, seconds_since(start), why));
+  if (hooks.end_samples) hooks.end_samples();
   SampleStats st = summarize(samples);
   st.stopped_by = why;
+  st.throttled_retakes = throttled_retakes;
+  st.throttled = throttled;
   if (usage) st.cpu_median_s = median(cpu_times);
   if (usage && threads > 0) {
     st.preempted_samples = preempted_samples;

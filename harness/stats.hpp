@@ -25,6 +25,10 @@ struct SampleStats {
   std::optional<double> cpu_share;
   double cpu_median_s = 0;
   bool contended = false;
+  // --discard-throttled (Sampler::discard_throttled): throttled samples re-taken, and whether
+  // the point kept throttled ones because the bound ran out.
+  std::int64_t throttled_retakes = 0;
+  bool throttled = false;
   // Interleaved rounds (harness/measure/rounds.hpp): each counted round's median in round
   // order, which of them the sample figures but the median are (the one nearest the median of
   // the rounds' medians), and the spread between them, a second noise figure.
@@ -102,7 +106,24 @@ struct Sampler {
   // returned, the wall and CPU time it took, and whether a compute thread lost its core.
   CheckedRun checked_run(const std::function<double()>& sample) const;
 
-  SampleStats measure(const std::function<double()>& sample) const;
+  // --discard-throttled: a sample `hooks.throttled` says a power or thermal cap slowed is
+  // re-taken, within the same bound as a pre-empted one; past it the samples are kept and the
+  // point is flagged `throttled`.
+  bool discard_throttled = false;
+  // --profile: exactly this many samples after the warm-up, the stopping rule set aside
+  // (stopped_by "fixed_runs"), so that a profiler's capture of every point lines up; 0: off.
+  int fixed_runs = 0;
+  struct Hooks {
+    std::function<void()> begin_samples;  // called once, after the warm-up
+    std::function<void()> end_samples;    // called once, after the last sample
+    std::function<bool()> throttled;      // whether the last sample was throttled
+  };
+
+  SampleStats measure(const std::function<double()>& sample, const Hooks& hooks = {}) const;
+
+ private:
+  // Whether sampling stops: after fixed_runs samples when set, else by the stopping rule.
+  bool done(const std::vector<double>& samples_s, double elapsed_s, std::string& why) const;
 };
 
 // True when the rule is satisfied by these samples after `elapsed_s` of wall time.

@@ -19,6 +19,7 @@
 #include "harness/measure/rounds.hpp"
 #include "harness/model/accounting.hpp"
 #include "harness/platform.hpp"
+#include "harness/rapl.hpp"
 #include "harness/shape_json.hpp"
 #include "harness/units.hpp"
 
@@ -65,12 +66,19 @@ Sampler sampler_for(const Sampler& sampler, const std::string& device, const Bac
   return checked;
 }
 
-MeasureFn sampler_measure(const Sampler& sampler, const PointWatchdog* watchdog) {
-  return [sampler, watchdog](Case& c) {
-    return sampler.measure([&c, watchdog] {
-      if (watchdog) watchdog->check();
-      return c.run_timed();
-    });
+MeasureFn sampler_measure(const Sampler& sampler, const PointWatchdog* watchdog,
+                          const std::string& point_name) {
+  return [sampler, watchdog, point_name](Case& c) {
+    Sampler::Hooks hooks;
+    hooks.begin_samples = [&c, &point_name] { c.begin_samples(point_name); };
+    hooks.end_samples = [&c] { c.end_samples(); };
+    hooks.throttled = [&c] { return c.last_run_throttled(); };
+    return sampler.measure(
+        [&c, watchdog] {
+          if (watchdog) watchdog->check();
+          return c.run_timed();
+        },
+        hooks);
   };
 }
 
@@ -109,6 +117,13 @@ std::optional<Point> refused_point(const PlannedPoint& pp, const Backend& backen
   return p;
 }
 
+const RaplPackages& cpu_rapl_packages(const std::string& device) {
+  static const RaplPackages none;
+  static const RaplPackages machine = find_rapl_packages();
+  const auto id = parse_device_id(device);
+  return id && id->kind == DeviceKind::cpu ? machine : none;
+}
+
 Point measure_point(const PlannedPoint& pp, Backend& backend, const RunnerConfig& config,
                     const MeasureFn& measure, PhaseSeconds* spent) {
   const Problem problem = problem_for(*pp.op, pp.batch, pp.pass, pp.precision);
@@ -128,12 +143,19 @@ Point measure_point(const PlannedPoint& pp, Backend& backend, const RunnerConfig
     p.backend = c->library();
     p.implementation = c->implementation();
     p.workspace_bytes = c->workspace_bytes();
+    const RaplWindow cpu_energy(cpu_rapl_packages(pp.device));
     const SampleStats stats =
         timed_phase(phase(spent, &PhaseSeconds::sampling), [&] { return measure(*c); });
     p.timing = stats;
     p.tflops = p.gflop / stats.median_s / 1e3;
     p.gbps = p.bytes / stats.median_s / 1e9;
     for (auto& [k, v] : c->notes()) p.notes[k] = v;  // after timing: clocks are read there
+    if ((p.telemetry = c->telemetry())) {
+      p.telemetry->retaken_samples = stats.throttled_retakes;
+      p.telemetry->throttled = stats.throttled;
+    } else {
+      p.telemetry = cpu_energy.finish(stats.samples);
+    }
     p.validation = timed_phase(phase(spent, &PhaseSeconds::validation), [&] {
       return validate(problem, inputs, c->output(), pp.precision);
     });
@@ -372,9 +394,9 @@ void RunLoop::run(const std::vector<PlannedPoint>& points, std::vector<std::stri
                 checked.case_options.checked_run = [sampler](const std::function<double()>& run) {
                   return sampler.checked_run(run);
                 };
-                point =
-                    measure_point(pp, backend, checked,
-                                  in_benchmark_loop(sampler_measure(sampler, watchdog)), &spent);
+                point = measure_point(pp, backend, checked,
+                                      in_benchmark_loop(sampler_measure(sampler, watchdog, key)),
+                                      &spent);
                 measured = true;
                 if (point->status == Status::ok) {
                   point = with_rounds(*point, {*point->timing});
@@ -391,7 +413,7 @@ void RunLoop::run(const std::vector<PlannedPoint>& points, std::vector<std::stri
                 Backend& backend = backend_for(pp);
                 const PointWatch watch(watchdog, pp);
                 const MeasureFn sample =
-                    sampler_measure(sampler_for(config.sampler, pp.device, backend), watchdog);
+                    sampler_measure(sampler_for(config.sampler, pp.device, backend), watchdog, key);
                 // Sampled outside Google Benchmark's loop, which then gets the rounds' median time.
                 RoundOutcome again = measure_again(pp, backend, config, v.point, sample, &spent);
                 if (again.stats) {

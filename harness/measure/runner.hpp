@@ -45,6 +45,11 @@ Point describe_point(const PlannedPoint& planned, const Problem& problem);
 std::optional<Point> refused_point(const PlannedPoint& planned, const Backend& backend,
                                    const RunnerConfig& config, PhaseSeconds* spent = nullptr);
 
+// The RAPL packages whose energy a point on `device` records: the machine's on the CPU (found
+// once), none on a GPU.
+struct RaplPackages;
+const RaplPackages& cpu_rapl_packages(const std::string& device);
+
 // Measures one point. Never throws for what a point can run into: unsupported precisions,
 // out-of-memory, library errors and wrong answers are recorded in the point's status.
 // `measure` wraps the sampling so the caller can put it inside a Google Benchmark loop.
@@ -72,7 +77,9 @@ Point with_rounds(const Point& first, const std::vector<SampleStats>& rounds);
 Sampler sampler_for(const Sampler& sampler, const std::string& device, const Backend& backend);
 // The plain measurement: the config's sampler over Case::run_timed, checking `watchdog` (when not
 // null) before each run, so that a point past its time bound stops between samples.
-MeasureFn sampler_measure(const Sampler& sampler, const PointWatchdog* watchdog = nullptr);
+// `point_name` goes to Case::begin_samples.
+MeasureFn sampler_measure(const Sampler& sampler, const PointWatchdog* watchdog = nullptr,
+                          const std::string& point_name = "");
 
 // Runs points in order through Google Benchmark (each registered at run time with manual
 // time = the median of its samples), calling `on_point` after each. `backend_for` gives the

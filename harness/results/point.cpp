@@ -116,6 +116,72 @@ Validation validation_from_json(const JsonField& v) {
   return val;
 }
 
+nlohmann::json optional_number(const std::optional<double>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+// The point's telemetry with its per-joule figures: GFLOP per joule, and GB per joule for a
+// memory-bound operation (its own bytes over the energy of one median run).
+nlohmann::json telemetry_json(const Point& p) {
+  const DeviceTelemetry& t = *p.telemetry;
+  nlohmann::json j = {{"source", t.source},
+                      {"samples", t.samples},
+                      {"sm_clock_min_mhz", optional_number(t.sm_clock_min_mhz)},
+                      {"sm_clock_median_mhz", optional_number(t.sm_clock_median_mhz)},
+                      {"memory_clock_min_mhz", optional_number(t.memory_clock_min_mhz)},
+                      {"memory_clock_median_mhz", optional_number(t.memory_clock_median_mhz)},
+                      {"power_median_w", optional_number(t.power_median_w)},
+                      {"energy_j", optional_number(t.energy_j)},
+                      {"energy_method", t.energy_method},
+                      {"window_s", t.window_s},
+                      {"clock_event_reasons", t.clock_event_reasons},
+                      {"throttled_samples", t.throttled_samples},
+                      {"retaken_samples", t.retaken_samples},
+                      {"throttled", t.throttled},
+                      {"device_lost", t.device_lost},
+                      {"absent", t.absent}};
+  const auto joules = p.timing ? joules_per_run(t, p.timing->median_s) : std::nullopt;
+  j["joules_per_run"] = optional_number(joules);
+  j["gflop_per_joule"] = optional_number(
+      joules && p.gflop > 0 ? std::optional<double>(p.gflop / *joules) : std::nullopt);
+  j["gb_per_joule"] = optional_number(joules && is_memory_bound(p.kind)
+                                          ? std::optional<double>(p.bytes / 1e9 / *joules)
+                                          : std::nullopt);
+  return j;
+}
+
+std::optional<double> number_or_null(const JsonField& object, std::string_view key) {
+  const JsonField field = object[key];
+  if (field.json().is_null()) return std::nullopt;
+  return field.number();
+}
+
+DeviceTelemetry telemetry_from_json(const JsonField& t) {
+  t.require_object();
+  DeviceTelemetry d;
+  d.source = t["source"].string();
+  d.samples = t["samples"].integer<std::int64_t>(0);
+  d.sm_clock_min_mhz = number_or_null(t, "sm_clock_min_mhz");
+  d.sm_clock_median_mhz = number_or_null(t, "sm_clock_median_mhz");
+  d.memory_clock_min_mhz = number_or_null(t, "memory_clock_min_mhz");
+  d.memory_clock_median_mhz = number_or_null(t, "memory_clock_median_mhz");
+  d.power_median_w = number_or_null(t, "power_median_w");
+  d.energy_j = number_or_null(t, "energy_j");
+  d.energy_method = t["energy_method"].string();
+  d.window_s = t["window_s"].number();
+  const JsonField reasons = t["clock_event_reasons"];
+  for (std::size_t i = 0, n = reasons.array("an array of strings"); i < n; ++i)
+    d.clock_event_reasons.push_back(reasons[i].string());
+  d.throttled_samples = t["throttled_samples"].integer<std::int64_t>(0);
+  d.retaken_samples = t["retaken_samples"].integer<std::int64_t>(0);
+  d.throttled = t["throttled"].boolean();
+  d.device_lost = t["device_lost"].boolean();
+  const JsonField absent = t["absent"];
+  absent.require_object("an object of strings");
+  for (const auto& item : absent.json().items()) d.absent[item.key()] = absent[item.key()].string();
+  return d;
+}
+
 std::string optional_string(const JsonField& object, std::string_view key) {
   const auto field = object.optional(key);
   return field ? field->string() : "";
@@ -182,6 +248,7 @@ nlohmann::json to_json(const Point& p) {
     j["tflops"] = p.tflops;
     j["gbps"] = p.gbps;
   }
+  if (p.telemetry) j["telemetry"] = telemetry_json(p);
   if (p.validation) {
     const auto& v = *p.validation;
     j["validation"] = {{"rel_l2", v.rel_l2},
@@ -236,6 +303,8 @@ Point point_from_json(const JsonField& j) {
     v.require_object();
     p.validation = validation_from_json(v);
   }
+  if (const auto t = j.optional("telemetry"))  // GPU points from layerbench with telemetry
+    p.telemetry = telemetry_from_json(*t);
   const JsonField status = j["status"];
   p.status = named(status, all_statuses);
   p.reason = optional_string(j, "reason");

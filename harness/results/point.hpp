@@ -13,6 +13,7 @@
 #include "harness/model/ops.hpp"
 #include "harness/precision.hpp"
 #include "harness/stats.hpp"
+#include "harness/telemetry.hpp"
 
 namespace lb {
 
@@ -58,6 +59,8 @@ struct Point {
   std::optional<SampleStats> timing;
   double tflops = 0, gbps = 0;
   std::optional<Validation> validation;
+  // The device's clocks, power and energy over the samples (GPU points); the file's "telemetry".
+  std::optional<DeviceTelemetry> telemetry;
   // Outcome
   Status status = Status::ok;
   std::string reason;  // why, for anything but ok

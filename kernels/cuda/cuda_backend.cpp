@@ -113,7 +113,7 @@ std::vector<std::pair<std::string, std::string>> CudaBackend::context() const {
   char bus_id[32] = {};
   if (succeeded_or_cleared(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, context_->device())))
     facts.emplace_back("pci_bus_id", bus_id);
-  SmClock& clock = context_->clock();
+  NvmlTelemetry& clock = context_->nvml();
   if (clock.error().empty()) {
     if (auto mhz = clock.default_mhz())
       facts.emplace_back("sm_clock_default_mhz", std::to_string(*mhz));

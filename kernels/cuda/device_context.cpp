@@ -67,7 +67,7 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
 Event::Event() { LB_CUDA(cudaEventCreate(&event_)); }
 Event::~Event() { cudaEventDestroy(event_); }
 
-DeviceContext::DeviceContext(int device) : device_(device), clock_(pci_bus_id(device)) {
+DeviceContext::DeviceContext(int device) : device_(device), nvml_(pci_bus_id(device)) {
   LB_CUDA(cudaGetDeviceProperties(&props_, device));
   make_current();
   LB_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));

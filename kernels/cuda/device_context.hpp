@@ -1,6 +1,6 @@
 #pragma once
 // One GPU's resources, shared by its backend and the cases it prepares: the stream, the library
-// handles, the memory ledger and the clock reader. Every resource has an RAII owner.
+// handles, the memory ledger and the NVML reader. Every resource has an RAII owner.
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "kernels/cuda/logic/device_rules.hpp"
-#include "kernels/cuda/sm_clock.hpp"
+#include "kernels/cuda/nvml_telemetry.hpp"
 
 namespace lb::cuda {
 
@@ -69,7 +69,7 @@ class DeviceContext {
   cudnnHandle_t cudnn();
   cublasLtHandle_t cublaslt();
   const std::shared_ptr<MemoryLedger>& ledger() const { return ledger_; }
-  SmClock& clock() { return clock_; }
+  NvmlTelemetry& nvml() { return nvml_; }
 
   // Make this GPU current for the calling thread.
   void make_current() const;
@@ -91,7 +91,7 @@ class DeviceContext {
   cudnnHandle_t cudnn_ = nullptr;
   cublasLtHandle_t cublaslt_ = nullptr;
   std::shared_ptr<MemoryLedger> ledger_ = std::make_shared<MemoryLedger>();
-  SmClock clock_;
+  NvmlTelemetry nvml_;
 };
 
 // Host-side conversion between float and the device storage types. Values the harness has already

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include <nvtx3/nvToolsExt.h>
+
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/logic/autotune.hpp"
 #include "kernels/cuda/logic/engine_policy.hpp"
@@ -49,12 +51,38 @@ double GpuCase::time_once() {
 
 double GpuCase::run_timed() {
   context_->make_current();
+  NvmlTelemetry& nvml = context_->nvml();
+  logic::SampleReadings readings;
+  if (sampling_) readings.before = nvml.read();
   const double seconds = time_once();
+  if (sampling_) {
+    readings.after = nvml.read();
+    last_run_throttled_ = logic::sample_throttled(readings);
+    readings_.push_back(readings);
+  }
   if (!first_run_done_) {
     first_run_done_ = true;
-    clock_before_mhz_ = context_->clock().current_mhz();
+    clock_before_mhz_ = nvml.current_mhz();
   }
   return seconds;
+}
+
+void GpuCase::begin_samples(const std::string& point_name) {
+  sampling_ = true;
+  nvtxRangePushA(point_name.c_str());
+  range_open_ = true;
+}
+
+void GpuCase::end_samples() {
+  if (range_open_) nvtxRangePop();
+  range_open_ = false;
+}
+
+std::optional<DeviceTelemetry> GpuCase::telemetry() const {
+  const NvmlTelemetry& nvml = context_->nvml();
+  auto absent = nvml.absent();
+  if (!nvml.error().empty()) absent.emplace("nvml", nvml.error());
+  return logic::summarize_telemetry(readings_, std::move(absent), nvml.lost());
 }
 
 std::size_t GpuCase::autotune(std::size_t count, const std::function<void(std::size_t)>& select,
@@ -71,7 +99,7 @@ std::size_t GpuCase::autotune(std::size_t count, const std::function<void(std::s
 }
 
 std::vector<std::pair<std::string, std::string>> GpuCase::notes() const {
-  SmClock& clock = context_->clock();
+  NvmlTelemetry& clock = context_->nvml();
   auto notes = logic::clock_notes(clock.error(), clock_before_mhz_, clock.current_mhz(),
                                   clock.default_mhz());
   for (auto& note : hold_.notes()) notes.push_back(std::move(note));

@@ -1,6 +1,6 @@
 #pragma once
 // What every GPU case shares: timing one launch with CUDA events on the context's stream, the L2
-// flush for cold-cache runs, and the SM clock readings around a point.
+// flush for cold-cache runs, and the NVML readings around a point's samples.
 #include <functional>
 #include <memory>
 #include <optional>
@@ -12,6 +12,7 @@
 #include "kernels/cuda/device_context.hpp"
 #include "kernels/cuda/logic/conv_graph.hpp"
 #include "kernels/cuda/logic/launch_hold.hpp"
+#include "kernels/cuda/logic/telemetry.hpp"
 
 namespace lb::cuda {
 
@@ -22,12 +23,21 @@ class GpuCase : public Case {
  public:
   // Allocates the flush buffer in cold mode; the caller has checked that the point fits.
   GpuCase(std::shared_ptr<DeviceContext> context, CacheMode cache);
+  // Closes the NVTX range a sample that threw left open.
+  ~GpuCase() override { end_samples(); }
 
   // [cold: flush L2] -> hold the stream -> record start -> launch -> record stop -> wait for
   // stop -> elapsed. The flush and the hold are enqueued before the start event, so neither is
   // part of the measurement; the hold keeps the host's enqueue latency out of it
   // (logic/launch_hold.hpp), and a run whose enqueue outlasted its hold is measured again.
+  // Once the samples begin, NVML is read before the flush and after the stop event of each
+  // sample, outside the measured interval.
   double run_timed() final;
+  // Opens the NVTX range `point_name` (closed by end_samples) for Nsight Systems and Compute.
+  void begin_samples(const std::string& point_name) final;
+  void end_samples() final;
+  bool last_run_throttled() const final { return last_run_throttled_; }
+  std::optional<DeviceTelemetry> telemetry() const final;
   // The clock readings (before = after the first run, after = read here, at the end of the
   // measurement) and the launch hold's facts, followed by the case's own notes.
   std::vector<std::pair<std::string, std::string>> notes() const final;
@@ -55,6 +65,8 @@ class GpuCase : public Case {
   logic::LaunchHold hold_;
   bool first_run_done_ = false;
   std::optional<unsigned> clock_before_mhz_;
+  bool sampling_ = false, last_run_throttled_ = false, range_open_ = false;
+  std::vector<logic::SampleReadings> readings_;
 };
 
 // The workspace limit of a convolution whose candidates are found before its `tensor_bytes` of

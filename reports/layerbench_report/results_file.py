@@ -19,6 +19,10 @@ PRECISIONS = ("fp32", "tf32", "fp16", "bf16", "fp8")
 POINT_PASSES = ("fwd", "fwd_training", "bwd_data", "bwd_weights")
 MODEL_PASSES = ("fwd", "train")
 STATUSES = ("ok", "unsupported", "oom", "failed")
+# The numbers of a point's "telemetry" the report reads (reports/results-schema.md).
+TELEMETRY_NUMBERS = ("sm_clock_min_mhz", "sm_clock_median_mhz", "memory_clock_median_mhz",
+                     "power_median_w", "energy_j", "joules_per_run", "gflop_per_joule",
+                     "gb_per_joule", "throttled_samples")
 # A model record is "incomplete" when some of its points were not reached (an unfinished run).
 MODEL_STATUSES = STATUSES + ("incomplete",)
 FILE_STATUSES = ("complete", "incomplete", "interrupted")
@@ -138,6 +142,11 @@ def _check_point(path, where, p, devices):
         for i, m in enumerate(medians):
             if isinstance(m, bool) or not isinstance(m, (int, float)) or not m > 0:
                 timing.fail(f"round_medians_ms[{i}]", f"expected a positive number, found {m!r}")
+    telemetry = f.object("telemetry")  # GPU points; absent in files from before it
+    if telemetry:
+        for key in TELEMETRY_NUMBERS:
+            telemetry.number(key, optional=True, nullable=True)
+        telemetry.get("throttled", bool, optional=True)
     validation = f.object("validation")
     if validation:
         validation.number("rel_l2", optional=True, nullable=True)

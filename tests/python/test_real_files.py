@@ -178,7 +178,9 @@ def structure(doc):
         for peak in d["peaks"].values():
             out["peak"] = set(peak)
     for p in doc["points"]:
-        out[f"point {p['status']}"] = set(p)
+        # A GPU point's telemetry (NVML) is kept apart: the real files are CPU runs.
+        gpu_only = {"telemetry"} if p["device"].startswith("gpu") else set()
+        out[f"point {p['status']}"] = set(p) - gpu_only
         out[f"shape {p['kind']}"] = set(p["shape"])
         for key in ("timing", "validation"):
             if p[key] is not None:

@@ -88,6 +88,32 @@ TEST(Results, RoundsRoundTripAndAreOptional) {
   EXPECT_THROW(read_point(bad), FieldError);
 }
 
+TEST(Results, TelemetryRoundTripsWithItsPerJouleFigures) {
+  Point p = sample_point("c1");
+  p.device = "gpu:0", p.backend = "cudnn";
+  DeviceTelemetry t;  // test data: made-up readings
+  t.source = "nvml", t.samples = 7;
+  t.sm_clock_min_mhz = 1410, t.sm_clock_median_mhz = 1755, t.power_median_w = 500;
+  t.energy_j = 4, t.energy_method = "energy_counter", t.window_s = 0.02;
+  t.clock_event_reasons = {"sw_power_cap"}, t.throttled_samples = 3;
+  t.absent = {{"memory_clock", "nvmlDeviceGetClockInfo(NVML_CLOCK_MEM): Not Supported"}};
+  p.telemetry = t;
+  const auto j = to_json(p);
+  const auto& tj = j.at("telemetry");
+  // 4 J over 0.02 s of windows is 200 W; one 2 ms run is 0.4 J; 1.5 GFLOP / 0.4 J.
+  EXPECT_DOUBLE_EQ(tj.at("joules_per_run").get<double>(), 0.4);
+  EXPECT_DOUBLE_EQ(tj.at("gflop_per_joule").get<double>(), 3.75);
+  EXPECT_TRUE(tj.at("gb_per_joule").is_null());  // a convolution is not memory bound
+  EXPECT_TRUE(tj.at("memory_clock_median_mhz").is_null());
+  EXPECT_EQ(to_json(read_point(j)), j);
+  p.kind = OpKind::eltwise;
+  EXPECT_DOUBLE_EQ(to_json(p).at("telemetry").at("gb_per_joule").get<double>(), 1000 / 1e9 / 0.4);
+  EXPECT_FALSE(to_json(sample_point("c1")).contains("telemetry"));  // CPU points have none
+  auto bad = j;
+  bad["telemetry"]["throttled"] = "yes";
+  EXPECT_THROW(read_point(bad), FieldError);
+}
+
 TEST_F(ResultsFileTest, ALaterRecordOfAPointReplacesTheEarlierOne) {
   Point second = sample_point("a");
   second.timing->median_s = 1e-3;

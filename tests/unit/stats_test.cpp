@@ -179,5 +179,54 @@ TEST(Sampler, WithoutTheCheckNothingIsJudged) {
   EXPECT_FALSE(st.contended);
 }
 
+// Synthetic device samples (test data): a throttled sample takes 2x as long.
+Sampler throttle_sampler() {
+  Sampler sampler;
+  sampler.rule.min_time_s = 0, sampler.rule.min_samples = 5, sampler.warmup_runs = 2;
+  sampler.warmup_min_s = 0;
+  sampler.discard_throttled = true;
+  return sampler;
+}
+
+TEST(Sampler, DiscardThrottledRetakesThemAfterTheWarmUp) {
+  int calls = 0, began_at = -1;
+  Sampler::Hooks hooks;
+  hooks.begin_samples = [&] { began_at = calls; };
+  hooks.throttled = [&] { return calls == 4 || calls == 6; };
+  const auto st =
+      throttle_sampler().measure([&] { return ++calls == 4 || calls == 6 ? 2.0 : 1.0; }, hooks);
+  EXPECT_EQ(began_at, 2);  // after the two warm-up runs
+  EXPECT_EQ(st.throttled_retakes, 2);
+  EXPECT_FALSE(st.throttled);
+  EXPECT_EQ(st.samples, 5);
+  EXPECT_DOUBLE_EQ(st.max_s, 1.0);
+}
+
+TEST(Sampler, AlwaysThrottledIsKeptAndFlagged) {
+  Sampler::Hooks hooks;
+  hooks.throttled = [] { return true; };
+  const auto st = throttle_sampler().measure([] { return 1.0; }, hooks);
+  EXPECT_TRUE(st.throttled);
+  EXPECT_EQ(st.throttled_retakes, 5);  // the bound: min_samples re-taken, then kept
+  Sampler keep = throttle_sampler();
+  keep.discard_throttled = false;
+  const auto kept = keep.measure([] { return 1.0; }, hooks);
+  EXPECT_EQ(kept.throttled_retakes, 0);
+  EXPECT_FALSE(kept.throttled);
+}
+
+TEST(Sampler, FixedRunsSetTheStoppingRuleAside) {
+  Sampler sampler = throttle_sampler();
+  sampler.discard_throttled = false;
+  sampler.fixed_runs = 12;
+  int calls = 0, ended_at = -1;
+  Sampler::Hooks hooks;
+  hooks.end_samples = [&] { ended_at = calls; };
+  const auto st = sampler.measure([&] { return ++calls % 2 ? 1.0 : 3.0; }, hooks);
+  EXPECT_EQ(st.samples, 12);  // the noise target alone would have gone on
+  EXPECT_EQ(st.stopped_by, "fixed_runs");
+  EXPECT_EQ(ended_at, 2 + 12);  // after the warm-up and every sample
+}
+
 }  // namespace
 }  // namespace lb
