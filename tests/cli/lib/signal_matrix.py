@@ -306,7 +306,8 @@ def main():
             runs += 1
         for i, moment in enumerate((moments[1], moments[2])):
             what = f"tiny {pass_} SIGKILL {moment[1]:.2f} s into {moment[0]}"
-            print(f"{what}: {killed_run(args, moment, WORK / f'{pass_}-kill-{i}.json', keys, what)}")
+            out = WORK / f"{pass_}-kill-{i}.json"
+            print(f"{what}: {killed_run(args, moment, out, keys, what)}")
 
     # The real shapes: oneDNN's JIT GEMM and convolution kernels of ViT-B/16 and ResNet-50
     # training (where an asynchronous handler corrupted the heap), interrupted mid-run.
