@@ -1,5 +1,7 @@
 #include "bench/backend_registry.hpp"
 
+#include "harness/results/backend_roles.hpp"
+
 #if LAYERBENCH_HAVE_RUN
 #include "kernels/onednn/onednn_backend.hpp"
 #endif
@@ -25,6 +27,15 @@ const std::vector<const BackendDescriptor*>& backend_descriptors() {
 #endif
   };
   return descriptors;
+}
+
+void install_backend_roles() {
+  std::vector<BackendRole> roles;
+  for (const BackendDescriptor* d : backend_descriptors())
+    roles.push_back(
+        {d->name, d->primary,
+         d->point_backends.empty() ? std::vector<std::string>{d->name} : d->point_backends});
+  set_backend_roles(std::move(roles));
 }
 
 doctor::Snapshot probe_machine(const doctor::ProbeOptions& options) {

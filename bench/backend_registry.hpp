@@ -10,6 +10,10 @@ namespace lb {
 // Every backend in this build, CPU backends first.
 const std::vector<const BackendDescriptor*>& backend_descriptors();
 
+// Makes the results' point identities follow the descriptors' roles (primary, point backends);
+// main calls it before any thread starts.
+void install_backend_roles();
+
 // The whole machine: doctor::probe_host plus what each backend's libraries report.
 doctor::Snapshot probe_machine(const doctor::ProbeOptions& options = {});
 

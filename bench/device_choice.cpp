@@ -77,7 +77,7 @@ void check_backends_serve(const DeviceChoice& choice,
 std::string original_backends() {
   std::string names;
   for (const BackendDescriptor* d : backend_descriptors())
-    if (keyed_device("", d->name).empty()) names += (names.empty() ? "" : ",") + d->name;
+    if (d->primary) names += (names.empty() ? "" : ",") + d->name;
   return names;
 }
 

@@ -35,7 +35,7 @@ void check_backends_serve(const DeviceChoice& choice,
                           std::string_view device_label, std::string_view backend_label);
 
 // The backends a file written before --backend existed measured with: each device's original
-// one (keyed_device, harness/results/point.hpp), among those of this build.
+// primary one (BackendDescriptor::primary), among those of this build.
 std::string original_backends();
 
 // The devices --device asks for and a backend for each. The doctor is asked before any GPU is

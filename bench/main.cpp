@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/backend_registry.hpp"
 #include "bench/commands.hpp"
 #include "bench/run_context.hpp"
 #include "bench/version.hpp"
@@ -63,6 +64,7 @@ int main(int argc, char** argv) {
   lb::platform::fill_closed_standard_streams();
   lb::platform::raise_open_file_limit(lb::cli::wanted_open_files);  // before any thread starts
   lb::interrupt::install();  // before any thread exists, so every thread inherits the mask
+  lb::install_backend_roles();
   CLI::App app{"layerbench: cuDNN, cuBLASLt and oneDNN on the layers of ResNet-50 and ViT"};
   app.require_subcommand(0, 1);
   app.failure_message(CLI::FailureMessage::help);  // a usage error shows the usage

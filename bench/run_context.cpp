@@ -201,8 +201,15 @@ MachineRecord machine_record(const RunContext& machine,
   const auto& s = machine.snapshot;
   MachineRecord record;
   nlohmann::json libraries = nlohmann::json::object();
-  for (const BackendDescriptor* backend : backend_descriptors())
+  nlohmann::json backend_roles = nlohmann::json::object();
+  for (const BackendDescriptor* backend : backend_descriptors()) {
     for (const auto& [library, version] : backend->libraries(s)) libraries[library] = version;
+    backend_roles[backend->name] = {
+        {"device_type", name(backend->device_kind)},
+        {"primary", backend->primary},
+        {"point_backends", backend->point_backends.empty() ? std::vector<std::string>{backend->name}
+                                                           : backend->point_backends}};
+  }
   // One record per device, made with its first backend; any other backend on the same device
   // adds its facts to that record's "other_backends".
   nlohmann::json devices = nlohmann::json::array();
@@ -230,6 +237,7 @@ MachineRecord machine_record(const RunContext& machine,
                     {"seed", seed},
                     {"cache", warm ? "warm" : "cold"},
                     {"libraries", libraries},
+                    {"backends", backend_roles},
                     {"devices", devices},
                     {"doctor",
                      {{"gpu_usable", machine.diagnosis.gpu_usable},

@@ -31,7 +31,8 @@ foreach(_lb_header IN LISTS _lb_dnnl_headers)
 endforeach()
 
 file(GLOB _lb_portable_sources CONFIGURE_DEPENDS
-     harness/*.cpp harness/*/*.cpp kernels/cuda/logic/*.cpp kernels/onednn/*.cpp bench/*.cpp)
+     harness/*.cpp harness/*/*.cpp harness/*/*/*.cpp kernels/cuda/logic/*.cpp
+     kernels/onednn/*.cpp bench/*.cpp)
 add_library(layerbench_windows_compile_check OBJECT ${_lb_portable_sources})
 target_include_directories(layerbench_windows_compile_check PRIVATE
   "${CMAKE_SOURCE_DIR}" "${CMAKE_BINARY_DIR}/generated")

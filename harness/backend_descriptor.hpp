@@ -72,6 +72,12 @@ using BackendOptionValues = std::map<std::string, nlohmann::json>;
 struct BackendDescriptor {
   std::string name;  // "onednn", "cuda"
   DeviceKind device_kind;
+  // Whether it is its device kind's primary library: its points are keyed by the device id
+  // alone, those of any other backend on the device by "device@name" (results-schema.md,
+  // "Point identity"), and a run without --backend measures with the primary ones.
+  bool primary = false;
+  // What its points record as their `backend`, the library that measured them; empty: its name.
+  std::vector<std::string> point_backends;
   // Adds what only this backend's libraries can tell (versions, devices), as
   // doctor::BackendFinding rows in snapshot.backends. Never throws and never needs a driver: a
   // library that cannot be loaded is a finding with its problem and fix.

@@ -53,7 +53,7 @@ from layerbench_report import checked_json, results_file
 from layerbench_report.command_line import (BadInput, Parser, check_output_file, number,
                                             pass_bytes_through, path_text, write_text)
 
-from layerbench_report.results_file import is_original_backend, median_ms
+from layerbench_report.results_file import median_ms
 
 TIMINGS_FILE = "PyTorch timings file"
 
@@ -283,8 +283,8 @@ BATCH_NORM_EPS, LAYER_NORM_EPS = 1e-5, 1e-6  # nn.BatchNorm2d's, and ViT's Layer
 
 
 def cpu_points(results):
-    """The ok CPU points of the device's original backend (oneDNN), in the file's order."""
-    return [p for p in results.points if p.get("status") == "ok" and is_original_backend(p)
+    """The ok CPU points of the device's primary backend (oneDNN), in the file's order."""
+    return [p for p in results.points if p.get("status") == "ok" and results.is_primary(p)
             and str(p.get("device", "")).startswith("cpu")]
 
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "harness/plan/plan.hpp"
+#include "harness/results/backend_roles.hpp"
 
 namespace lb {
 
@@ -190,14 +191,21 @@ std::string optional_string(const JsonField& object, std::string_view key) {
 }  // namespace
 
 std::string keyed_device(const std::string& device, std::string_view backend) {
-  constexpr std::string_view original[] = {"", "onednn", "cuda", "cudnn", "cublaslt"};
-  for (std::string_view name : original)
-    if (backend == name) return device;
+  if (backend.empty()) return device;  // a point naming no backend: its device's primary one's
+  for (const BackendRole& role : backend_roles())
+    if (role.primary &&
+        (role.name == backend || std::find(role.point_backends.begin(), role.point_backends.end(),
+                                           backend) != role.point_backends.end()))
+      return device;
   return device + "@" + std::string(backend);
 }
 
 bool measured_by(std::string_view library, std::string_view backend) {
-  return library == backend || (backend == "cuda" && (library == "cudnn" || library == "cublaslt"));
+  for (const BackendRole& role : backend_roles())
+    if (role.name == backend)
+      return std::find(role.point_backends.begin(), role.point_backends.end(), library) !=
+             role.point_backends.end();
+  return library == backend;
 }
 
 std::string point_key(const std::string& model, const std::string& op, int batch,

@@ -70,15 +70,12 @@ struct Point {
 };
 
 // The device part of a point's identity: the device id ("cpu", "gpu:0"), followed by "@backend"
-// ("cpu@openblas") unless the backend is one that measured points before two backends could share
-// a device: oneDNN on the CPU, the CUDA backend (its libraries cudnn and cublaslt) on GPUs. Those
-// keep the key they always had, so older results files still resume and compare
-// (reports/results-schema.md, "Point identity").
+// ("cpu@openblas") unless the backend is its device's primary one (backend_roles.hpp), whose
+// points keep the key they always had (reports/results-schema.md, "Point identity").
 std::string keyed_device(const std::string& device, std::string_view backend);
 
 // Whether a point whose `backend` field is `library` can have been measured by the run's backend
-// `backend`: the same name, or for the CUDA backend ("cuda") the library that ran the case
-// (cudnn, cublaslt, or cuda for its own kernels).
+// `backend`: one of the names its points record (backend_roles.hpp), or its own name.
 bool measured_by(std::string_view library, std::string_view backend);
 
 // "model/op/bB/precision/pass/device[@backend]": a point's identity, also its benchmark name;

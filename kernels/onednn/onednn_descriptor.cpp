@@ -28,6 +28,8 @@ const BackendDescriptor& descriptor() {
   static const BackendDescriptor onednn{
       .name = "onednn",
       .device_kind = DeviceKind::cpu,
+      .primary = true,
+      .point_backends = {"onednn"},
       .probe = probe_into,
       .version_rows =
           [] {

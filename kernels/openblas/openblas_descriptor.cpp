@@ -52,6 +52,8 @@ const BackendDescriptor& descriptor() {
   static const BackendDescriptor openblas{
       .name = "openblas",
       .device_kind = DeviceKind::cpu,
+      .primary = false,
+      .point_backends = {"openblas"},
       .probe = probe_into,
       .version_rows =
           [] {

@@ -158,8 +158,8 @@ def main(argv=None) -> int:
         print("\nSame devices and library versions.")
 
     # Points match on their identity: model, op, batch, precision, pass and device id.
-    a = {results_file.point_id(p): p for p in base.points}
-    b = {results_file.point_id(p): p for p in new.points}
+    a = {base.point_id(p): p for p in base.points}
+    b = {new.point_id(p): p for p in new.points}
     op_order = {}
     for p in base.points + new.points:
         op_order.setdefault((p["model"], p["op"]), len(op_order))

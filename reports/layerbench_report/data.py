@@ -49,13 +49,13 @@ class Data:
                 d.label = f"{d.label} [{d.file.name}]"
         self._device = {(id(d.file), d.id): d for d in self.devices}
         # Every point; the sections of one backend per device read `points` and `records`, those
-        # of each device's original backend (oneDNN, CUDA). The library-vs-library section reads
-        # `all_points`.
+        # of each device's primary backend (context.backends). The library-vs-library section
+        # reads `all_points`.
         self.all_points = [(self.device(f, p["device"]), p) for f in files for p in f.points]
-        self.points = [(d, p) for d, p in self.all_points if results_file.is_original_backend(p)]
+        self.points = [(d, p) for d, p in self.all_points if d.file.is_primary(p)]
         self.records = [(self.device(f, r["device"]), r) for f in files for r in f.models
                         if isinstance(r, dict) and r.get("device") in f.devices and
-                        results_file.is_original_backend(r)]
+                        f.is_primary(r)]
         self.boundaries = [(self.device(f, b["device"]), b) for f in files for b in f.boundaries
                            if isinstance(b, dict) and b.get("device") in f.devices]
         self.baseline = files[baseline_index] if files else None

@@ -9,6 +9,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from layerbench_report.backend_roles import (check_backend_roles, is_primary_backend, keyed_device,
+                                             point_id, primary_point_backends)
 from layerbench_report.checked_json import (BadResultsFile, Fields, json_words, loads, quoted,
                                             read_document, unique)
 
@@ -68,6 +70,17 @@ class ResultsFile:
     @property
     def points(self) -> list:
         return self.data["points"]
+
+    @property
+    def primary_backends(self) -> frozenset:
+        return primary_point_backends(self.context)
+
+    def is_primary(self, item: dict) -> bool:
+        """Whether a point or model record of this file is of its device's primary backend."""
+        return is_primary_backend(item, self.primary_backends)
+
+    def point_id(self, p: dict) -> tuple:
+        return point_id(p, self.primary_backends)
 
     @property
     def models(self) -> list:
@@ -203,6 +216,7 @@ def check(path, data) -> ResultsFile:
     devices = _check_devices(context)
     context.text("host", optional=True, nullable=True)
     check_scheduler(context)
+    check_backend_roles(context)
     libraries = context.object("libraries")
     for name in libraries.obj if libraries else ():
         libraries.text(name, nullable=True)
@@ -216,10 +230,11 @@ def check(path, data) -> ResultsFile:
                 framework.text(key)
             framework.text("verdict", nullable=True)
             framework.get("gpu_usable", bool)
+    primary = primary_point_backends(data["context"])
     points = top.get("points", list)
     for i, p in enumerate(points):
         _check_point(path, f"points[{i}]", p, devices)
-    unique(path, points, point_id, "points")
+    unique(path, points, lambda p: point_id(p, primary), "points")
     # An unfinished run has written no model records or boundaries yet: absent or null is [].
     for r in top.objects("models", optional=True):
         _check_model_record(r, devices)
@@ -228,31 +243,9 @@ def check(path, data) -> ResultsFile:
     for key in ("models", "boundaries"):
         data[key] = data.get(key) or []
     unique(path, data["models"], lambda r: (
-        r["model"], keyed_device(r["device"], r.get("backend")), r["precision"], r["batch"],
-        r["pass"]), "models")
+        r["model"], keyed_device(r["device"], r.get("backend"), primary), r["precision"],
+        r["batch"], r["pass"]), "models")
     return ResultsFile(Path(path), data, devices=devices)
-
-
-# The backends that measured points before two backends could share a device; their points keep
-# the device id alone in their identity (keyed_device in harness/results/point.cpp; "Point identity"
-# in reports/results-schema.md), so older files still match.
-ORIGINAL_BACKENDS = ("", "onednn", "cuda", "cudnn", "cublaslt")
-
-
-def keyed_device(device: str, backend) -> str:
-    """"cpu" for the device's original backend, "cpu@openblas" for another."""
-    return device if (backend or "") in ORIGINAL_BACKENDS else f"{device}@{backend}"
-
-
-def is_original_backend(item: dict) -> bool:
-    """Whether a point or model record is of its device's original backend."""
-    return (item.get("backend") or "") in ORIGINAL_BACKENDS
-
-
-def point_id(p: dict) -> tuple:
-    """A point's identity (the runner's Point::key): unique within a file, matched across files."""
-    return (p["model"], p["op"], p["batch"], p["precision"], p["pass"],
-            keyed_device(p["device"], p.get("backend")))
 
 
 def _merge_journal(results: ResultsFile):

@@ -9,6 +9,8 @@
 #include <functional>
 #include <memory>
 
+#include "harness/results/backend_roles.hpp"
+
 namespace lb {
 namespace {
 
@@ -130,6 +132,23 @@ TEST_F(ResultsFileTest, ALaterRecordOfAPointReplacesTheEarlierOne) {
   ASSERT_EQ(r.points.size(), 2u);
   EXPECT_EQ(r.points[0].op, "a");
   EXPECT_EQ(r.points[0].timing->median_s, 1e-3);
+}
+
+// The roles come from the backends' descriptors, not from names: "testdev" is TEST DATA, a
+// backend that exists only here, declared primary with two libraries of its own.
+TEST(Results, KeyAndMeasuredByFollowTheInstalledBackendRoles) {
+  const std::vector<BackendRole> before = backend_roles();
+  set_backend_roles({{"testdev", true, {"testlib_a", "testlib_b"}}, {"onednn", false, {"onednn"}}});
+  EXPECT_EQ(keyed_device("tst:0", "testlib_b"), "tst:0");
+  EXPECT_EQ(keyed_device("tst:0", "testdev"), "tst:0");
+  EXPECT_EQ(keyed_device("cpu", "onednn"), "cpu@onednn");
+  EXPECT_EQ(keyed_device("cpu", ""), "cpu");
+  EXPECT_TRUE(measured_by("testlib_a", "testdev"));
+  EXPECT_FALSE(measured_by("testdev", "testdev"));
+  EXPECT_FALSE(measured_by("cudnn", "cuda"));  // no role: its own name only
+  EXPECT_TRUE(measured_by("cuda", "cuda"));
+  set_backend_roles(before);
+  EXPECT_EQ(keyed_device("cpu", "onednn"), "cpu");
 }
 
 TEST(Results, KeyNamesTheBackendOnlyWhenItIsNotTheDevicesOriginalOne) {

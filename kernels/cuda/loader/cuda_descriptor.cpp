@@ -35,6 +35,8 @@ const BackendDescriptor& descriptor() {
   static const BackendDescriptor cuda{
       .name = "cuda",
       .device_kind = DeviceKind::gpu,
+      .primary = true,
+      .point_backends = {"cuda", "cudnn", "cublaslt"},
       .probe = probe,
       .version_rows =
           [] {

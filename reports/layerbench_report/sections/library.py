@@ -25,15 +25,16 @@ def gemms_by_library(data, model):
     return out
 
 
-def libraries_of(shapes) -> list:
-    """The libraries of a device's GEMMs, its original backend's first (file order otherwise)."""
+def libraries_of(shapes, primary) -> list:
+    """The libraries of a device's GEMMs, its primary backend's first (file order otherwise)."""
     seen = []
     for by_library in shapes.values():
         for library, p in by_library.items():
             if library not in seen:
                 seen.append(library)
     return sorted(seen,
-                  key=lambda library: not results_file.is_original_backend({"backend": library}))
+                  key=lambda library: not results_file.is_primary_backend({"backend": library},
+                                                                           primary))
 
 
 def cell(p):
@@ -70,7 +71,7 @@ def comparison_rows(shapes, libraries):
 def render(data, model, charts) -> str:
     parts = []
     for device, shapes in gemms_by_library(data, model).items():
-        libraries = libraries_of(shapes)
+        libraries = libraries_of(shapes, device.file.primary_backends)
         rows = comparison_rows(shapes, libraries) if len(libraries) > 1 else []
         if not rows:
             continue
