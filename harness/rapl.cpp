@@ -5,6 +5,8 @@
 #include <fstream>
 #include <regex>
 
+#include "harness/device_id.hpp"
+
 namespace lb {
 
 namespace fs = std::filesystem;
@@ -99,6 +101,13 @@ std::optional<DeviceTelemetry> RaplWindow::finish(std::int64_t samples) const {
   for (const char* field : {"sm_clock", "memory_clock", "power", "clock_event_reasons"})
     t.absent[field] = "RAPL gives energy only";
   return t;
+}
+
+const RaplPackages& cpu_rapl_packages(const std::string& device) {
+  static const RaplPackages none;
+  static const RaplPackages machine = find_rapl_packages();
+  const auto id = parse_device_id(device);
+  return id && id->kind == DeviceKind::cpu ? machine : none;
 }
 
 }  // namespace lb

@@ -26,6 +26,10 @@ struct RaplPackages {
 };
 RaplPackages find_rapl_packages(const std::filesystem::path& powercap = "/sys/class/powercap");
 
+// The RAPL packages whose energy a point on `device` records: the machine's on the CPU (found
+// once), none on a GPU.
+const RaplPackages& cpu_rapl_packages(const std::string& device);
+
 // Every package's counter now, in `packages` order; empty when any cannot be read.
 std::optional<std::vector<std::uint64_t>> read_rapl_uj(const RaplPackages& rapl);
 

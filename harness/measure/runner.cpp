@@ -117,13 +117,6 @@ std::optional<Point> refused_point(const PlannedPoint& pp, const Backend& backen
   return p;
 }
 
-const RaplPackages& cpu_rapl_packages(const std::string& device) {
-  static const RaplPackages none;
-  static const RaplPackages machine = find_rapl_packages();
-  const auto id = parse_device_id(device);
-  return id && id->kind == DeviceKind::cpu ? machine : none;
-}
-
 Point measure_point(const PlannedPoint& pp, Backend& backend, const RunnerConfig& config,
                     const MeasureFn& measure, PhaseSeconds* spent) {
   const Problem problem = problem_for(*pp.op, pp.batch, pp.pass, pp.precision);

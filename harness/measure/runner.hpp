@@ -45,11 +45,6 @@ Point describe_point(const PlannedPoint& planned, const Problem& problem);
 std::optional<Point> refused_point(const PlannedPoint& planned, const Backend& backend,
                                    const RunnerConfig& config, PhaseSeconds* spent = nullptr);
 
-// The RAPL packages whose energy a point on `device` records: the machine's on the CPU (found
-// once), none on a GPU.
-struct RaplPackages;
-const RaplPackages& cpu_rapl_packages(const std::string& device);
-
 // Measures one point. Never throws for what a point can run into: unsupported precisions,
 // out-of-memory, library errors and wrong answers are recorded in the point's status.
 // `measure` wraps the sampling so the caller can put it inside a Google Benchmark loop.
