@@ -130,18 +130,15 @@ def headline(data, model) -> Headline:
     if not gpus and not cpus:
         out.sentences.append(f"{what}: no model-level record was measured ok on any device; "
                              "see the tables below for why.")
-    contended = [r for d in gpus + cpus for r in data.records_of(model, d, pass_).values()
-                 if r.get("contended_points")]
-    if contended:
-        out.sentences.append(
-            f"{len(contended)} of these model sums add up contended points (their samples lost "
-            "CPU to other processes): their images/s may be slower than this machine can do, and "
-            "the tables mark them \"contended\".")
-    unstable = [r for d in gpus + cpus for r in data.records_of(model, d, pass_).values()
-                if r.get("unstable_points")]
-    if unstable:
-        out.sentences.append(
-            f"{len(unstable)} of these model sums add up unstable points (their rounds disagreed "
-            "widely): a rerun may not give their images/s; the tables mark such points "
-            "\"unstable\".")
+    flagged = (
+        ("contended_points", "contended points (their samples lost CPU to other processes): their "
+         "images/s may be slower than this machine can do, and the tables mark them "
+         "\"contended\"."),
+        ("unstable_points", "unstable points (their rounds disagreed widely): a rerun may not give "
+         "their images/s; the tables mark such points \"unstable\"."))
+    for field, what in flagged:
+        sums = [r for d in gpus + cpus for r in data.records_of(model, d, pass_).values()
+                if r.get(field)]
+        if sums:
+            out.sentences.append(f"{len(sums)} of these model sums add up {what}")
     return out

@@ -12,6 +12,27 @@
 namespace lb {
 namespace {
 
+// One 2x2x2 GEMM, planned at batches 1 and 2 on `device`.
+Model one_gemm_model() {
+  Model model;
+  model.name = "m";
+  Op op;
+  op.id = "gemm";
+  op.kind = OpKind::linear;
+  op.layers = {"layer"};
+  op.tokens = 2;
+  op.gemm.m = 2, op.gemm.n = 2, op.gemm.k = 2, op.gemm.trans_b = true;
+  model.ops = {op};
+  return model;
+}
+
+std::vector<PlannedPoint> batches_1_and_2(const Model& model, const std::string& device) {
+  std::vector<PlannedPoint> points(
+      2, PlannedPoint{&model, &model.ops[0], 1, Precision::fp32, Pass::fwd, device});
+  points[1].batch = 2;
+  return points;
+}
+
 // A case whose launch fails on its fifth run: inside the sampling, after a few good runs.
 class FailingCase final : public Case {
  public:
@@ -43,18 +64,8 @@ class FailingBackend final : public Backend {
 };
 
 TEST(RunLoop, ALibraryErrorDuringSamplingFailsThePointAndTheRunGoesOn) {
-  Model model;
-  model.name = "m";
-  Op op;
-  op.id = "gemm";
-  op.kind = OpKind::linear;
-  op.layers = {"layer"};
-  op.tokens = 2;
-  op.gemm.m = 2, op.gemm.n = 2, op.gemm.k = 2, op.gemm.trans_b = true;
-  model.ops = {op};
-  std::vector<PlannedPoint> points(
-      2, PlannedPoint{&model, &model.ops[0], 1, Precision::fp32, Pass::fwd, "cpu"});
-  points[1].batch = 2;
+  const Model model = one_gemm_model();
+  const std::vector<PlannedPoint> points = batches_1_and_2(model, "cpu");
 
   FailingBackend backend;
   RunLoop loop;
@@ -113,18 +124,8 @@ class AlternatingBackend final : public Backend {
 };
 
 TEST(RunLoop, OnlyPointsWhoseRoundsDisagreeGetExtraRoundsUpToTheCap) {
-  Model model;
-  model.name = "m";
-  Op op;
-  op.id = "gemm";
-  op.kind = OpKind::linear;
-  op.layers = {"layer"};
-  op.tokens = 2;
-  op.gemm.m = 2, op.gemm.n = 2, op.gemm.k = 2, op.gemm.trans_b = true;
-  model.ops = {op};
-  std::vector<PlannedPoint> points(
-      2, PlannedPoint{&model, &model.ops[0], 1, Precision::fp32, Pass::fwd, "gpu:0"});
-  points[1].batch = 2;
+  const Model model = one_gemm_model();
+  const std::vector<PlannedPoint> points = batches_1_and_2(model, "gpu:0");
 
   AlternatingBackend backend;
   RunLoop loop;
