@@ -12,12 +12,12 @@ new_work_folder() {
 
 # expect_rc CODE DESCRIPTION COMMAND...: runs the command with its output in $work/out and
 # $work/err, and fails the test (showing both) unless it exits with CODE. Prints each case's
-# wall time, so the test log shows where a test's time goes.
+# wall time on stderr (callers capture stdout), so the test log shows where the time goes.
 expect_rc() {
   local want="$1" what="$2"; shift 2
   local rc=0 start="$EPOCHREALTIME"
   "$@" >"$work/out" 2>"$work/err" || rc=$?
-  awk -v a="$start" -v b="$EPOCHREALTIME" -v w="$what" 'BEGIN { printf "%7.2f s  %s\n", b - a, w }'
+  awk -v a="$start" -v b="$EPOCHREALTIME" -v w="$what" 'BEGIN { printf "%7.2f s  %s\n", b - a, w }' >&2
   [ "$rc" -eq "$want" ] || { cat "$work/out" "$work/err" >&2; fail "$what: exit $rc, wanted $want"; }
 }
 
