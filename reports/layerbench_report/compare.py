@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sys
 
-from layerbench_report import rank_test, results_file
+from layerbench_report import rank_test, results_file, uncertainty
 from layerbench_report.uncertainty import ratio_range
 from layerbench_report.command_line import Parser, number, pass_bytes_through, path_text
 
@@ -67,9 +67,9 @@ def verdict(pb: dict, pn: dict, threshold_pct):
                    if results_file.median_ms(p) is None]
         return NOT_TIMED, ", ".join(missing), None, None
     ratio = tn / tb
-    u_base, u_new = results_file.noise(pb), results_file.noise(pn)
+    u_base, u_new = uncertainty.noise(pb), uncertainty.noise(pn)
     tolerance = threshold_pct / 100 if threshold_pct is not None else max(u_base, u_new)
-    rounds_b, rounds_n = results_file.round_medians_ms(pb), results_file.round_medians_ms(pn)
+    rounds_b, rounds_n = uncertainty.round_medians_ms(pb), uncertainty.round_medians_ms(pn)
     remarks = []
     if abs(ratio - 1) <= tolerance:
         word = "SAME"
@@ -87,7 +87,7 @@ def verdict(pb: dict, pn: dict, threshold_pct):
     # neither time is one a rerun would give, so the verdict says so whenever either side is one.
     contended = [which for which, p in (("BASE", pb), ("NEW", pn))
                  if (p.get("timing") or {}).get("contended")]
-    unstable = [which for which, p in (("BASE", pb), ("NEW", pn)) if results_file.unstable(p)]
+    unstable = [which for which, p in (("BASE", pb), ("NEW", pn)) if uncertainty.unstable(p)]
     if failed:
         remarks.insert(0, f"validation failed in {' and '.join(failed)}")
     if contended:

@@ -286,35 +286,3 @@ def load(path) -> ResultsFile:
 def median_ms(p: dict):
     t = p.get("timing")
     return t.get("median_ms") if isinstance(t, dict) else None
-
-
-def noise(p: dict) -> float:
-    """The point's relative uncertainty: timing.uncertainty, else (files from before it) the
-    larger of its in-round noise and the spread between its rounds (timing.round_spread; absent
-    in files from before interleaved rounds)."""
-    t = p.get("timing")
-    if not isinstance(t, dict):
-        return 0.0
-    if t.get("uncertainty") is not None:
-        return float(t["uncertainty"])
-    return max(float(t.get("noise") or 0.0), float(t.get("round_spread") or 0.0))
-
-
-def unstable(p: dict) -> bool:
-    """Whether the point's rounds still disagreed widely (timing.unstable)."""
-    t = p.get("timing")
-    return isinstance(t, dict) and t.get("unstable") is True
-
-
-def round_medians_ms(p: dict) -> list:
-    """The medians of the rounds that counted (timing.round_medians_ms, those measured clean,
-    or all when none was), else the point's one median; [] when untimed."""
-    t = p.get("timing")
-    if not isinstance(t, dict):
-        return []
-    medians = t.get("round_medians_ms") or [t["median_ms"]]
-    contended = t.get("round_contended")
-    if isinstance(contended, list) and len(contended) == len(medians) and not all(contended):
-        medians = [m for m, c in zip(medians, contended) if c is not True]
-    return list(medians)
-

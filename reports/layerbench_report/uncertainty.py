@@ -1,6 +1,6 @@
 """How well a figure is known, and a ratio of two (docs/measuring.md, "Comparing two runs").
 
-A point's relative uncertainty u is timing.uncertainty (results_file.noise): the figure is known
+A point's relative uncertainty u is timing.uncertainty (noise below): the figure is known
 within a factor (1 + u) either way, and a ratio of two figures within the product of theirs.
 """
 from __future__ import annotations
@@ -26,4 +26,35 @@ def record_uncertainty(data, model, device, record) -> float:
     total = sum(weights)
     if not total:
         return 0.0
-    return sum(w * results_file.noise(p) for w, p in zip(weights, points)) / total
+    return sum(w * noise(p) for w, p in zip(weights, points)) / total
+
+
+def noise(p: dict) -> float:
+    """The point's relative uncertainty: timing.uncertainty, else (files from before it) the
+    larger of its in-round noise and the spread between its rounds (timing.round_spread; absent
+    in files from before interleaved rounds)."""
+    t = p.get("timing")
+    if not isinstance(t, dict):
+        return 0.0
+    if t.get("uncertainty") is not None:
+        return float(t["uncertainty"])
+    return max(float(t.get("noise") or 0.0), float(t.get("round_spread") or 0.0))
+
+
+def unstable(p: dict) -> bool:
+    """Whether the point's rounds still disagreed widely (timing.unstable)."""
+    t = p.get("timing")
+    return isinstance(t, dict) and t.get("unstable") is True
+
+
+def round_medians_ms(p: dict) -> list:
+    """The medians of the rounds that counted (timing.round_medians_ms, those measured clean,
+    or all when none was), else the point's one median; [] when untimed."""
+    t = p.get("timing")
+    if not isinstance(t, dict):
+        return []
+    medians = t.get("round_medians_ms") or [t["median_ms"]]
+    contended = t.get("round_contended")
+    if isinstance(contended, list) and len(contended) == len(medians) and not all(contended):
+        medians = [m for m, c in zip(medians, contended) if c is not True]
+    return list(medians)

@@ -28,6 +28,7 @@ from conftest import FIXTURES, SCRIPTS, import_file, run_script
 from layerbench_report import compare
 from layerbench_report import framework_file
 from layerbench_report import results_file
+from layerbench_report import uncertainty
 from layerbench_report import cli
 
 REAL = FIXTURES / "real"
@@ -175,7 +176,7 @@ def assert_usable(results):
         median = results_file.median_ms(p)
         assert (median is not None) if p["status"] == "ok" else True
         assert median is None or (math.isfinite(median) and median > 0)
-        assert math.isfinite(results_file.noise(p)) and results_file.noise(p) >= 0
+        assert math.isfinite(uncertainty.noise(p)) and uncertainty.noise(p) >= 0
     for r in results.models:
         assert r["status"] in results_file.MODEL_STATUSES and r["device"] in results.devices
         if r["status"] == "ok":
