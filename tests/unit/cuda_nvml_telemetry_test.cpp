@@ -3,6 +3,10 @@
 // data, not readings of any GPU. No GPU is needed.
 #include <gtest/gtest.h>
 
+#if !LAYERBENCH_HAVE_CUDA
+TEST(NvmlTelemetry, NotBuilt) { GTEST_SKIP() << "layerbench was built without CUDA"; }
+#else
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -134,3 +138,5 @@ TEST_F(NvmlTelemetryTest, NotSupportedFieldIsNotAskedAgain) {
 
 }  // namespace
 }  // namespace lb::cuda
+
+#endif
