@@ -1,5 +1,7 @@
 #include "bench/backend_registry.hpp"
 
+#include <algorithm>
+
 #include "harness/results/backend_roles.hpp"
 
 #if LAYERBENCH_HAVE_RUN
@@ -29,12 +31,21 @@ const std::vector<const BackendDescriptor*>& backend_descriptors() {
   return descriptors;
 }
 
+// A backend this build lacks keeps the role it had before context.backends, so a file's point
+// keys do not depend on the build that reads it (a CPU-only build resuming a CUDA build's file).
 void install_backend_roles() {
-  std::vector<BackendRole> roles;
-  for (const BackendDescriptor* d : backend_descriptors())
-    roles.push_back(
-        {d->name, d->primary,
-         d->point_backends.empty() ? std::vector<std::string>{d->name} : d->point_backends});
+  std::vector<BackendRole> roles = backend_roles();
+  for (const BackendDescriptor* d : backend_descriptors()) {
+    BackendRole role{
+        d->name, d->primary,
+        d->point_backends.empty() ? std::vector<std::string>{d->name} : d->point_backends};
+    const auto known = std::find_if(roles.begin(), roles.end(),
+                                    [&](const BackendRole& r) { return r.name == d->name; });
+    if (known != roles.end())
+      *known = std::move(role);
+    else
+      roles.push_back(std::move(role));
+  }
   set_backend_roles(std::move(roles));
 }
 
