@@ -63,10 +63,8 @@ RoundsAgreement judge_rounds(const std::vector<double>& medians_s,
   return a;
 }
 
-// The cap, 4 rounds: compare.py's Mann-Whitney U test over rounds can reach a two-sided p below
-// 0.05 only with at least 4 rounds on each side (4 against 4: the least p is 2/70 = 0.029; 3
-// against 3: 2/20 = 0.1). The budget, 10% of the suite's rounds: the quick suite took 73-80 s on
-// the AVX-512 test machine and must stay under 90 s.
+// The cap and the time budget (ExtraRoundsRule) are chosen in docs/measuring.md, "Rounds": 4
+// rounds is the fewest with which compare.py's U test can reach p < 0.05.
 bool needs_extra_round(const RoundsSummary& rounds, int suite_rounds, const ExtraRoundsRule& rule) {
   return suite_rounds >= 2 && int(rounds.medians_s.size()) < rule.max_rounds && rounds.disagree;
 }
