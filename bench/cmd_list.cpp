@@ -1,5 +1,6 @@
 // `layerbench list`: the catalogue's operations with their accounting (FLOPs, bytes,
-// arithmetic intensity, memory) at a batch, precision and pass set, as a table or as JSON.
+// arithmetic intensity, memory) at a batch, precision and pass set, as a table or as JSON; with
+// --suites, the suites `run --suite` takes (harness/plan/suites.hpp), as lines or as JSON.
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
@@ -15,6 +16,7 @@
 #include "harness/input_error.hpp"
 #include "harness/model/accounting.hpp"
 #include "harness/model/model_file.hpp"
+#include "harness/plan/suites.hpp"
 #include "harness/shape_json.hpp"
 
 namespace lb::cli {
@@ -27,8 +29,8 @@ struct ListOptions {
   int batch = 1;
   std::string precision = "fp32";
   std::string pass_set = "fwd";
-  bool json = false;
-  std::vector<std::string> workloads;
+  bool json = false, suites = false;
+  std::vector<std::string> model_files;
 };
 
 // One line of the listing: an op at one pass, with the same fields as a results point.
@@ -109,7 +111,56 @@ void print_table(std::ostream& out, const Model& model, const std::vector<Row>& 
   out.unsetf(std::ios::fixed);
 }
 
+template <class T>
+std::string comma_joined(const std::vector<T>& items) {
+  std::ostringstream out;
+  for (std::size_t i = 0; i < items.size(); ++i) out << (i ? "," : "") << items[i];
+  return out.str();
+}
+
+nlohmann::json suite_json(const Suite& suite) {
+  nlohmann::json passes = nlohmann::json::array();
+  for (PassSet set : suite.pass_sets) passes.push_back(name(set));
+  return {{"name", suite.name},
+          {"default", &suite == &default_suite()},
+          {"models", suite.models},
+          {"passes", passes},
+          {"cpu_batches", suite.cpu_batches},
+          {"gpu_batches", suite.gpu_batches},
+          {"sweep_until_oom", suite.sweep_until_oom},
+          {"rounds", suite.sampling.rounds},
+          {"max_time_per_point_s", suite.sampling.max_time_s},
+          {"min_time_per_point_s", suite.sampling.min_time_s},
+          {"warmup_min_s", suite.sampling.warmup_min_s}};
+}
+
+void print_suite(std::ostream& out, const Suite& s) {
+  std::vector<std::string> passes;
+  for (PassSet set : s.pass_sets) passes.emplace_back(name(set));
+  out << s.name << (&s == &default_suite() ? " (default)" : "") << ": "
+      << (s.models.empty() ? "every model" : comma_joined(s.models)) << "; " << comma_joined(passes)
+      << "; batches " << comma_joined(s.cpu_batches) << " on CPUs, " << comma_joined(s.gpu_batches)
+      << " on GPUs"
+      << (s.sweep_until_oom ? " (each sweep stops at its first out-of-memory batch)" : "") << "; "
+      << s.sampling.rounds << " rounds, each sampling a point " << s.sampling.min_time_s << " to "
+      << s.sampling.max_time_s << " s after at least " << s.sampling.warmup_min_s
+      << " s of warm-up\n";
+}
+
+int list_suites(bool json) {
+  nlohmann::json all = nlohmann::json::array();
+  for (const Suite& suite : suites()) {
+    if (json)
+      all.push_back(suite_json(suite));
+    else
+      print_suite(std::cout, suite);
+  }
+  if (json) std::cout << nlohmann::json{{"suites", all}}.dump(2) << "\n";
+  return exit_ok;
+}
+
 int run_list(const ListOptions& o) {
+  if (o.suites) return list_suites(o.json);
   const auto precision = parse_precision(o.precision);
   if (!precision)
     throw InputError("--precision " + o.precision +
@@ -120,7 +171,7 @@ int run_list(const ListOptions& o) {
     throw InputError("--batch " + std::to_string(o.batch) + ": must be a positive integer");
 
   auto files = builtin_model_files();
-  files.insert(files.end(), o.workloads.begin(), o.workloads.end());
+  files.insert(files.end(), o.model_files.begin(), o.model_files.end());
   const std::vector<Model> models = load_models(files);
 
   std::vector<const Model*> chosen;
@@ -178,10 +229,16 @@ void add_list(CLI::App& app, Action& action) {
   auto options = std::make_shared<ListOptions>();
   auto* sub = app.add_subcommand(
       "list", "List the models' operations with FLOPs, bytes, intensity and memory");
-  add_model_flags(*sub, options->models, options->workloads, options->precision, options->pass_set,
-                  "fp32, tf32, fp16, bf16 or fp8 (default fp32)");
-  sub->add_option("--batch", options->batch, "Batch size (default 1)");
+  const auto model_flags =
+      add_model_flags(*sub, options->models, options->model_files, options->precision,
+                      options->pass_set, "fp32, tf32, fp16, bf16 or fp8 (default fp32)");
+  auto* batch = sub->add_option("--batch", options->batch, "Batch size (default 1)");
   sub->add_flag("--json", options->json, "Machine-readable output, fields as in results points");
+  auto* suites_flag = sub->add_flag(
+      "--suites", options->suites,
+      "The suites `run --suite` takes instead: models, passes, batches, rounds, sampling");
+  for (CLI::Option* option : model_flags) suites_flag->excludes(option);
+  suites_flag->excludes(batch);
   sub->callback([&action, options] {
     action = [options] { return report_input_errors("list", [&] { return run_list(*options); }); };
   });

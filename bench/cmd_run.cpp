@@ -20,10 +20,10 @@
 #include "harness/measure/benchmark_flags.hpp"
 #include "harness/measure/interrupt.hpp"
 #include "harness/measure/point_watchdog.hpp"
-#include "harness/measure/rounds.hpp"
 #include "harness/measure/session.hpp"
 #include "harness/model/model_file.hpp"
 #include "harness/plan/plan_estimate.hpp"
+#include "harness/plan/suites.hpp"
 #include "harness/platform.hpp"
 #include "harness/results/resume_check.hpp"
 #include "harness/results/summary.hpp"
@@ -48,7 +48,7 @@ struct RunFlags {
 
 // The flags' text into the settings' values, refusing what CLI11 alone would let through: an
 // empty value (a shell variable left unset, not a request for the default), a seed outside
-// 0..2^64-1, a folder or a path that is not UTF-8 as --workload. A relative --workload is
+// 0..2^64-1, a folder or a path that is not UTF-8 as --model-file. A relative --model-file is
 // stored absolute, so that --resume from another folder finds it.
 void read_flags(RunFlags& f, const CLI::App& sub) {
   for (const CLI::Option* option : sub.get_options())
@@ -61,13 +61,14 @@ void read_flags(RunFlags& f, const CLI::App& sub) {
     if (error != std::errc() || end != f.seed.data() + f.seed.size())
       throw InputError("--seed: '" + f.seed + "' is not an integer from 0 to 2^64-1");
   }
-  for (std::string& workload : f.settings.workloads) {
-    if (fs::is_directory(workload))
-      throw InputError("--workload: " + workload + " is a folder, not a model file");
-    workload = fs::absolute(workload).lexically_normal().string();
-    if (!is_utf8(workload))
-      throw InputError("--workload: " + utf8_or_replaced(workload) + ": its path is not UTF-8 " +
-                       "text, which the results file must record it as (for --resume); rename it");
+  for (std::string& model_file : f.settings.model_files) {
+    if (fs::is_directory(model_file))
+      throw InputError("--model-file: " + model_file + " is a folder, not a model file");
+    model_file = fs::absolute(model_file).lexically_normal().string();
+    if (!is_utf8(model_file))
+      throw InputError("--model-file: " + utf8_or_replaced(model_file) +
+                       ": its path is not UTF-8 text, which the results file must record it as "
+                       "(for --resume); rename it");
   }
   for (const std::string& argument : f.benchmark_args) check_benchmark_flag(argument);
   if (f.assume_usable_gpu && !f.dry_run)
@@ -78,7 +79,7 @@ void read_flags(RunFlags& f, const CLI::App& sub) {
                    "a number of seconds");
   // What the suite measures with unless the flags say otherwise, recorded as numbers so that a
   // resumed run goes on the same way.
-  const SuiteSampling suite = suite_sampling(f.settings.suite);
+  const SuiteSampling& suite = suite_named(f.settings.suite).sampling;
   if (sub.count("--rounds") > 0 && f.settings.rounds < 1)
     throw InputError("--rounds " + std::to_string(f.settings.rounds) +
                      ": not a number of rounds from 1 to 100");
@@ -151,11 +152,11 @@ RunSetup read_settings(RunFlags& f, const CLI::App& sub, std::optional<LoadedRes
   }
 }
 
-// The shipped models and the --workload files; for a resumed file, a model file it names that
+// The shipped models and the --model-file files; for a resumed file, a model file it names that
 // cannot be read any more is its settings' fault, named so.
 std::vector<Model> read_models(const RunFlags& f) {
   std::vector<fs::path> files = builtin_model_files();
-  files.insert(files.end(), f.settings.workloads.begin(), f.settings.workloads.end());
+  files.insert(files.end(), f.settings.model_files.begin(), f.settings.model_files.end());
   if (f.resume.empty()) return load_models(files);
   const std::string refused = "--resume: " + f.resume + ": ";
   std::vector<Model> models;
@@ -330,9 +331,11 @@ void add_run(CLI::App& app, Action& action) {
   RunOptions& o = flags->settings;
   auto* sub = app.add_subcommand(
       "run", "Measure and validate the layers of the chosen models; write a results file");
-  sub->add_option("--suite", o.suite, "quick (default), standard or full")
-      ->check(CLI::IsMember({"quick", "standard", "full"}));
-  add_model_flags(*sub, o.models, o.workloads, o.precisions, o.pass,
+  sub->add_option("--suite", o.suite,
+                  "One of " + suite_names_text() + " (default " + default_suite().name +
+                      "; `layerbench list --suites` says what each measures)")
+      ->check(CLI::IsMember(suite_names()));
+  add_model_flags(*sub, o.models, o.model_files, o.precisions, o.pass,
                   "Precisions, e.g. fp32,tf32,fp16,bf16,fp8 (default: the suite's)");
   sub->add_option("--batch", o.batches, "Batch sizes, e.g. 1,8,32");
   sub->add_option("--device", o.device, "auto (default), cpu, gpu, gpu:N or all");
@@ -341,7 +344,7 @@ void add_run(CLI::App& app, Action& action) {
   sub->add_option("--threads", o.threads, "CPU threads (default: all cores)");
   sub->add_option("--max-time-per-point", o.max_time_per_point,
                   "Seconds of sampling per round after which a noisy point stops (default: the "
-                  "suite's, 1 but for quick)");
+                  "suite's)");
   sub->add_option(
       "--point-timeout", flags->point_timeout,
       "Seconds after which a point is stopped between samples and recorded failed; "
@@ -351,7 +354,7 @@ void add_run(CLI::App& app, Action& action) {
       "--rounds", o.rounds,
       "Visits of every point, 1 to 100; a point keeps the median of its rounds' figures and "
       "records the spread between rounds; with 2 or 3, points whose rounds disagree get up to 4 "
-      "(default: the suite's, 2)");
+      "(default: the suite's)");
   sub->add_option("--noise-target", o.noise_target,
                   "Relative noise at which sampling stops early (default 0.01)");
   sub->add_flag("--warm", o.warm, "Measure with warm caches (default: cold)");

@@ -8,20 +8,24 @@
 
 namespace lb::cli {
 
-// --model, --workload, --precision, --pass. `precision_help` says whether one precision or a
-// list is taken and the default, which differ between the commands.
-inline void add_model_flags(CLI::App& sub, std::vector<std::string>& models,
-                            std::vector<std::string>& workloads, std::string& precisions,
-                            std::string& pass, const std::string& precision_help) {
-  sub.add_option("--model", models,
-                 "Model names (see `layerbench list`); repeatable (default: list every model; "
-                 "run the suite's)");
-  sub.add_option("--workload", workloads,
-                 "Extra model files, same schema as bench/models/*.json (bench/models/SCHEMA.md)");
-  sub.add_option("--precision", precisions, precision_help);
-  sub.add_option("--pass", pass,
-                 "fwd (forward, inference) or train (forward, backward-data, backward-weights; "
-                 "batch norm's training forward too)");
+// --model, --model-file (alias: its old name --workload), --precision, --pass; returns them.
+// `precision_help` says whether one precision or a list is taken and the default, which differ
+// between the commands.
+inline std::vector<CLI::Option*> add_model_flags(CLI::App& sub, std::vector<std::string>& models,
+                                                 std::vector<std::string>& model_files,
+                                                 std::string& precisions, std::string& pass,
+                                                 const std::string& precision_help) {
+  return {
+      sub.add_option("--model", models,
+                     "Model names (see `layerbench list`); repeatable (default: list every model; "
+                     "run the suite's)"),
+      sub.add_option("--model-file,--workload", model_files,
+                     "Extra model files, same schema as bench/models/*.json "
+                     "(bench/models/SCHEMA.md); --workload is its old name"),
+      sub.add_option("--precision", precisions, precision_help),
+      sub.add_option("--pass", pass,
+                     "fwd (forward, inference) or train (forward, backward-data, backward-weights; "
+                     "batch norm's training forward too)")};
 }
 
 }  // namespace lb::cli

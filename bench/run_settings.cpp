@@ -6,9 +6,9 @@
 #include "bench/backend_options.hpp"
 #include "harness/input_error.hpp"
 #include "harness/json_fields.hpp"
-#include "harness/measure/rounds.hpp"
 #include "harness/model/accounting.hpp"
 #include "harness/model/model_file.hpp"
+#include "harness/plan/suites.hpp"
 #include "harness/platform.hpp"
 #include "harness/results/resume_check.hpp"
 
@@ -67,7 +67,7 @@ const std::vector<Setting>& run_settings() {
     std::vector<Setting> all = {
         member_setting("suite", "--suite", &RunOptions::suite),
         member_setting("models", "--model", &RunOptions::models),
-        member_setting("workloads", "--workload", &RunOptions::workloads),
+        member_setting("workloads", "--model-file", &RunOptions::model_files),
         member_setting("batches", "--batch", &RunOptions::batches),
         member_setting("precisions", "--precision", &RunOptions::precisions),
         member_setting("pass", "--pass", &RunOptions::pass),
@@ -115,8 +115,8 @@ std::string label_of(const std::string& key, SettingsSource source) {
 // declarations.
 void check_ranges(const RunOptions& o, SettingsSource source) {
   const auto label = [source](const char* key) { return label_of(key, source); };
-  if (o.suite != "quick" && o.suite != "standard" && o.suite != "full")
-    throw InputError(label("suite") + " \"" + o.suite + "\": not one of quick, standard, full");
+  if (!find_suite(o.suite))
+    throw InputError(label("suite") + " \"" + o.suite + "\": not one of " + suite_names_text());
   check_in_range(label("max_time_per_point_s"), o.max_time_per_point, 0, true, 3600,
                  "a number of seconds");
   check_in_range(label("min_time_per_point_s"), o.min_time_per_point, 0, false, 3600,
@@ -211,8 +211,9 @@ RunSetup parse_settings(const RunOptions& o, SettingsSource source) {
 
   RunnerConfig& runner = setup.runner;
   runner.seed = o.seed;
-  runner.rounds = o.rounds > 0 ? o.rounds : suite_sampling(o.suite).rounds;
-  runner.sampler.warmup_min_s = suite_sampling(o.suite).warmup_min_s;
+  const SuiteSampling& suite = suite_named(o.suite).sampling;
+  runner.rounds = o.rounds > 0 ? o.rounds : suite.rounds;
+  runner.sampler.warmup_min_s = suite.warmup_min_s;
   runner.sampler.rule.noise_target = o.noise_target;
   runner.sampler.rule.min_time_s = o.min_time_per_point;
   runner.sampler.rule.max_time_s = o.max_time_per_point;

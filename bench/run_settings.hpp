@@ -21,15 +21,17 @@ namespace lb::cli {
 // Everything that changes what a point measures: the settings a resumed run must share. Lists
 // stay as typed (e.g. "1,8") since the file records them so.
 struct RunOptions {
-  std::string suite = "quick";
-  std::vector<std::string> models, workloads;
+  std::string suite = default_suite().name;
+  std::vector<std::string> models;
+  // --model-file, absolute; recorded under the settings key "workloads", the flag's old name.
+  std::vector<std::string> model_files;
   std::string batches, precisions, pass, device = "auto";
   std::string backends;  // --backend: comma-separated names; empty = every backend of each device
   int threads = 0;
   double max_time_per_point = StoppingRule{}.max_time_s;
   double min_time_per_point = StoppingRule{}.min_time_s;
   double noise_target = StoppingRule{}.noise_target;
-  int rounds = 0;  // --rounds; 0: the suite's (harness/measure/rounds.hpp), a new run records it
+  int rounds = 0;  // --rounds; 0: the suite's (harness/plan/suites.hpp), a new run records it
   bool warm = false;
   bool discard_throttled = false;  // --discard-throttled: re-take samples a GPU cap throttled
   int profile_runs = 0;            // --profile N: N samples a point, no stopping rule; 0: off

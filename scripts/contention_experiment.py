@@ -4,7 +4,7 @@
     contention_experiment.py [--binary build/layerbench] [--out DIR] [-- RUN_FLAGS...]
 
 Runs `layerbench run` (by default `--suite quick`; RUN_FLAGS replace that, e.g. a smaller
-workload to try the script) three times into DIR: quiet, with one busy loop, with two (each a
+model to try the script) three times into DIR: quiet, with one busy loop, with two (each a
 separate process spinning on the CPU, started before the run and killed when it ends, also on
 Ctrl-C or an error). For each loaded run it prints, against the quiet run's times of the same
 points: how many points are more than 1.5x and more than 3x off (slower or faster), how many of

@@ -1,52 +1,9 @@
 #!/usr/bin/env bash
-# The GPU check, cut to fit the machine it gets: 15 minutes of device time in all (each machine
-# start included), at most 10 minutes a command, at most 8 files back from $OUT, 64 MiB of working
-# tree, and a machine idle for 30 s handed back bare (whatever a call built is gone). Hence at most
-# two device calls, each of which needs nothing the other left on the machine:
-#
-#   1. scripts/gpu-check.sh check   everything that must succeed, in this order:
-#        onednn   deps/onednn restored from deps/wheels where the carried deps/ lacks it
-#        build    configure and build layerbench and the GPU test programs against deps/
-#        tests    the GPU tests (ctest -R '[Cc]uda')
-#        peak     one 8192^3 GEMM in fp16/bf16/fp8/tf32 against the datasheet peak
-#        suite    resnet50 + vit_b_16, batch 32, bf16 (what training on the GPU runs), forward
-#        memory   one of each memory-bound layer (ReLU and add in place), batch 8, fp32/bf16,
-#                 forward and backward
-#        legacy   ResNet-50's convolutions alone, batch 32 fp16 forward, legacy cuDNN API
-#      files: check.tar.gz (logs, ctest's log, results files), check-summary.txt (GPU, libraries,
-#      test outcome, layerbench's figures)
-#   2. scripts/gpu-check.sh torch   optional: PyTorch on the suite's and memory-bound layers call 1
-#      measured, then resnet50 and vit_b_16 end to end (bf16) and the share of their time
-#      layerbench's model estimate explains.
-#      It reads call 1's results from the machine where it is still warm, else from
-#      deps/gpu-check/ (`scripts/gpu-check.sh take FOLDER` puts them there from the files call 1
-#      sent back, before the call).
-#      files: torch.tar.gz (timing files, report summary, logs), torch-table.txt
-#
-# layerbench runs here with one round (--rounds 1: a second round would prepare every point again)
-# and no framework probe (--python none: it would import PyTorch and JAX on the GPU in every
-# process). When time runs short, the last steps of a call go first: each step runs under
-# `timeout` with what is left of the call's budget, a step whose estimate no longer fits is
-# skipped (and said so), and a step cut by its timeout keeps the points its results file holds.
-# Each step's files go to $OUT the moment it ends (the archive is rewritten), so a call killed from
-# outside still returns what finished. Left out to fit: batch 1, fp32/tf32/fp16/fp8 layers in the
-# suite (the GPU tests run every precision on small shapes; fp8 is in the peak check), backward
-# passes of convolutions and GEMMs, PyTorch on the peak GEMM.
-#
-# Usage: scripts/gpu-check.sh [--dry-run] check|torch    (one device call)
-#        scripts/gpu-check.sh --dry-run all             (the session's plan)
-#        scripts/gpu-check.sh take FOLDER
-#   --dry-run  print the session's plan, each call's steps with their estimates (the measure
-#              steps' point counts are written below, as `layerbench run --dry-run` counts them)
-#              and the files each sends; needs no GPU or build. The real run prints the same plan
-#              first and keeps to it.
-#   take       copy call 1's results out of FOLDER/check.tar.gz into deps/gpu-check/.
-# Each call carries deps/ alone; the session hands the machine back once the last call's files
-# are in.
-# Environment: OUT (the folder whose files come back; default $BUILD/out), CUDNN_ROOT and
-# CUBLASLT_LIBRARY (default: the toolkit's, else PyTorch's pip packages), CUDA_HOME (default: the
-# folder above nvcc), GPU_CHECK_MAX_TIME (seconds per point, default 0.1). Exit 1 if a step
-# failed, 2 on bad usage.
+# The GPU check, cut to fit a lent machine's rules in at most two device calls, each needing
+# nothing the other left there: what each call runs, sends back and leaves out, and the time plan's
+# assumptions, are in docs/gpu-check.md.
+#   scripts/gpu-check.sh [--dry-run] check|torch   (one device call; --dry-run: the plan alone)
+#   scripts/gpu-check.sh --dry-run all | take FOLDER
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${LAYERBENCH_BUILD_DIR:-$ROOT/build-gpu-check}"
@@ -59,17 +16,8 @@ PYTHON="$(command -v python3 || true)"
 # this tree.
 export PYTHONPATH="$ROOT/reports${PYTHONPATH:+:$PYTHONPATH}"
 
-# --- the time plan ---
-# Device time: SESSION_BUDGET_S in all, of which UNPLANNED_MIN_S stays unplanned (a second
-# machine start if call 2 misses the warm window, the gaps between calls, slow transfers). Each
-# call's budget is its command's seconds (the device tool's limit is 600 s a command); each step
-# runs under the budget's remainder, and ARCHIVE_RESERVE_S is kept back for the last archive.
-# ASSUMPTIONS, not measurements (no GPU run has been made yet; the first run's logs give the real
-# figures): MACHINE_START_S (the device tool's "a minute or more"), TRANSFER_S per call (the
-# working tree and deps/, about 50 MiB, each way), PROCESS_SETUP_S per layerbench or PyTorch
-# process (CUDA context, cuDNN and cuBLASLt loading; no framework probe), POINT_SETUP_S per point
-# (autotuning up to 8 candidates, cuDNN plans compiled at run time, validation on 16 cores);
-# `layerbench run --dry-run` counts sampling only (2 x max time per point).
+# --- the time plan (docs/gpu-check.md, "The time plan": the budget's parts, and which of these
+# figures are ASSUMPTIONS, not measurements, until a GPU run's logs replace them) ---
 SESSION_BUDGET_S=900
 UNPLANNED_MIN_S=150
 COMMAND_LIMIT_S=540
@@ -78,10 +26,7 @@ TRANSFER_S=15
 ARCHIVE_RESERVE_S=10
 PROCESS_SETUP_S=10
 POINT_SETUP_S=0.5
-# The build (layerbench and the GPU test programs only): the development machine's first full
-# build takes about 3 minutes on 2 cores with a warm compiler cache; the GPU machine has 16 cores
-# and no cache, taken as the same 180 s. Configure, unpacking oneDNN's wheels and the GPU tests:
-# 60 s, 10 s and 110 s. All ASSUMPTIONS as above.
+# The build and the GPU tests: ASSUMPTIONS as above.
 ONEDNN_RESTORE_S=10
 CONFIGURE_S=60
 BUILD_S=180
@@ -145,10 +90,10 @@ MEASURE_STEPS=(peak suite memory legacy)
 RUN_FLAGS="--rounds 1 --python none"
 plan_args() {
   case "$1" in
-    peak) echo "--workload $ROOT/bench/workloads/peak_gemm_8192.json --model peak_gemm_8192 --batch 1 --precision fp16,bf16,fp8,tf32 --pass fwd" ;;
+    peak) echo "--model-file $ROOT/bench/gpu_check_models/peak_gemm_8192.json --model peak_gemm_8192 --batch 1 --precision fp16,bf16,fp8,tf32 --pass fwd" ;;
     suite) echo "--model resnet50 --model vit_b_16 --batch 32 --precision bf16 --pass fwd" ;;
-    memory) echo "--workload $ROOT/bench/workloads/memory_ops_check.json --model memory_ops_check --batch 8 --precision fp32,bf16 --pass train" ;;
-    legacy) echo "--workload $ROOT/bench/workloads/resnet50_convs.json --model resnet50_convs --batch 32 --precision fp16 --pass fwd --cudnn-api legacy" ;;
+    memory) echo "--model-file $ROOT/bench/gpu_check_models/memory_ops_check.json --model memory_ops_check --batch 8 --precision fp32,bf16 --pass train" ;;
+    legacy) echo "--model-file $ROOT/bench/gpu_check_models/resnet50_convs.json --model resnet50_convs --batch 32 --precision fp16 --pass fwd --cudnn-api legacy" ;;
   esac
 }
 # PyTorch times the points of these measure steps.

@@ -71,7 +71,7 @@ fuzz() {
 }
 # max_len: above the largest seed of each (models 10 KB, real results files 25 KB).
 run_step "fuzz the model-file loader (${FUZZ_SECONDS} s)" fuzz model_file_fuzz 16384 \
-  "$ROOT/bench/models" "$ROOT/tests/data/workloads"
+  "$ROOT/bench/models" "$ROOT/tests/data/models"
 run_step "fuzz the results-file loader (${FUZZ_SECONDS} s)" fuzz results_file_fuzz 32768 \
   "$ROOT/tests/python/fixtures/real"
 run_step "fuzz the flag and version parsers (${FUZZ_SECONDS} s)" fuzz text_parsers_fuzz 16384

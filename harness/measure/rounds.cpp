@@ -69,26 +69,4 @@ bool needs_extra_round(const RoundsSummary& rounds, int suite_rounds, const Extr
   return suite_rounds >= 2 && int(rounds.medians_s.size()) < rule.max_rounds && rounds.disagree;
 }
 
-// Rounds: 2 for every suite, measured on the 2-core test machine (quick suite, 2 threads, 284
-// timed points): a quiet run and a run with a busy loop for 25 s of its 111 s (a build or a
-// package install coming and going), both of 3 rounds, each point's figure recomputed as a run
-// of 1, 2 or 3 rounds would have kept it (then its fastest clean round) and compared with the
-// quiet run's. One round: 60 points
-// more than 1.1x off, 39 more than 1.5x (all flagged contended), geometric mean 1.17. Two: 8
-// and 1, geomean 1.007. Three: 6 and 1, geomean 1.001. The third round cost 28 s more (a quiet
-// run of 3 rounds took 104 s, of 2 rounds 77-80 s) for 2 points fewer past 1.1x.
-// Sampling per round: 1 s, as before rounds, for the standard and full suites. The quick suite
-// stops at 0.05 s (at least 0.02 s) and warms up for at least 0.02 s: in a quick run at the 1 s
-// cap (2 threads, cold caches) the median point's sample took 0.6 ms and its in-round noise was
-// 7.6% (1.4826 x MAD / median; 90th percentile 14%), so 0.02 s still gives the median point
-// about 33 samples, a standard error of its median near 1.25 x 7.6% / sqrt(33) = 1.7% (1.0% at
-// the 0.05 s cap), well inside the differences the quick suite is for (BF16 against FP32: 1.75x
-// on ResNet-50; oneDNN against OpenBLAS: 1.29x on ViT-B/16's out_proj, quiet). With a 0.1 s cap,
-// 0.05 s minimum and 0.05 s warm-up the quick suite's sampling took 83.5 s of 198 s; now 41.9 s
-// of 80 s.
-SuiteSampling suite_sampling(const std::string& suite) {
-  if (suite == "quick") return {2, 0.05, 0.02, 0.02};
-  return {2, 1.0, 0.1, 0.05};
-}
-
 }  // namespace lb

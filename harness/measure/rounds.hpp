@@ -67,15 +67,4 @@ bool needs_extra_round(const RoundsSummary& rounds, int suite_rounds, const Extr
 // round: the luckiest of several draws is biased low and varies more from run to run.
 RoundsSummary combine_rounds(const std::vector<SampleStats>& rounds);
 
-// How a suite measures when the flags do not say: its rounds (--rounds), its sampling time per
-// point and round (--max-time-per-point, and the minimum before the noise target may stop it)
-// and the least time each visit warms up for (Sampler::warmup_min_s). rounds.cpp gives the
-// measurements behind each choice.
-struct SuiteSampling {
-  int rounds = 2;
-  double max_time_s = 1.0, min_time_s = 0.1;
-  double warmup_min_s = 0.05;
-};
-SuiteSampling suite_sampling(const std::string& suite);
-
 }  // namespace lb

@@ -291,15 +291,15 @@ Model model_of_text(std::string_view text, const std::string& file) {
 }
 
 // The loaders' one error type: what bounded parsing and the field reader refuse, as a
-// WorkloadError.
+// ModelFileError.
 template <class Read>
 Model load(Read&& read) {
   try {
     return read();
   } catch (const JsonFileError& e) {
-    throw WorkloadError(e.what());
+    throw ModelFileError(e.what());
   } catch (const FieldError& e) {
-    throw WorkloadError(e.what());
+    throw ModelFileError(e.what());
   }
 }
 }  // namespace
@@ -318,8 +318,8 @@ std::vector<Model> load_models(const std::vector<std::filesystem::path>& files) 
   for (const auto& file : files) {
     Model model = load_model_file(file);
     if (const Model* earlier = find_model(models, model.name))
-      throw WorkloadError(model.file + ": name: model \"" + model.name +
-                          "\" is already defined in " + earlier->file);
+      throw ModelFileError(model.file + ": name: model \"" + model.name +
+                           "\" is already defined in " + earlier->file);
     models.push_back(std::move(model));
   }
   return models;

@@ -16,7 +16,7 @@ inline constexpr const char* model_schema = "layerbench-model/1";
 
 // Thrown for a bad model file; what() is "<file>: ops[3].stride_h: must be a positive integer,
 // is 0" (harness/json_fields.hpp has the wording).
-struct WorkloadError : InputError {
+struct ModelFileError : InputError {
   using InputError::InputError;
 };
 

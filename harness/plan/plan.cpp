@@ -5,47 +5,12 @@
 #include <set>
 
 #include "harness/comma_list.hpp"
+#include "harness/plan/suites.hpp"
 #include "harness/results/point.hpp"
 
 namespace lb {
 
 namespace {
-
-struct Suite {
-  std::string_view name;
-  std::vector<std::string> models;  // empty: every available model
-  std::vector<PassSet> pass_sets;
-  std::vector<int> cpu_batches, gpu_batches;
-  bool sweep_until_oom = false;
-};
-
-std::vector<int> powers_of_two_up_to(int max) {
-  std::vector<int> batches;
-  for (int b = 1; b <= max; b *= 2) batches.push_back(b);
-  return batches;
-}
-
-// The suites. `full` sweeps GPU batches until out of memory, at most to 4096: there
-// every shipped model has a tensor over 32-bit indexing (indexing_overflow; checked in
-// plan_test), so no larger batch can run anyway. CPUs keep standard's range.
-const std::vector<Suite>& suites() {
-  static const std::vector<Suite> all = {
-      {"quick", {"resnet50", "vit_b_16"}, {PassSet::fwd}, {1, 8}, {1, 8}, false},
-      {"standard",
-       {},
-       {PassSet::fwd, PassSet::train},
-       powers_of_two_up_to(8),
-       powers_of_two_up_to(64),
-       false},
-      {"full",
-       {},
-       {PassSet::fwd, PassSet::train},
-       powers_of_two_up_to(8),
-       powers_of_two_up_to(4096),
-       true},
-  };
-  return all;
-}
 
 template <class Range, class ToText>
 std::string join(const Range& items, ToText to_text) {
@@ -111,28 +76,23 @@ struct Group {
 
 Plan expand_plan(const RunRequest& request, const std::vector<Model>& available_models,
                  const std::vector<DeviceTarget>& devices) {
-  const auto& all = suites();
-  const auto suite =
-      std::find_if(all.begin(), all.end(), [&](const Suite& s) { return s.name == request.suite; });
-  if (suite == all.end())
-    throw std::invalid_argument("--suite: unknown suite '" + request.suite +
-                                "'; known: " + join(all, [](const Suite& s) { return s.name; }));
+  const Suite& suite = suite_named(request.suite);
   if (devices.empty()) throw std::invalid_argument("--device: no device to run on");
   for (int b : request.batches)
     if (b < 1)
       throw std::invalid_argument("--batch: '" + std::to_string(b) + "' is not a positive integer");
 
-  const auto models = chosen_models(request, *suite, available_models);
+  const auto models = chosen_models(request, suite, available_models);
   const std::vector<PassSet> pass_sets =
-      request.pass ? std::vector<PassSet>{*request.pass} : suite->pass_sets;
+      request.pass ? std::vector<PassSet>{*request.pass} : suite.pass_sets;
 
   std::vector<Group> groups;
   std::set<std::string> seen_devices;
   for (const auto& device : devices) {
     if (!seen_devices.insert(keyed_device(device.id, device.backend)).second) continue;
     const auto& batches = !request.batches.empty() ? request.batches
-                          : device.is_gpu          ? suite->gpu_batches
-                                                   : suite->cpu_batches;
+                          : device.is_gpu          ? suite.gpu_batches
+                                                   : suite.cpu_batches;
     const auto precisions =
         !request.precisions.empty() ? request.precisions : default_precisions(device.is_gpu);
     for (const Model* model : models)
@@ -157,7 +117,7 @@ Plan expand_plan(const RunRequest& request, const std::vector<Model>& available_
                    [](const Group& a, const Group& b) { return a.gflop < b.gflop; });
 
   Plan plan;
-  plan.sweep_until_oom = suite->sweep_until_oom;
+  plan.sweep_until_oom = suite.sweep_until_oom;
   for (auto& group : groups)
     for (auto& point : group.points) plan.points.push_back(std::move(point));
   return plan;

@@ -1,6 +1,6 @@
 #pragma once
-// What `layerbench run` measures: the suites (quick, standard, full), explicit flags that
-// override them, and the order of the points. Pure logic: no backend is asked anything; a
+// What `layerbench run` measures: a suite (harness/plan/suites.hpp), explicit flags that
+// override it, and the order of the points. Pure logic: no backend is asked anything; a
 // backend records the precisions its device lacks as `unsupported` when the point runs.
 #include <map>
 #include <optional>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "harness/model/accounting.hpp"
+#include "harness/plan/suites.hpp"
 #include "harness/precision.hpp"
 
 namespace lb {
@@ -25,7 +26,7 @@ struct DeviceTarget {
 
 // The command line's request; an empty list means "the suite's default".
 struct RunRequest {
-  std::string suite = "quick";  // quick | standard | full
+  std::string suite = default_suite().name;  // a suite of harness/plan/suites.hpp
   std::vector<std::string> models;
   std::vector<int> batches;
   std::vector<Precision> precisions;
@@ -48,24 +49,12 @@ struct PlannedPoint {
 
 struct Plan {
   std::vector<PlannedPoint> points;
-  // `full`: GPU batches go up to a limit no GPU reaches; the runner stops each sweep at its
-  // first out-of-memory batch (see harness/measure/oom_sweep.hpp) and records the larger batches as
-  // oom.
-  bool sweep_until_oom = false;
+  bool sweep_until_oom = false;  // the suite's (Suite::sweep_until_oom)
 };
 
-// The suites (defaults that explicit flags replace):
-//   quick (default): resnet50, vit_b_16; fwd; batch 1 and 8;
-//   standard:        every model; fwd and train; batch 1..64 (powers of two) on GPUs, 1..8 on CPUs;
-//   full:            as standard, GPU batches 1..4096 swept until out of memory.
-// Precisions: every one for GPUs; fp32 and bf16 for CPUs (oneDNN on AVX2 reports bf16
-// unsupported, which the results then say). fwd and train share their forward points: a
-// training request measures fwd, bwd_data and bwd_weights, and both sums come from them.
-//
-// Order: the points of one device/backend/model/precision/batch are contiguous (a killed run leaves
-// whole models), forward passes first within it; these groups run cheapest first by their
-// GFLOP, so a sweep's batches ascend. Throws std::invalid_argument naming the flag (--suite,
-// --model, --device) for a bad request.
+// The points a request measures: the suite's unless the flags replace its models, passes and
+// batches, in the order docs/measuring.md ("Points") gives and says why. Throws
+// std::invalid_argument naming the flag (--suite, --model, --device) for a bad request.
 Plan expand_plan(const RunRequest& request, const std::vector<Model>& available_models,
                  const std::vector<DeviceTarget>& devices);
 

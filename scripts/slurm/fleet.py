@@ -46,13 +46,9 @@ RESERVED_OPTIONS = {"job-name", "time", "exclusive", "output", "error", "depende
 RESERVED_RUN_FLAGS = {"-o", "--output", "--resume", "--force", "--dry-run", "--assume-usable-gpu",
                       "--suite"}
 
-# Time limits. The plan's estimate bounds the timed part of each point only
-# (harness/plan/plan_estimate.hpp); set-up (inputs, buffers, algorithm choice) and
-# validation come on top. Measured on a shared 2-core AMD EPYC: ResNet-50 fwd, batch 1 and 8,
-# FP32 on the CPU at a 0.2 s cap took 84 s for 48 points against an estimate of 19.2 s, i.e.
-# 1.35 s per point beyond the estimate; SETUP_S_PER_POINT rounds that up (GPU set-up, with its
-# autotuning, has not been measured). The factor and the start-up allowance (doctor, the CPU
-# peak of the results context, model loading) are chosen margins; --time-margin sets the factor.
+# Time limits: the plan's estimate x a factor (--time-margin) + set-up per point + start-up; the
+# set-up per point rounds up a measurement, the factor and start-up are chosen margins
+# (docs/measuring.md, "Time estimates").
 DEFAULT_TIME_MARGIN = 1.5
 SETUP_S_PER_POINT = 2
 STARTUP_ALLOWANCE_S = 300
@@ -266,9 +262,9 @@ def what_failed(proc) -> str:
     return lines[0] if any(line.startswith("Usage:") for line in lines) else lines[-1]
 
 
-def dry_run_estimate(binary: Path, suite: str, run_flags) -> dict:
+def dry_run_estimate(binary: Path, run_flags) -> dict:
     # The nodes' GPUs, not this login node's: planned as usable.
-    cmd = [str(binary), "run", "--dry-run", "--assume-usable-gpu", "--suite", suite, *run_flags]
+    cmd = [str(binary), "run", "--dry-run", "--assume-usable-gpu", *run_flags]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
                               timeout=120)
@@ -318,10 +314,10 @@ def stem_expression(results_dir: Path, slug: str) -> str:
     return f'{q(results_dir)}/{q(slug)}-"$SLURMD_NODENAME"-"$SLURM_JOB_ID"'
 
 
-def job_script(target: Target, *, out: Path, binary: Path, python: str, suite: str, run_flags,
+def job_script(target: Target, *, out: Path, binary: Path, python: str, run_flags,
                minutes: int, points: int, estimate_s: float, margin: float) -> str:
     results = out / "results"
-    run = " ".join(q(x) for x in [binary, "run", "--suite", suite, *run_flags])
+    run = " ".join(q(x) for x in [binary, "run", *run_flags])
     lines = [
         "#!/bin/bash",
         f"# layerbench fleet target {target.text} (scripts/slurm/fleet.py). Time limit: the plan's",
@@ -530,6 +526,9 @@ def fleet_main(args) -> int:
         if flag.split("=", 1)[0] in RESERVED_RUN_FLAGS:
             raise FleetError(f"run flags: {flag.split('=', 1)[0]} is set by the fleet itself "
                              "(use --suite, --out and --resume of fleet.sh)")
+    # The suites are the binary's own (`layerbench list --suites`): it checks the name, and
+    # without --suite uses its default.
+    run_flags = (["--suite", args.suite] if args.suite else []) + run_flags
     binary = Path(args.binary).resolve()
     if not binary.is_file():
         raise FleetError(f"--binary: {binary} not found (build layerbench first: scripts/test.sh, "
@@ -546,7 +545,7 @@ def fleet_main(args) -> int:
         results, _ = load_results_dir(results_dir, refuse_unusable_file)
         done = complete_targets(results)
 
-    estimate = dry_run_estimate(binary, args.suite, run_flags)
+    estimate = dry_run_estimate(binary, run_flags)
     scripts = []
     for t in targets:
         if t.text in done:
@@ -555,7 +554,7 @@ def fleet_main(args) -> int:
         points, estimate_s = node_plan(estimate, device, gpu_count(t))
         minutes = time_limit_minutes(points, estimate_s, args.time_margin)
         scripts.append((t, minutes, job_script(
-            t, out=out, binary=binary, python=python, suite=args.suite, run_flags=run_flags,
+            t, out=out, binary=binary, python=python, run_flags=run_flags,
             minutes=minutes, points=points, estimate_s=estimate_s, margin=args.time_margin)))
 
     if args.dry_run:
@@ -647,8 +646,9 @@ def parse_args(argv):
     ap.add_argument("--targets", required=True,
                     help="';'-separated targets, each ','-separated sbatch options, e.g. "
                          "\"partition=a100;partition=h100,gres=gpu:h100:1\"")
-    ap.add_argument("--suite", default="quick", choices=["quick", "standard", "full"],
-                    help="layerbench run --suite (default quick)")
+    ap.add_argument("--suite",
+                    help="layerbench run --suite, one of `layerbench list --suites` (default: "
+                         "run's default)")
     ap.add_argument("--out", required=True, type=path_text,
                     help="fleet directory on storage every node sees: results/, report/, logs/")
     ap.add_argument("--resume", action="store_true",

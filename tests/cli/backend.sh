@@ -5,11 +5,11 @@
 # resumed with its one backend. Skipped (77) in a build without the OpenBLAS backend.
 set -euo pipefail
 bin="$1"
-tiny="$LAYERBENCH_SOURCE_DIR/tests/data/workloads/tiny.json"
+tiny="$LAYERBENCH_SOURCE_DIR/tests/data/models/tiny.json"
 real="$LAYERBENCH_SOURCE_DIR/tests/python/fixtures/real"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-fast=(--device cpu --workload "$tiny" --model tiny --max-time-per-point 0.05 --quiet --cpu-roofs skip)
+fast=(--device cpu --model-file "$tiny" --model tiny --max-time-per-point 0.05 --quiet --cpu-roofs skip)
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib/helpers.bash"
 
@@ -57,7 +57,7 @@ json "$work/two.json" "[p['reason'] for p in d['points'] if p['status'] == 'unsu
   || fail "context: OpenBLAS facts missing"
 
 # kill -9 in the middle of a two-backend training run; --resume measures the rest, each point once.
-train=(--device cpu --workload "$tiny" --model tiny --batch 1,2 --precision fp32 --pass train
+train=(--device cpu --model-file "$tiny" --model tiny --batch 1,2 --precision fp32 --pass train
        --backend onednn,openblas --max-time-per-point 0.2 --quiet --cpu-roofs skip)
 "$bin" run "${train[@]}" -o "$work/killed.json" &
 pid=$!

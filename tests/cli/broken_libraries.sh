@@ -9,7 +9,7 @@ set -euo pipefail
 bin="$1"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/helpers.bash"
 new_work_folder
-tiny="$LAYERBENCH_SOURCE_DIR/tests/data/workloads/tiny.json"
+tiny="$LAYERBENCH_SOURCE_DIR/tests/data/models/tiny.json"
 library_path="${LD_LIBRARY_PATH:-}"
 
 # --- the binary links none of the CUDA libraries: it loads them at run time ---
@@ -79,8 +79,8 @@ for case in "${cases[@]}"; do
   echo "== $case: $broken"
 
   expect_rc 0 "$case: --version" "$bin" --version
-  expect_rc 0 "$case: list" "$bin" list --workload "$tiny" --model tiny
-  expect_rc 0 "$case: CPU run" "$bin" run --device cpu --backend onednn --python none --workload "$tiny" --model tiny \
+  expect_rc 0 "$case: list" "$bin" list --model-file "$tiny" --model tiny
+  expect_rc 0 "$case: CPU run" "$bin" run --device cpu --backend onednn --python none --model-file "$tiny" --model tiny \
     --max-time-per-point 0.05 --quiet --batch 1 --precision fp32 --pass fwd -o "$work/$case.json"
   [ "$(json "$work/$case.json" 'd["status"]')" = complete ] || fail "$case: the CPU run is not complete"
 

@@ -7,10 +7,10 @@
 # know them: each is refused as a flag of no backend in that build, and nothing is written.
 set -euo pipefail
 bin="$1"
-tiny="$LAYERBENCH_SOURCE_DIR/tests/data/workloads/tiny.json"
+tiny="$LAYERBENCH_SOURCE_DIR/tests/data/models/tiny.json"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-fast=(--device cpu --workload "$tiny" --model tiny --batch 1 --precision fp32 --pass fwd
+fast=(--device cpu --model-file "$tiny" --model tiny --batch 1 --precision fp32 --pass fwd
       --max-time-per-point 0.05 --quiet --cpu-roofs skip)
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib/helpers.bash"

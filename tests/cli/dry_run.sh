@@ -5,10 +5,10 @@
 # node; --assume-usable-gpu without --dry-run is exit 2.
 set -euo pipefail
 bin="$1"
-tiny="$LAYERBENCH_SOURCE_DIR/tests/data/workloads/tiny.json"
+tiny="$LAYERBENCH_SOURCE_DIR/tests/data/models/tiny.json"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/helpers.bash"
 new_work_folder
-plan=(--workload "$tiny" --model tiny --batch 1 --precision fp32 --pass fwd --python none)
+plan=(--model-file "$tiny" --model tiny --batch 1 --precision fp32 --pass fwd --python none)
 
 # The doctor's verdict (its exit code says whether a GPU is usable; the JSON says it too).
 "$bin" doctor --json --python none >"$work/doctor.json" || true

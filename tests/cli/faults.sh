@@ -4,8 +4,8 @@
 # naming the file and what to do, the right exit code, and nothing measured lost.
 set -euo pipefail
 bin="$(realpath "$1")"
-tiny="$LAYERBENCH_SOURCE_DIR/tests/data/workloads/tiny.json"
-base=(--device cpu --workload "$tiny" --model tiny --precision fp32 --quiet --cpu-roofs skip)
+tiny="$LAYERBENCH_SOURCE_DIR/tests/data/models/tiny.json"
+base=(--device cpu --model-file "$tiny" --model tiny --precision fp32 --quiet --cpu-roofs skip)
 fast=("${base[@]}" --max-time-per-point 0.02)
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib/helpers.bash"

@@ -4,10 +4,10 @@
 # the points that cannot get memory recorded as oom; none hangs or dies by a signal.
 set -euo pipefail
 bin="$(realpath "$1")"
-tiny="$LAYERBENCH_SOURCE_DIR/tests/data/workloads/tiny.json"
+tiny="$LAYERBENCH_SOURCE_DIR/tests/data/models/tiny.json"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/helpers.bash"
 new_work_folder
-run=(run --device cpu --workload "$tiny" --model tiny --precision fp32 --max-time-per-point 0.02
+run=(run --device cpu --model-file "$tiny" --model tiny --precision fp32 --max-time-per-point 0.02
      --quiet --cpu-roofs skip)
 cases=0
 
@@ -48,7 +48,7 @@ if ! bash -c 'ulimit -v 1000000; exec "$@"' _ "$bin" --version >/dev/null 2>&1; 
 else
   # Every precision of the suite (FP32 and BF16): the crashes came once earlier points had used
   # up the address space.
-  vrun=(run --device cpu --workload "$tiny" --model tiny --batch 1,2 --pass train
+  vrun=(run --device cpu --model-file "$tiny" --model tiny --batch 1,2 --pass train
         --max-time-per-point 0.05 --quiet)
   backends=("" "" "")
   if grep -q "OpenBLAS *compiled" <<<"$("$bin" --version)"; then
@@ -111,7 +111,7 @@ fi
 
 # A FIFO as every file argument of layerbench: refused naming it, not waited on (bounded).
 mkfifo "$work/fifo.json"
-for args in "list --workload $work/fifo.json" "run --device cpu --workload $work/fifo.json --dry-run" \
+for args in "list --model-file $work/fifo.json" "run --device cpu --model-file $work/fifo.json --dry-run" \
             "run --resume $work/fifo.json"; do
   read -ra argv <<<"$args"
   expect_rc 2 "$args" timeout 120 "$bin" "${argv[@]}"

@@ -1,9 +1,9 @@
 # `layerbench list`: exit codes, the model totals in --json, and the errors for bad flags and
-# bad workload files. Usage: bash list.sh <layerbench binary>; env LAYERBENCH_SOURCE_DIR.
+# bad model files. Usage: bash list.sh <layerbench binary>; env LAYERBENCH_SOURCE_DIR.
 set -euo pipefail
 
 bin="$1"
-data="$LAYERBENCH_SOURCE_DIR/tests/data/workloads"
+data="$LAYERBENCH_SOURCE_DIR/tests/data/models"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
@@ -71,10 +71,33 @@ assert qkv["shape"]["m"] == 197 * 8 and qkv["precision"] == "bf16" and qkv["batc
 assert qkv["memory_bytes"] == (197 * 8 * 768 + 2304 * 768 + 197 * 8 * 2304) * 2, qkv["memory_bytes"]
 EOF
 
-# A user workload file next to the shipped models.
-expect_exit 0 --workload "$data/tiny.json" --model tiny resnet50
+# A user model file next to the shipped models.
+expect_exit 0 --model-file "$data/tiny.json" --model tiny resnet50
 grep -q "^tiny: Tiny test model" "$work/out" || fail "user model not listed"
 grep -q "^resnet50: " "$work/out" || fail "second --model value not listed"
+# --workload, the flag's old name, is the same flag.
+cp "$work/out" "$work/by_model_file"
+expect_exit 0 --workload "$data/tiny.json" --model tiny resnet50
+cmp -s "$work/out" "$work/by_model_file" || fail "--workload lists otherwise than --model-file"
+
+# --- the suites `run --suite` takes (harness/plan/suites.cpp), as text and as JSON ---
+expect_exit 0 --suites
+grep -q "^quick (default): resnet50,vit_b_16; fwd; batches 1,8 on CPUs, 1,8 on GPUs; 2 rounds" \
+  "$work/out" || { cat "$work/out" >&2; fail "list --suites: the quick suite's line"; }
+expect_exit 0 --suites --json
+python3 - "$work/out" <<'EOF'
+import json, sys
+suites = json.load(open(sys.argv[1]))["suites"]
+assert [s["name"] for s in suites] == ["quick", "standard", "full"], suites
+assert [s["default"] for s in suites] == [True, False, False], suites
+full = suites[2]
+assert full["sweep_until_oom"] and full["gpu_batches"][-1] == 4096 and full["models"] == [], full
+for s in suites:
+    assert 0 < s["min_time_per_point_s"] <= s["max_time_per_point_s"] and s["rounds"] >= 1, s
+    assert s["passes"] and all(p in ("fwd", "train") for p in s["passes"]), s
+EOF
+expect_exit 2 --suites --batch 8
+expect_err "--batch excludes --suites"
 
 # --- bad flags: exit 2, message names the flag and value ---
 expect_exit 2 --model nope
@@ -92,16 +115,16 @@ expect_exit 0 --model resnet50 --batch 2674
 expect_exit 2 --model resnet50 --batch 2675
 expect_err "--batch 2675: resnet50 op conv7x7_3to64_s2_224: tensor y (2675 x 64 x 112 x 112)"
 
-# --- bad workload files: exit 2 with the loader's message ---
-expect_exit 2 --workload "$data/zero_stride.json"
+# --- bad model files: exit 2 with the loader's message ---
+expect_exit 2 --model-file "$data/zero_stride.json"
 expect_err "$data/zero_stride.json: ops[1].stride_h: must be a positive integer"
-expect_exit 2 --workload "$data/duplicate_key.json"
+expect_exit 2 --model-file "$data/duplicate_key.json"
 expect_err "$data/duplicate_key.json: ops[1]: duplicate key \"stride_h\""
-expect_exit 2 --workload "$data/malformed.json"
+expect_exit 2 --model-file "$data/malformed.json"
 expect_err "$data/malformed.json: line 5: not valid JSON"
-expect_exit 2 --workload "$data/duplicate_model_name.json"
+expect_exit 2 --model-file "$data/duplicate_model_name.json"
 expect_err "$data/duplicate_model_name.json: name: model \"resnet50\" is already defined in "
-expect_exit 2 --workload "$work/missing.json"
+expect_exit 2 --model-file "$work/missing.json"
 expect_err "$work/missing.json: cannot be opened for reading"
 
 echo "list: ok"

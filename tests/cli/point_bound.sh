@@ -5,10 +5,10 @@
 # and --resume goes on past it. Bounded: the stuck case takes the 1 s bound and 30 s of grace.
 set -euo pipefail
 bin="$(realpath "$1")"
-tiny="$LAYERBENCH_SOURCE_DIR/tests/data/workloads/tiny.json"
+tiny="$LAYERBENCH_SOURCE_DIR/tests/data/models/tiny.json"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/helpers.bash"
 new_work_folder
-run=(run --device cpu --backend onednn --workload "$tiny" --model tiny --precision fp32 --batch 1
+run=(run --device cpu --backend onednn --model-file "$tiny" --model tiny --precision fp32 --batch 1
      --pass fwd --max-time-per-point 0.02 --python none --quiet)
 cases=0
 

@@ -22,8 +22,8 @@ fi
 
 # A build without OpenMP (the clang sanitizer build) cannot set oneDNN's thread count, and the
 # test is about a run at 2 threads.
-"$bin" run --device cpu --backend onednn --threads 2 --workload \
-  "$LAYERBENCH_SOURCE_DIR/tests/data/workloads/tiny.json" --model tiny --batch 1 \
+"$bin" run --device cpu --backend onednn --threads 2 --model-file \
+  "$LAYERBENCH_SOURCE_DIR/tests/data/models/tiny.json" --model tiny --batch 1 \
   --precision fp32 --pass fwd --max-time-per-point 0.001 --quiet --python none \
   -o "$work/probe.json" >"$work/probe.out" 2>&1 || true
 if grep -q "cannot set oneDNN's thread count" "$work/probe.out"; then
@@ -31,11 +31,9 @@ if grep -q "cannot set oneDNN's thread count" "$work/probe.out"; then
   exit 0
 fi
 
-# Test data: the tiny model plus one GEMM large enough (about 2.1 GFLOP, milliseconds a sample)
-# that its samples span the scheduler's slice, so a lost core shows in every one of them. At
-# 0.5 GFLOP a sample took 1.4 ms on a 2-core AMD EPYC (AVX-512, 2 threads): shorter than a slice,
-# so some rounds ran clean between the busy loop's turns; 5.2 ms at this size.
-tiny="$LAYERBENCH_SOURCE_DIR/tests/data/workloads/tiny.json"
+# Test data: the tiny model plus one GEMM of about 2.1 GFLOP, whose samples span the scheduler's
+# slice so that a lost core shows in every one (docs/measuring.md, "Busy machines", says why).
+tiny="$LAYERBENCH_SOURCE_DIR/tests/data/models/tiny.json"
 cat >"$work/long.json" <<'JSON'
 {"schema": "layerbench-model/1", "name": "long", "title": "Long GEMM (test data)",
  "source": "layerbench test data: one made-up GEMM sized to take milliseconds",
@@ -48,10 +46,10 @@ common=(--device cpu --backend onednn --batch 1 --precision fp32 --pass fwd
 
 run_both() {  # run_both THREADS NAME: the tiny model and the long GEMM into NAME-{tiny,long}.json
   expect_rc 0 "run at $1 threads (tiny)" "$bin" run "${common[@]}" --threads "$1" \
-    --workload "$tiny" --model tiny -o "$work/$2-tiny.json" --benchmark_out="$work/$2-gb.json"
+    --model-file "$tiny" --model tiny -o "$work/$2-tiny.json" --benchmark_out="$work/$2-gb.json"
   cp "$work/err" "$work/$2-tiny.err"
   expect_rc 0 "run at $1 threads (long)" "$bin" run "${common[@]}" --threads "$1" \
-    --workload "$work/long.json" --model long -o "$work/$2-long.json"
+    --model-file "$work/long.json" --model long -o "$work/$2-long.json"
   cp "$work/err" "$work/$2-long.err"
 }
 count() {  # count NAME EXPR: sums EXPR over the timed points of both files

@@ -10,8 +10,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/helpers.bash"
 new_work_folder
 
 # A model file of its own, so that it can be edited and removed.
-cp "$LAYERBENCH_SOURCE_DIR/tests/data/workloads/tiny.json" "$work/tiny.json"
-"$bin" run --device cpu --backend onednn --workload "$work/tiny.json" --model tiny --batch 1,2 \
+cp "$LAYERBENCH_SOURCE_DIR/tests/data/models/tiny.json" "$work/tiny.json"
+"$bin" run --device cpu --backend onednn --model-file "$work/tiny.json" --model tiny --batch 1,2 \
   --precision fp32 --pass fwd --max-time-per-point 0.01 --quiet --cpu-roofs skip -o "$work/done.json" \
   || fail "the run to resume"
 [ "$(json "$work/done.json" "len(d['settings']['model_files']['tiny']['sha256'])")" = 64 ] \

@@ -4,12 +4,12 @@
 # round is in the journal keeps every point, loadable and resumable; --rounds is checked.
 set -euo pipefail
 bin="$1"
-tiny="$LAYERBENCH_SOURCE_DIR/tests/data/workloads/tiny.json"
+tiny="$LAYERBENCH_SOURCE_DIR/tests/data/models/tiny.json"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/helpers.bash"
 new_work_folder
 # --algo heuristic: a later round's autotune on a busy machine may pick another implementation,
 # and such a round is not counted (its note says so); the library's first choice is stable.
-common=(--device cpu --backend onednn --workload "$tiny" --model tiny --batch 1 --precision fp32
+common=(--device cpu --backend onednn --model-file "$tiny" --model tiny --batch 1 --precision fp32
         --pass fwd --python none --algo heuristic --cpu-roofs skip)
 
 expect_rc 2 "--rounds 0" "$bin" run "${common[@]}" --rounds 0 -o "$work/x.json"

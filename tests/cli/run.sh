@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # `layerbench run` as a user meets it: exit codes, the results file, kill -9 and --resume,
-# Ctrl-C, and refusals. Uses the tiny test model (tests/data/workloads/tiny.json) to stay fast.
+# Ctrl-C, and refusals. Uses the tiny test model (tests/data/models/tiny.json) to stay fast.
 set -euo pipefail
 bin="$1"
-tiny="$LAYERBENCH_SOURCE_DIR/tests/data/workloads/tiny.json"
+tiny="$LAYERBENCH_SOURCE_DIR/tests/data/models/tiny.json"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-fast=(--device cpu --backend onednn --workload "$tiny" --model tiny --max-time-per-point 0.05 --quiet --cpu-roofs skip)
+fast=(--device cpu --backend onednn --model-file "$tiny" --model tiny --max-time-per-point 0.05 --quiet --cpu-roofs skip)
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib/helpers.bash"
 
@@ -20,8 +20,8 @@ grep -q "nosuchmodel" "$work/err" || fail "unknown model not named"
 expect_rc 2 "bad batch" "$bin" run "${fast[@]}" --batch 0 -o "$work/x.json"
 grep -q -- "--batch" "$work/err" || fail "bad batch: flag not named"
 echo '{"schema": "layerbench-model/1", "name": "bad", "ops": [' > "$work/bad.json"
-expect_rc 2 "malformed workload" "$bin" run "${fast[@]}" --workload "$work/bad.json" -o "$work/x.json"
-grep -q "bad.json" "$work/err" || fail "malformed workload: file not named"
+expect_rc 2 "malformed model file" "$bin" run "${fast[@]}" --model-file "$work/bad.json" -o "$work/x.json"
+grep -q "bad.json" "$work/err" || fail "malformed model file: file not named"
 [ ! -e "$work/x.json" ] || fail "a refused run wrote a results file"
 
 # A forward run: every fp32 point measured and validated, fp16 recorded unsupported (no CPU
@@ -35,7 +35,7 @@ expect_rc 0 "tiny forward run" "$bin" run "${fast[@]}" --batch 1 --precision fp3
 
 # Every memory-bound kind, forward and backward, measured and validated; the model sums say
 # which estimate they are and share the time per kind group; only inference has a folded one.
-memory=(--device cpu --workload "$LAYERBENCH_SOURCE_DIR/tests/data/workloads/tiny_memory.json"
+memory=(--device cpu --model-file "$LAYERBENCH_SOURCE_DIR/tests/data/models/tiny_memory.json"
         --model tiny_memory --max-time-per-point 0.05 --quiet --cpu-roofs skip)
 expect_rc 0 "memory-bound training run" "$bin" run "${memory[@]}" --batch 2 --precision fp32 --pass train -o "$work/memory.json"
 # The conv's fwd and bwd_weights (the input layer), 9 memory-bound ops x 2 passes less the
@@ -61,12 +61,12 @@ grep -q -- "--force" "$work/err" || fail "overwrite refusal does not mention --f
 
 # A requested GPU that is unusable: the doctor's reason, exit 1 (only where no GPU is usable).
 if ! "$bin" doctor >/dev/null 2>&1; then
-  expect_rc 1 "unusable GPU" "$bin" run --device gpu --workload "$tiny" --model tiny --quiet -o "$work/gpu.json"
+  expect_rc 1 "unusable GPU" "$bin" run --device gpu --model-file "$tiny" --model tiny --quiet -o "$work/gpu.json"
   grep -q "No usable GPU" "$work/err" || fail "unusable GPU: no doctor verdict"
 fi
 
 # kill -9 in the middle leaves a loadable incomplete file; --resume completes it.
-train=(--device cpu --backend onednn --workload "$tiny" --model tiny --batch 1,2,4 --precision fp32 --pass train
+train=(--device cpu --backend onednn --model-file "$tiny" --model tiny --batch 1,2,4 --precision fp32 --pass train
        --max-time-per-point 0.3 --quiet --cpu-roofs skip)
 "$bin" run "${train[@]}" -o "$work/killed.json" &
 pid=$!

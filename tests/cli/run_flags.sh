@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # `layerbench run`'s flags read once at the boundary: each bad value is exit 2 with one line
 # naming the flag (or, for a resumed file, the file and its settings field), and a relative
-# --workload is recorded so that --resume works from any folder.
+# --model-file is recorded so that --resume works from any folder.
 set -euo pipefail
 bin="$(realpath "$1")"
-tiny="$LAYERBENCH_SOURCE_DIR/tests/data/workloads/tiny.json"
+tiny="$LAYERBENCH_SOURCE_DIR/tests/data/models/tiny.json"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-plan=(--device cpu --backend onednn --workload "$tiny" --model tiny --dry-run)
+plan=(--device cpu --backend onednn --model-file "$tiny" --model tiny --dry-run)
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib/helpers.bash"
 
@@ -25,8 +25,25 @@ refused "seed past 2^64-1" "--seed" "${plan[@]}" --seed 18446744073709551616
 refused "empty output" "--output" "${plan[@]}" -o ''
 refused "empty batch" "--batch" "${plan[@]}" --batch ''
 refused "empty precision" "--precision" "${plan[@]}" --precision ''
-refused "folder as workload" "is a folder" --device cpu --workload "$work" --model tiny --dry-run
+refused "folder as model file" "is a folder" --device cpu --model-file "$work" --model tiny --dry-run
 expect_rc 0 "largest seed" "$bin" run "${plan[@]}" --seed 18446744073709551615
+expect_rc 2 "unknown suite" "$bin" run "${plan[@]}" --suite huge
+grep -qF -- "--suite: huge not in {" "$work/err" || { cat "$work/err" >&2; fail "unknown suite not named"; }
+
+# Each suite's rounds, as `list --suites --json` gives them, are its runs'.
+"$bin" list --suites --json > "$work/suites.json"
+for suite in $(json "$work/suites.json" "' '.join(s['name'] for s in d['suites'])"); do
+  expect_rc 0 "dry run of the $suite suite" "$bin" run "${plan[@]}" --suite "$suite"
+  [ "$(json "$work/out" "d['rounds']")" = \
+    "$(json "$work/suites.json" "next(s['rounds'] for s in d['suites'] if s['name'] == '$suite')")" ] \
+    || fail "the $suite suite's rounds are not its dry run's"
+done
+
+# --workload, the model-file flag's old name, is the same flag.
+expect_rc 0 "--model-file" "$bin" run "${plan[@]}"
+cp "$work/out" "$work/by_model_file.json"
+expect_rc 0 "--workload" "$bin" run --device cpu --backend onednn --workload "$tiny" --model tiny --dry-run
+cmp -s "$work/out" "$work/by_model_file.json" || fail "--workload plans otherwise than --model-file"
 
 # --dry-run counts what the run would measure: the points --benchmark_filter leaves (the last
 # one given, as Google Benchmark reads them), and a filter that leaves none is refused.
@@ -39,18 +56,18 @@ planned() { expect_rc 0 "dry run $*" "$bin" run "${plan[@]}" "${fwd[@]}" "$@"; j
 refused "dry run that filters out every point" "--benchmark_filter 'zzz': matches none" \
   "${plan[@]}" "${fwd[@]}" --benchmark_filter=zzz
 refused "run that filters out every point" "--benchmark_filter 'zzz': matches none" \
-  --device cpu --backend onednn --workload "$tiny" --model tiny "${fwd[@]}" --quiet \
+  --device cpu --backend onednn --model-file "$tiny" --model tiny "${fwd[@]}" --quiet \
   --benchmark_filter=zzz -o "$work/filtered.json"
 [ ! -e "$work/filtered.json" ] || fail "a run that filters out every point wrote a results file"
 
-# A relative --workload is stored absolute: --resume from another folder finds it.
+# A relative --model-file is stored absolute: --resume from another folder finds it.
 cp "$tiny" "$work/tiny.json"
 mkdir "$work/elsewhere"
-(cd "$work" && "$bin" run --device cpu --backend onednn --workload tiny.json --model tiny \
+(cd "$work" && "$bin" run --device cpu --backend onednn --model-file tiny.json --model tiny \
    --batch 1 --precision fp32 --pass fwd --max-time-per-point 0.01 --quiet --cpu-roofs skip -o run.json) \
-  || fail "run with a relative --workload"
+  || fail "run with a relative --model-file"
 [ "$(json "$work/run.json" "d['settings']['workloads'][0]")" = "$(realpath "$work/tiny.json")" ] \
-  || fail "relative --workload not stored absolute"
+  || fail "relative --model-file not stored absolute"
 python3 - "$work/run.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -5,11 +5,11 @@
 # reader that has gone, which had what it wanted.
 set -euo pipefail
 bin="$(realpath "$1")"
-tiny="$LAYERBENCH_SOURCE_DIR/tests/data/workloads/tiny.json"
+tiny="$LAYERBENCH_SOURCE_DIR/tests/data/models/tiny.json"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 source "$(dirname "${BASH_SOURCE[0]}")/lib/helpers.bash"
-run=(run --device cpu --workload "$tiny" --model tiny --precision fp32 --batch 1,2 --pass train
+run=(run --device cpu --model-file "$tiny" --model tiny --precision fp32 --batch 1,2 --pass train
      --max-time-per-point 0.05 --quiet --cpu-roofs skip)
 cases=0
 

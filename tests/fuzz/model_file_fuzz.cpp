@@ -1,4 +1,4 @@
-// libFuzzer target: a model file as `--workload FILE` reads it, then the accounting `list` and
+// libFuzzer target: a model file as `--model-file FILE` reads it, then the accounting `list` and
 // `run` do with every op it accepts (the indexing check at the batch, then problems, FLOPs,
 // bytes, memory and model totals), so UBSan sees the arithmetic the limits are meant to bound.
 #include <cstddef>
@@ -16,7 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     model =
         load_model_text(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.json");
-  } catch (const WorkloadError&) {
+  } catch (const ModelFileError&) {
     return 0;  // rejected with a message: what the loader must do with bad input
   }
   // Batch 1, a suite batch, the `full` suite's largest and the largest --batch accepts.

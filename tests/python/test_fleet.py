@@ -20,8 +20,8 @@ from layerbench_report import results_file
 
 fleet = import_file(SCRIPTS / "slurm" / "fleet.py")
 
-TINY = ROOT / "tests" / "data" / "workloads" / "tiny.json"
-TINY_RUN = ["--device", "cpu", "--workload", str(TINY), "--model", "tiny", "--batch", "1",
+TINY = ROOT / "tests" / "data" / "models" / "tiny.json"
+TINY_RUN = ["--device", "cpu", "--model-file", str(TINY), "--model", "tiny", "--batch", "1",
             "--precision", "fp32", "--pass", "fwd", "--max-time-per-point", "0.05",
             "--cpu-roofs", "skip"]
 
@@ -119,23 +119,30 @@ def test_the_device_of_the_run_flags():
     assert fleet.run_device(["--device=cpu"]) == "cpu"
 
 
+def binary_suites():
+    """The suites as the binary prints them (`layerbench list --suites --json`), by name."""
+    proc = subprocess.run([binary(), "list", "--suites", "--json"], capture_output=True,
+                          text=True, check=True)
+    return {s["name"]: s for s in json.loads(proc.stdout)["suites"]}
+
+
 def test_dry_run_estimate_of_the_real_binary():
-    estimate = fleet.dry_run_estimate(binary(), "quick", TINY_RUN)
-    # tiny, batch 1, fp32, forward: 4 points on the CPU, oneDNN runs each; per point the quick
-    # suite's rounds of (0.05 s cap + 0.02 s warm-up + set-up per visit) plus the first visit's
+    estimate = fleet.dry_run_estimate(binary(), TINY_RUN)
+    # tiny, batch 1, fp32, forward: 4 points on the CPU, oneDNN runs each; per point the default
+    # suite's rounds of (0.05 s cap + its warm-up + set-up per visit) plus the first visit's
     # set-up.
-    per_point = estimate["rounds"] * (0.05 + 0.02 + estimate["setup_per_visit_s"]) + \
-        estimate["first_visit_s"]
+    default, = (s for s in binary_suites().values() if s["default"])
+    per_point = estimate["rounds"] * (0.05 + default["warmup_min_s"] +
+                                      estimate["setup_per_visit_s"]) + estimate["first_visit_s"]
     assert estimate["devices"]["cpu"] == {"points": 4, "refused_points": 0,
                                           "estimated_seconds": pytest.approx(4 * per_point)}
     # A build with OpenBLAS plans its backend on the CPU too, keyed apart (cpu@openblas).
     assert set(estimate["devices"]) <= {"cpu", "cpu@openblas"}
-    both = fleet.dry_run_estimate(binary(), "quick", [f for f in TINY_RUN if f != "cpu" and
-                                                      f != "--device"])
+    both = fleet.dry_run_estimate(binary(), [f for f in TINY_RUN if f not in ("cpu", "--device")])
     # auto plans the CPU and one GPU
     assert {"cpu", "gpu:0"} <= set(both["devices"]) <= {"cpu", "cpu@openblas", "gpu:0"}
     with pytest.raises(fleet.FleetError, match="--batch"):
-        fleet.dry_run_estimate(binary(), "quick", ["--batch", "0"])
+        fleet.dry_run_estimate(binary(), ["--batch", "0"])
 
 
 # ---- job scripts
@@ -168,6 +175,17 @@ def test_dry_run_prints_exclusive_jobs_and_an_afterany_report(tmp_path):
     assert "--exclusive" not in jobs[2]
 
 
+def test_the_suite_is_the_binarys_to_check_and_default(tmp_path):
+    """fleet.py keeps no list of suites: --suite goes to the binary's run, which checks it, and
+    without --suite the jobs run the binary's default."""
+    suites = binary_suites()
+    other = next(name for name, s in suites.items() if not s["default"])
+    _, text = scripts_of(tmp_path, "--suite", other)
+    assert f" run --suite {other} --device cpu " in text
+    _, text = scripts_of(tmp_path)
+    assert " run --device cpu " in text and "--suite" not in text
+
+
 def test_time_margin_changes_the_limit(tmp_path):
     _, text = scripts_of(tmp_path, "--time-margin", "2")
     assert "estimate 1 s x 2.0 + 4 points x 2 s set-up + 300 s start-up" in text
@@ -180,6 +198,7 @@ def test_time_margin_changes_the_limit(tmp_path):
     (["--", "--resume=x.json"], "set by the fleet"),
     (["--report-options", "dependency=afterok:1"], "--report-options"),
     (["--", "--precision", "fp99"], "--precision"),
+    (["--suite", "huge"], "--suite: huge not in {"),
 ])
 def test_bad_fleet_input_is_one_line_and_exit_2(tmp_path, args, words):
     base = ["--targets", "partition=alpha", "--out", tmp_path / "f", "--dry-run"]
@@ -279,7 +298,7 @@ def fleet_dir(tmp_path_factory):
                           timeout=300)
     assert done.returncode == 0, done.stderr
     unfinished = results / "gamma-node7-13.json"
-    proc = subprocess.Popen([exe, "run", "--device", "cpu", "--workload", str(TINY), "--model",
+    proc = subprocess.Popen([exe, "run", "--device", "cpu", "--model-file", str(TINY), "--model",
                              "tiny", "--batch", "1,2,4", "--pass", "train", "--precision", "fp32",
                              "--max-time-per-point", "0.3", "--quiet", "--cpu-roofs", "skip",
                              "-o", str(unfinished)],

@@ -314,8 +314,8 @@ def test_run_records_the_frameworks_and_the_report_shows_them(tmp_path):
     tensorflow(site, "2.21.0", {"is_cuda_build": False}, package="tensorflow-cpu")
     out = tmp_path / "run.json"
     proc = subprocess.run(
-        [BINARY, "run", "--device", "cpu", "--backend", "onednn", "--workload",
-         ROOT / "tests" / "data" / "workloads" / "tiny.json", "--model", "tiny", "--batch", "1",
+        [BINARY, "run", "--device", "cpu", "--backend", "onednn", "--model-file",
+         ROOT / "tests" / "data" / "models" / "tiny.json", "--model", "tiny", "--batch", "1",
          "--precision", "fp32", "--pass", "fwd", "--max-time-per-point", "0.05", "--quiet",
          "--cpu-roofs", "skip", "--python", python, "-o", out],
         capture_output=True, text=True, timeout=600)
@@ -333,8 +333,8 @@ def test_run_records_the_frameworks_and_the_report_shows_them(tmp_path):
 
 
 def test_run_with_a_python_that_does_not_exist_is_a_usage_error(tmp_path):
-    proc = subprocess.run([BINARY, "run", "--device", "cpu", "--workload",
-                           ROOT / "tests" / "data" / "workloads" / "tiny.json", "--model", "tiny",
+    proc = subprocess.run([BINARY, "run", "--device", "cpu", "--model-file",
+                           ROOT / "tests" / "data" / "models" / "tiny.json", "--model", "tiny",
                            "--python", tmp_path / "nope", "-o", tmp_path / "run.json"],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 2 and "--python" in proc.stderr, proc.stderr

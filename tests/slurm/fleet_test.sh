@@ -10,7 +10,7 @@ set -euo pipefail
 bin="$(realpath "$1")"
 src="$LAYERBENCH_SOURCE_DIR"
 fleet="$src/scripts/slurm/fleet.sh"
-tiny="$src/tests/data/workloads/tiny.json"
+tiny="$src/tests/data/models/tiny.json"
 source "$src/tests/cli/lib/helpers.bash"
 
 skip() { echo "SKIP: $*"; exit 77; }
@@ -112,7 +112,7 @@ until sinfo -h -n "$node" -o %t 2>/dev/null | grep -q idle; do
 done
 echo "cluster up: node $node in partitions alpha and beta"
 
-tiny_run=(--device cpu --workload "$tiny" --model tiny --batch 1 --precision fp32 --pass fwd
+tiny_run=(--device cpu --model-file "$tiny" --model tiny --batch 1 --precision fp32 --pass fwd
           --max-time-per-point 0.05 --cpu-roofs skip)
 # fleet.sh's printed job ids: "<target>: job <id> ..." and "report: job <id> ...".
 job_of() { sed -n "s/^$1: job \([0-9]*\).*/\1/p" "$2"; }
@@ -139,11 +139,11 @@ gpu_here=0
 "$bin" doctor >/dev/null 2>&1 && gpu_here=1
 if [ "$gpu_here" -eq 0 ]; then
   expect_rc 0 "fleet C" "$fleet" --binary "$bin" --targets "partition=alpha" \
-    --out "$work/fleet-c" -- --device gpu --workload "$tiny" --model tiny --batch 1
+    --out "$work/fleet-c" -- --device gpu --model-file "$tiny" --model tiny --batch 1
   cp "$work/out" "$work/submit-c"
 fi
 # D: a longer target, cancelled while running (SIGTERM: the run saves an interrupted file).
-long_run=(--device cpu --workload "$tiny" --model tiny --batch 1,2,4,8 --precision fp32
+long_run=(--device cpu --model-file "$tiny" --model tiny --batch 1,2,4,8 --precision fp32
           --pass train --max-time-per-point 0.3 --cpu-roofs skip)
 expect_rc 0 "fleet D" "$fleet" --binary "$bin" --targets "partition=beta" --out "$work/fleet-d" \
   -- "${long_run[@]}"

@@ -18,7 +18,7 @@ Plan plan_of(int cpu_points, int gpu_points) {
   return plan;
 }
 
-// The formula on a tiny workload: per runnable point rounds x (cap + warm-up + set-up per
+// The formula on the tiny test model: per runnable point rounds x (cap + warm-up + set-up per
 // visit) + first visit; a refused point adds nothing.
 TEST(PlanEstimate, RoundsOfCapWarmupAndSetupPerRunnablePoint) {
   const EstimateRule rule{.max_time_per_point_s = 0.5, .rounds = 2, .warmup_s = 0.05};

@@ -24,7 +24,7 @@ BIN = sys.argv[1]
 SOURCE = Path(os.environ["LAYERBENCH_SOURCE_DIR"])
 TINY = [
     "--device", "cpu", "--backend", "onednn",
-    "--workload", str(SOURCE / "tests/data/workloads/tiny.json"),
+    "--model-file", str(SOURCE / "tests/data/models/tiny.json"),
     "--model", "tiny", "--precision", "fp32", "--quiet", "--cpu-roofs", "skip",
 ]
 SHORT = ["--max-time-per-point", "0.05"]

@@ -1,7 +1,7 @@
-// The workload catalogue: the shipped models' totals and shapes, batch scaling, training
+// The model files: the shipped models' totals and shapes, batch scaling, training
 // passes, per-op accounting, and the loader's rejection of every kind of bad file.
-#include "harness/model/accounting.hpp"
 #include "harness/model/model_file.hpp"
+#include "harness/model/accounting.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -19,7 +19,7 @@ namespace lb {
 namespace {
 
 const std::filesystem::path fixtures =
-    std::filesystem::path(LAYERBENCH_SOURCE_DIR) / "tests" / "data" / "workloads";
+    std::filesystem::path(LAYERBENCH_SOURCE_DIR) / "tests" / "data" / "models";
 
 const std::vector<Model>& builtin() {
   static const std::vector<Model> models = load_builtin_models();
@@ -177,13 +177,13 @@ TEST(Builtin, MemoryBoundOpsAddNoFlopsAndTheirOwnPasses) {
   EXPECT_EQ(kind_group(OpKind::bmm), "gemm");
 }
 
-// scripts/gpu-check.sh's workloads: the in-place ReLU and add of ResNet-50 are met in the check,
-// not first in the suite; the legacy step times ResNet-50's convolutions and nothing else.
-const std::filesystem::path gpu_check_workloads =
-    std::filesystem::path(LAYERBENCH_SOURCE_DIR) / "bench" / "workloads";
+// The model files scripts/gpu-check.sh runs: the in-place ReLU and add of ResNet-50 are met in the
+// check, not first in the suite; the legacy step times ResNet-50's convolutions and nothing else.
+const std::filesystem::path gpu_check_models =
+    std::filesystem::path(LAYERBENCH_SOURCE_DIR) / "bench" / "gpu_check_models";
 
-TEST(GpuCheckWorkloads, MemoryOpsCheckRunsReluAndAddInPlaceAsResNet50Does) {
-  const Model check = load_model_file(gpu_check_workloads / "memory_ops_check.json");
+TEST(GpuCheckModels, MemoryOpsCheckRunsReluAndAddInPlaceAsResNet50Does) {
+  const Model check = load_model_file(gpu_check_models / "memory_ops_check.json");
   for (const std::string id : {"relu_256_56", "add_256_56"}) {
     SCOPED_TRACE(id);
     EXPECT_TRUE(op(check, id).memory.in_place);
@@ -191,8 +191,8 @@ TEST(GpuCheckWorkloads, MemoryOpsCheckRunsReluAndAddInPlaceAsResNet50Does) {
   }
 }
 
-TEST(GpuCheckWorkloads, ResNet50ConvsIsEveryResNet50ConvolutionAlone) {
-  const Model convs = load_model_file(gpu_check_workloads / "resnet50_convs.json");
+TEST(GpuCheckModels, ResNet50ConvsIsEveryResNet50ConvolutionAlone) {
+  const Model convs = load_model_file(gpu_check_models / "resnet50_convs.json");
   std::vector<std::string> expected, got;
   for (const auto& o : model("resnet50").ops)
     if (o.kind == OpKind::conv) expected.push_back(o.id);
@@ -330,7 +330,7 @@ TEST(Passes, ParsePassSet) {
 }
 
 // ---- accounting of one small op, by hand ----
-// tests/data/workloads/tiny.json, op "stem": x 1x3x8x8 = 192, w 4x3x3x3 = 108, y 1x4x8x8 = 256.
+// tests/data/models/tiny.json, op "stem": x 1x3x8x8 = 192, w 4x3x3x3 = 108, y 1x4x8x8 = 256.
 TEST(Accounting, HandComputedForOneSmallConvolution) {
   const Model tiny = load_model_file(fixtures / "tiny.json");
   const auto& stem = op(tiny, "stem");
@@ -398,7 +398,7 @@ void expect_rejected(const std::filesystem::path& path, const std::string& messa
   try {
     load_model_file(path);
     ADD_FAILURE() << "loaded " << path;
-  } catch (const WorkloadError& e) {
+  } catch (const ModelFileError& e) {
     EXPECT_EQ(std::string(e.what()), path.string() + ": " + message);
   }
 }
@@ -408,16 +408,16 @@ struct BadFile {
   const char* message;  // after "<path>: "
 };
 
-class BadWorkload : public ::testing::TestWithParam<BadFile> {};
+class BadModelFile : public ::testing::TestWithParam<BadFile> {};
 
-TEST_P(BadWorkload, IsRejectedWithFileOpAndField) {
+TEST_P(BadModelFile, IsRejectedWithFileOpAndField) {
   const auto path = fixtures / GetParam().file;
   ASSERT_TRUE(std::filesystem::exists(path)) << path;
   expect_rejected(path, GetParam().message);
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Fixtures, BadWorkload,
+    Fixtures, BadModelFile,
     ::testing::Values(
         BadFile{"zero_stride.json", "ops[1].stride_h: must be a positive integer, is 0"},
         BadFile{"negative_pad.json", "ops[1].pad_w: must be a non-negative integer, is -1"},
@@ -645,8 +645,7 @@ TEST(Loader, TheSameKeyInDifferentObjectsIsNoDuplicate) {
 // ---- the limits (SCHEMA.md, "Limits"): checked while reading, before any DOM is built ----
 
 TEST(Limits, DeepNestingIsRejectedAtTheSchemasDepthWithItsPath) {
-  // 100k unclosed objects took 54 s and 14 GB before the SAX pass (duplicate-key paths grew
-  // with the depth); the error now comes at the fifth level.
+  // The error comes at the fifth level, before any DOM or path is built (SCHEMA.md, "Limits").
   std::string nested_objects;
   for (int i = 0; i < 100000; ++i) nested_objects += R"({"a":)";
   expect_model_rejected(nested_objects,
@@ -741,7 +740,7 @@ TEST(Loader, DuplicateModelNamesAcrossFilesNameBothFiles) {
   try {
     load_models({first, second});
     FAIL() << "loaded both";
-  } catch (const WorkloadError& e) {
+  } catch (const ModelFileError& e) {
     EXPECT_EQ(
         std::string(e.what()),
         second.string() + ": name: model \"resnet50\" is already defined in " + first.string());
