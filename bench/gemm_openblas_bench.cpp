@@ -1,14 +1,7 @@
-// oneDNN's matmul (through the CPU backend, as the harness runs it) against OpenBLAS
-// cblas_sgemm on the same FP32 GEMMs: ViT-B/16's linear layers and attention products at
-// batch 1. Both run warm on one buffer set with the same thread count and are timed the same
-// way (steady clock around one call, median of single runs), in alternating rounds. The
-// target: oneDNN within 5%.
-//
+// oneDNN's matmul, as the harness runs it, against OpenBLAS's cblas_sgemm on ViT-B/16's FP32
+// GEMMs: exit 1 when oneDNN is more than 5% slower on any, 2 without OpenBLAS (how it times:
+// docs/measuring.md, "The harness against bare loops").
 //   gemm_openblas_bench [--threads N] [--openblas LIBRARY]
-// Prints one line per shape and exits 1 when oneDNN is more than 5% slower on any.
-//
-// OpenBLAS is loaded at run time (through the platform layer), not linked: the bench builds
-// wherever the project builds and says so when OpenBLAS is missing (exit 2).
 #include <chrono>
 #include <cmath>
 #include <cstdio>

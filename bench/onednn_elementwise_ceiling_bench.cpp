@@ -1,14 +1,7 @@
-// How close oneDNN's element-wise points come to what the memory allows: the median of a point
-// measured the harness's way (the oneDNN case in the model's layout, warm) against a plain loop
-// over the same number of bytes on buffers of the same size (warm, compiled for AVX-512 or AVX2
-// where the CPU has it). An in-place ReLU or add reads and writes each element once whatever the
-// layout, so a loop that streams the bytes is the ceiling a framework's kernel reaches too
-// (PyTorch's relu_ and add_ are such loops). oneDNN and the loop alternate round by round, and
-// the medians of the round medians are compared.
-//
+// How close oneDNN's element-wise points come to a plain loop streaming the same bytes, the
+// ceiling a framework's kernel reaches too; a measurement, not a check: exit 0 whatever the ratio
+// (docs/measuring.md, "The harness against bare loops").
 //   onednn_elementwise_ceiling_bench [--threads N]     (1, the default; the loop is 1-thread)
-// Prints both medians, their ratio and the bandwidth they reach. A measurement, not a check:
-// exits 0 whatever the ratio.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

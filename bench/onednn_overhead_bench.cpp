@@ -1,16 +1,7 @@
-// The harness's own overhead on the CPU: the median of a point measured the harness's way
-// (Case::run_timed under lb::Sampler: virtual call, buffer-set step, thread setting, the
-// sampler's bookkeeping) against a bare loop timing the same oneDNN execute() call on the same
-// prepared case (warm, one buffer set) with the steady clock. Both take the median of single
-// runs; bare and harness runs alternate one by one, so that drifting machine load hits both
-// alike, in several rounds (the medians of the round medians are compared). They should agree
-// within 2%.
-// It also puts each point's GFLOP/s against the CPU's measured FP32 FMA peak (harness/cpu_peak)
-// with the same thread count: ResNet-50's 3x3 convolution should reach at least 70% of it (the
-// CPU harness issue's target).
-//
+// The harness's own overhead on the CPU: a point timed the harness's way against a bare loop
+// timing the same oneDNN call; exit 1 when they differ by more than 2% (docs/measuring.md, "The
+// harness against bare loops").
 //   onednn_overhead_bench [--threads N]     (0, the default, = every logical processor)
-// Prints both medians and their difference; exits 1 when the difference exceeds 2%.
 #include <chrono>
 #include <cmath>
 #include <cstdio>

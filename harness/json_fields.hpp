@@ -1,12 +1,8 @@
 #pragma once
 // Checked reading of the fields of a parsed JSON document from outside (model files, facts, the
-// GPU datasheet, results points); json_limits bounds the parse before, this checks each value.
-// Every error names the file and the field's path in one wording:
-//   "<file>: <path>: missing"
-//   "<file>: <path>: must be <what>, is <value>"   (wrong type, or out of range)
-//   "<file>: <path>: <rule the value breaks>"      (rules across fields, unknown fields)
-// Integers are range-checked on the JSON value itself, before any conversion: nlohmann's own
-// conversion is a plain cast, undefined for 1e30 into an unsigned.
+// GPU datasheet, results points), after json_limits bounded the parse. Every error is one line:
+// "<file>: <path>: missing", "...: must be <what>, is <value>" or "...: <rule the value breaks>".
+// Integers are range-checked on the JSON value: nlohmann's is a plain cast (UB for 1e30).
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>

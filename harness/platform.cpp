@@ -135,8 +135,8 @@ bool has_clflushopt() {
 #endif
 }
 
-// CLFLUSHOPT flushes lines in parallel: 10-18 GB/s on the 2-core test machine, where CLFLUSH,
-// ordered line after line, managed 0.3 GB/s (1, 8 and 50 MiB buffers, clean and dirty).
+// CLFLUSHOPT flushes lines in parallel, CLFLUSH one after another: far faster (docs/measuring.md,
+// "Caches").
 #if !defined(_MSC_VER)
 __attribute__((target("clflushopt")))
 #endif

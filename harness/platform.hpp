@@ -78,14 +78,9 @@ struct SearchFolder {
 };
 std::vector<SearchFolder> dll_search_folders_before_path();
 
-// The CPU time this process's threads have run, all together, and how often one of them was
-// switched off its core against its will (another runnable task took it). Read around each timed
-// CPU sample to tell a sample that lost its core. Linux: CLOCK_PROCESS_CPUTIME_ID and getrusage's
-// ru_nivcsw; Windows: GetProcessTimes (100 ns units, updated per scheduler quantum) and no switch
-// count (-1: the rule then judges by CPU time alone). And the time its threads spent runnable but
-// waiting for a core (Linux: the run-queue delay of /proc/self/task/*/schedstat, summed over the
-// threads; -1 where the OS does not tell): what a woken worker left behind another program shows,
-// where it counts no switch and its CPU time no hole.
+// Read around each timed CPU sample to tell one that lost its core: the CPU time of this
+// process's threads, their involuntary switches and their run-queue wait, -1 where the OS does
+// not tell (docs/measuring.md, "Busy machines", names each source and why all three).
 struct CpuUsage {
   double cpu_s = 0;
   long long involuntary_switches = -1;  // -1 where the OS does not count them

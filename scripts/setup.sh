@@ -1,17 +1,7 @@
 #!/usr/bin/env bash
-# Installs what layerbench needs and is missing: Debian packages (as root; otherwise prints the
-# apt-get line), the Python packages of scripts/requirements.txt and the report package (reports/)
-# into .venv, and oneDNN 3 from PyPI into .onednn where the system has no oneDNN 3 (Debian 12's
-# is 2.6.3). Idempotent.
-# --tests adds what only the tests need (below): kept out of a plain set-up, which needs no
-# compiler but g++, and because the Slurm and munge packages enable system daemons.
-# --torch adds PyTorch and torchvision (scripts/requirements-torch.txt) to .venv, for
-# scripts/torch_models.py and torch_layers.py: optional, as their wheels are large
-# (docs/checking-against-pytorch.md).
-# --frameworks installs tensorflow-cpu, tensorflow (without its [and-cuda] extra) and torch each
-# into its own virtual environment under .framework-venvs/, for the doctor's real-package tests
-# (tests/python/test_framework_probe.py): about 1.6 GB, 1.7 GB and 4 GB on disk; tensorflow-cpu
-# took 2 minutes to download and install here.
+# Installs what layerbench needs and is missing, idempotently: Debian packages (as root, else it
+# prints the apt-get line), .venv with the report package, oneDNN 3 into .onednn where the system
+# lacks it; --tests, --torch and --frameworks add more (docs/building.md says what and why).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 source "$ROOT/scripts/onednn-wheels.sh"
 

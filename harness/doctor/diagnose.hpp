@@ -31,8 +31,8 @@ struct Diagnosis {
   std::map<int, std::vector<std::string>> tensor_cores;  // GPU index -> "FP16", "TF32", ...
 };
 
-// Cards with less memory than this get a warning: the issue that asked for the doctor sets
-// 6 GB (decimal) as the point below which the larger layers at large batches may not fit.
+// Cards with less memory than this get a warning: a chosen line (6 GB, decimal) below which the
+// larger layers at large batches may not fit.
 inline constexpr double kSmallGpuMemoryBytes = 6e9;
 
 Diagnosis diagnose(const Snapshot& snapshot, const Facts& facts);

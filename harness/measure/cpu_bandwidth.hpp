@@ -1,16 +1,7 @@
 #pragma once
-// The CPU's memory bandwidth, measured as STREAM's triad measures it (J. McCalpin, STREAM,
-// stream.c): a[i] = b[i] + s * c[i] over three arrays of doubles, each at least 4 times the
-// last-level cache (stream.c's rule, so that no pass is served from cache), split evenly among
-// the threads, each thread first touching its own part (pages land near the core that uses
-// them). Used by `run`: the CPU's memory_bandwidth_gbps in the results file's context, the
-// report's memory roof.
-//
-// Bytes counted per pass = 3 x 8 x elements (two arrays read, one written), as STREAM counts
-// them: the read of `a` that a write-allocate cache adds is not counted, so the figure is what
-// the kernel asked for, not every byte the memory bus carried.
-// GB/s = 1e9 bytes / s = bytes per pass / wall time of the slowest thread, median of passes,
-// after one untimed pass.
+// The CPU's memory bandwidth as STREAM's triad measures it (J. McCalpin, stream.c), for the
+// results file's context and the report's memory roof. The kernel, what it counts and the
+// formula of GB/s: docs/measuring.md, "Roofs".
 #include <cstdint>
 #include <string>
 

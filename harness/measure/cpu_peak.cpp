@@ -31,9 +31,8 @@ namespace {
 // x86 cores, so 8-10 chains; 12 is a chosen margin that still fits the 16 ymm registers.
 constexpr int kChains = 12;
 
-// The kernels, widest last: the peak is the widest vectors' the CPU and OS run. With AVX2's
-// only, a 2-core Intel Xeon VM (AVX-512) measured 81-86 GFLOP/s on one thread, and oneDNN's
-// AVX-512 GEMMs there ran at 140-150, "170% of peak"; its zmm chains measured 161-170.
+// The kernels, widest last: the peak is the widest vectors' the CPU and OS run, since a
+// narrower kernel's peak is one the libraries exceed (docs/measuring.md, "Roofs").
 enum class Kernel { portable, avx2, avx512 };
 int lanes(Kernel k) { return k == Kernel::avx512 ? 16 : k == Kernel::avx2 ? 8 : 1; }
 

@@ -1,16 +1,7 @@
 #pragma once
-// The CPU's FP32 multiply-add peak, measured: every thread runs independent chains of fused
-// multiply-adds held in registers, so nothing but the FMA units limits the rate. Used by the
-// doctor (reported) and by `run` (the CPU's fp32 peak in the results file's context, from which
-// a CPU model sum's fraction of peak is computed).
-//
-// FLOPs are counted as 2 per multiply-add and lane:
-//   AVX-512F kernel: FLOPs = 2 x FMA instructions x 16 lanes (one zmm holds 16 floats), where
-//                    the CPU and OS run AVX-512
-//   AVX2+FMA kernel: FLOPs = 2 x FMA instructions x 8 lanes (one ymm holds 8 floats), else
-//   portable kernel: FLOPs = 2 x multiply-adds (scalar code; the compiler may vectorise it,
-//                    which changes the speed, not the count)
-// GFLOP/s = threads x FLOPs per thread / wall time of the slowest thread, median of repetitions.
+// The CPU's FP32 multiply-add peak, measured with independent FMA chains held in registers on
+// every thread, for the doctor and the results file's context (a CPU sum's fraction of peak).
+// The kernels, how FLOPs are counted and the formula of GFLOP/s: docs/measuring.md, "Roofs".
 #include <cstdint>
 #include <string>
 

@@ -1,13 +1,7 @@
 #pragma once
-// Ctrl-C (SIGINT), SIGTERM, SIGHUP and the other signals that would end the process, taken on a
-// thread of their own instead of by an asynchronous handler. An asynchronous handler runs on
-// whichever thread the kernel picks, and the kernel writes the handler's frame below that thread's
-// stack pointer. oneDNN's JIT GEMM kernels point the stack pointer into a heap buffer while they
-// run, so a signal taken there writes the frame into the heap: "corrupted size vs. prev_size",
-// "double free", SIGSEGV in dnnl_primitive_execute (oneDNN issue #4845, "Heap corruption caused by
-// signal handling"). Blocking the signals in every thread and waiting for them with sigwait() on
-// one thread that runs no compute means no signal frame is ever pushed onto a thread that runs
-// library code. On Windows the console control handler already runs on a thread of its own.
+// Ctrl-C (SIGINT), SIGTERM, SIGHUP and the other signals that would end the process, blocked in
+// every thread and taken with sigwait() on one that runs no compute: a handler's frame on a oneDNN
+// JIT kernel's thread lands in the heap (docs/results-format.md, "How the file is written").
 #include <atomic>
 
 namespace lb::interrupt {

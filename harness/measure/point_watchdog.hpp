@@ -17,12 +17,8 @@
 namespace lb {
 
 // The bound when `run --point-timeout` is not given, in seconds:
-// point_bound_setup_s + point_bound_cap_multiple x max_time_per_point_s. The timed part of a
-// point takes about 2 x the cap (harness/plan/plan_estimate.hpp), so 20 x the cap leaves ten
-// times that for points whose single samples are slow. The 300 s for set-up (inputs, buffers,
-// the library's algorithm search) and validation is a chosen allowance: the Slurm fleet measured
-// 1.35 s per point beyond the timed part on a shared 2-core CPU (scripts/slurm/fleet.py). The
-// bound is for hangs, not for slow points: it errs long.
+// point_bound_setup_s + point_bound_cap_multiple x max_time_per_point_s: chosen allowances for
+// hangs, not for slow points, so they err long (docs/measuring.md, "Time estimates").
 inline constexpr double point_bound_setup_s = 300;
 inline constexpr double point_bound_cap_multiple = 20;
 double default_point_time_bound_s(double max_time_per_point_s);

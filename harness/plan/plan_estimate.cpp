@@ -7,16 +7,8 @@
 namespace lb {
 
 namespace {
-// Derived from a quick run, 2 rounds, on the quiet 2-core test machine (Xeon with AVX-512 and
-// AMX, 2 threads, cold caches, load average 2.3 falling) from its context.time_split and the
-// points' notes.autotune_s: prepare 22.0 s of which autotune 20.3 s, inputs 6.0 s, validation
-// 3.3 s, over 284 timed points and 568 visits (284 x 2 rounds):
-// - per visit, what every round prepares again (buffers, inputs, the named implementation):
-//   (22.0 - 20.3 + 6.0) / 568 = 0.013 s;
-// - per point, what only its first visit does (autotune's candidates, validation):
-//   (20.3 + 3.3) / 284 = 0.083 s.
-// That run took 80.0 s wall (76.7 s measuring, the rest the machine's roofs and the doctor);
-// with the quick suite's 0.05 s cap and 0.02 s warm-up this formula gives 70.9 s.
+// Derived from a quick run's context.time_split on the 2-core test machine: the run, the
+// formula and how close it came are in docs/measuring.md, "Time estimates".
 constexpr double measured_setup_per_visit_s = 0.013;
 constexpr double measured_first_visit_s = 0.083;
 }  // namespace

@@ -1,14 +1,7 @@
 #pragma once
-// How long a plan may take, for `layerbench run --dry-run` and the Slurm fleet's time limits.
-// Per point the backend can run (refused points, asked of the backend without preparing
-// anything, take about nothing):
-//   rounds x (cap + warm-up + set-up per visit) + first visit
-// where cap is --max-time-per-point (sampling stops there unless the noise target stops it
-// sooner), warm-up the sampler's minimum warm-up, set-up per visit the inputs, buffers and
-// algorithm choice a round prepares again, and first visit what only the first round does
-// (validation, autotune's candidates). The set-up costs are this harness's measured averages
-// on a 2-core CPU (plan_estimate.cpp says where they come from); a point that stops early on
-// the noise target takes less, a very large one more. Pure logic.
+// How long a plan may take, for `layerbench run --dry-run` and the Slurm fleet's time limits:
+// per point the backend can run, rounds x (cap + warm-up + set-up per visit) + first visit.
+// Pure logic; the terms and the measured set-up costs: docs/measuring.md, "Time estimates".
 #include <functional>
 #include <map>
 #include <string>

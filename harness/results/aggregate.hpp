@@ -1,22 +1,7 @@
 #pragma once
 // Model-level sums over every operation from the measured points (the results file's
-// `models[]` and `boundaries[]`, reports/results-schema.md). Pure logic over Points.
-//
-//   inference (pass set fwd):  time = sum over ops of count x median(fwd)
-//   training  (pass set train): time = sum over ops of count x (median(fwd) + median(bwd_data)
-//                               + median(bwd_weights)); the input layer has no bwd_data; batch
-//                               norm's fwd is its training forward, fwd_training
-//   images/s = batch / time;  TFLOP/s = GFLOP / time_ms;  peak fraction = TFLOP/s / peak
-//
-// A batch that ran out of memory gets the largest batch b below it whose sum is ok, and the
-// accumulation alternative reaching batch B with k = ceil(B / b) steps of b (effective batch
-// k x b >= B): a step of k x b images takes k x time(b), so images/s = b / time(b). For training
-// this is gradient accumulation; for inference, k batches run one after another.
-//
-// These are "eager" estimates: one kernel per operation, as a framework runs the model
-// eagerly. Inference also has the "folded" one: the after_conv batch norms folded into their
-// convolutions, as frameworks deploy a model (the convolution's time unchanged: the folded
-// bias is a free output add in oneDNN and cuDNN).
+// `models[]` and `boundaries[]`, reports/results-schema.md). Pure logic over Points; the
+// formulas (eager and folded sums, rates, accumulation): docs/measuring.md, "Model sums".
 #include <cstdint>
 #include <map>
 #include <optional>

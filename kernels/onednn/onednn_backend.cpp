@@ -472,14 +472,9 @@ std::vector<Operation> candidates(const Problem& problem, const dnnl::engine& en
   return fast.empty() ? all : fast;
 }
 
-// One autotuning round of a candidate: the fastest of several timed runs, at least 2 runs and
-// 0.01 s, at most 7 runs or 0.1 s. The minimum, because on a busy machine noise only ever adds
-// time; 0.01 s is still 16 runs of the median point of a quick run (0.6 ms), and a round of a
-// slow candidate stops at 2 runs. With 0.033 s the candidates' rounds took 58 s of a 198 s quick
-// suite (2 threads, the 2-core test machine). With `checked_run` a run a compute thread spent
-// partly off its core counts only when no run of the round was clean, and is re-taken up to 7
-// times: under a background busy loop the first choice's rounds were all slowed in a quick run,
-// and a matmul 1.9 times as slow on the quiet machine won (2.32 against 1.25 ms).
+// One autotuning round of a candidate: the fastest of at least 2 runs and 0.01 s, at most 7 runs
+// or 0.1 s, a run partly off its core counting only when none of the round's was clean (the
+// fastest, as noise only adds time; the measurements behind the bounds: docs/measuring.md).
 double round_time(OnednnCase& c, const CaseOptions& options, int& preempted_runs) {
   const std::function<double()> run = [&c] { return c.run_timed(); };
   constexpr double none = std::numeric_limits<double>::infinity();

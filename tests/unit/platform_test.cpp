@@ -81,15 +81,9 @@ TEST(Platform, AddressSpaceAvailableReservesAndReleases) {
 }  // namespace
 }  // namespace lb::platform
 
-// What the cold mode relies on: after an eviction a buffer is read from memory, slower than the
-// same read from the caches. 128 KiB fits every x86 core's L2; each figure is the fastest of 31
-// tries, so a busy machine's slow spells drop out. One read per line, each line's address
-// read from the one before in a shuffled cycle, so that neither the prefetchers nor misses
-// in flight together hide memory's latency: with independent reads in order, an ASan build on
-// a 2-core AMD EPYC read the evicted buffer as fast as the cached one (0.087 against 0.090 ms).
-// The buffer was 1 MiB until a 2-core Intel Xeon under KVM read it "cached" at 1.0-1.8 ms,
-// near the 2.1-2.4 ms evicted: the L2 and L3 there are shared with other tenants. At 128 KiB
-// that machine read 0.12 ms evicted against 0.011-0.013 ms cached, release and ASan alike.
+// What the cold mode relies on: an evicted buffer is read from memory, slower than from the
+// caches. 128 KiB in a shuffled chain of reads, the fastest of 31 tries, so that neither the
+// prefetchers nor shared caches hide it (docs/measuring.md, "Caches", has the measurements).
 TEST(Platform, EvictedBytesAreReadFromMemory) {
   if (!lb::platform::can_evict_from_caches())
     GTEST_SKIP() << "this build evicts cache lines on x86 only";

@@ -1,12 +1,7 @@
 #pragma once
-// The order of calls that autotuning makes on a GPU case, apart from the hardware so that a test
-// double of the case can check it. Pure logic, unit-tested everywhere.
-//
-// Two things make the order matter. Every candidate writes the same output buffer, so a value a
-// slower candidate left behind would hide an element the winner never writes: the output is
-// poisoned again once the winner is chosen. And the launch hold (logic/launch_hold.hpp) adapts to
-// the launch it holds, so each candidate, and the winner afterwards, starts with a fresh one: a
-// candidate that blocks the host must not switch the hold off for the others.
+// The order of calls autotuning makes on a GPU case, apart from the hardware so that a test double
+// can check it: the output is poisoned again once the winner is chosen, and each candidate starts
+// with a fresh launch hold (docs/measuring.md, "Clocks", says why). Pure logic.
 #include <cstddef>
 #include <functional>
 #include <optional>

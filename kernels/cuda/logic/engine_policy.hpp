@@ -1,15 +1,7 @@
 #pragma once
 // Which cuDNN engines a precision may time (one rule per precision in a table, so that the choice
-// reads and is tested as data), and how much workspace they may take. Pure logic.
-//
-// The rules follow PyTorch's cuDNN v8 path (aten/src/ATen/native/cudnn/Conv_v8.cpp), since the
-// suite compares against it: engines that down-convert their inputs are refused everywhere, Tensor
-// Core engines are refused for strict FP32 (they would compute in TF32), and engines reducing in
-// less than FP32 are allowed for 16-bit data, as PyTorch allows them. Beyond PyTorch, tf32 prefers
-// Tensor Core engines: validation cannot tell TF32 from FP32 results, so without the preference a
-// "tf32" point could time an FFMA engine. And strict FP32 refuses FFT and Winograd engines, which
-// PyTorch allows: their transforms round in ways FP32's validation tolerance (1e-4) does not
-// accept.
+// reads and is tested as data), and how much workspace they may take. Pure logic; the rules and
+// where they follow or leave PyTorch's: docs/measuring.md, "Precisions".
 #include <array>
 #include <cstddef>
 #include <cstdint>

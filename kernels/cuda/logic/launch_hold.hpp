@@ -1,14 +1,7 @@
 #pragma once
-// Keeping the host's launch latency out of GPU timings. Pure logic, unit-tested everywhere.
-//
-// A start event is recorded on the stream, then the host spends microseconds enqueueing the
-// library call (cuDNN and cuBLASLt do real work on the host per call). An idle GPU reaches the
-// start event at once and waits for the launch, so a short layer would be timed with the host's
-// enqueue latency in it. Before each timed run the stream is therefore held by a small kernel that
-// waits on the GPU for longer than the host takes to enqueue start event, launch and stop event
-// (NVIDIA nvbench holds the stream with a blocking kernel for the same reason). The events then
-// bracket the GPU's work alone, which is what the layer costs inside a model whose launches are
-// queued ahead of the GPU.
+// Keeping the host's launch latency out of GPU timings: a kernel holds the stream while the host
+// enqueues start event, launch and stop event, so the events bracket the GPU's work alone
+// (docs/measuring.md, "Clocks", says why). Pure logic, unit-tested everywhere.
 #include <cstdint>
 #include <string>
 #include <utility>
