@@ -1,10 +1,6 @@
-# scripts/gpu-check.sh: the GPU check's plan against the device's rules (at most two calls, each
-# command under 540 s, at most 8 files back, at least 150 s of the 900 s unplanned); every step
-# of a call counted in its estimate; each measure step's points the binary's own count for the
-# same arguments, one round and no framework probe; the real run printing the plan the dry run
-# prints; call 1's results taken into deps/ for a call 2 on a fresh machine; deps/onednn restored
-# from the carried wheels by call 1 before it needs a GPU; cuBLASLt and cuDNN
-# found in PyTorch's pip packages when the toolkit lacks them; bad usage refused. No GPU needed.
+# scripts/gpu-check.sh without a GPU: its plan against the device's rules, its steps' estimates
+# and point counts, the real run keeping to the plan, `take`, oneDNN restored from the carried
+# wheels, cuDNN and cuBLASLt found in PyTorch's pip packages, bad usage refused.
 # Usage: bash gpu_check.sh <layerbench binary>; env LAYERBENCH_SOURCE_DIR.
 set -euo pipefail
 

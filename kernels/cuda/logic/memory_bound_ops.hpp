@@ -36,14 +36,10 @@ std::optional<std::string> memory_unsupported(const Problem& problem, int cc_maj
 // (batch norm, pooling). The others are laid out as the harness gives them.
 bool layout_applies(MemoryOp op);
 
-// The 4-d tensor cuDNN's legacy calls are told about for a tensor of `dims` (one of
-// tensor_dims' of a problem with this shape):
-//   a per-channel vector of C           1 x C x 1 x 1
-//   batch norm, pooling (N C H W)       as is, strides by `layout`
-//   softmax                             rows x last x 1 x 1 (CUDNN_SOFTMAX_MODE_INSTANCE then
-//                                       normalises each row over its last dimension)
-//   ReLU, GELU, add                     first x (product of the rest) x 1 x 1, so that add's
-//                                       broadcast operand (batch 1) broadcasts over N
+// The 4-d tensor cuDNN's legacy calls are told about for a tensor of `dims` (one of tensor_dims'
+// of a problem with this shape): a per-channel vector 1 x C x 1 x 1; batch norm and pooling as is
+// (N C H W), strides by `layout`; softmax rows x last x 1 x 1 (MODE_INSTANCE normalises each row);
+// ReLU, GELU and add first x (the rest) x 1 x 1, so that add's batch-1 operand broadcasts over N.
 // Throws std::invalid_argument for a batch norm or pooling tensor that is not 4-d.
 TensorSpec memory_tensor_spec(const MemoryShape& shape, const std::vector<std::int64_t>& dims,
                               Layout layout);
