@@ -13,10 +13,7 @@ FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
 run_step "configure (asan preset: clang, ASan + UBSan, CPU only)" cmake --preset asan
 run_step "build (asan)" cmake --build --preset asan -j "$(nproc)"
 # ctest --preset asan sets ASAN_OPTIONS/UBSAN_OPTIONS (CMakePresets.json): halt and abort on the
-# first report. Left to the main build, for CI time: the Windows build under Wine (no Linux
-# code of ours to sanitize), the Slurm fleet (daemons and a tiny run, 60 s) and cli.signals
-# (its dozens of runs take 180 s under ASan; the signal thread's code runs in every
-# command-line test here all the same).
+# first report. Three tests are left to the main build, for CI time (docs/building.md says why).
 run_step "unit and command-line tests under ASan + UBSan" \
   ctest --preset asan -j "$(nproc)" --timeout 900 \
   -E '^(windows_wine_doctor|slurm\.fleet|cli\.signals)$'
