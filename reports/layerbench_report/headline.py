@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from layerbench_report import results_file
 from layerbench_report.markup import P, fmt_ms, fmt_rate, fmt_ratio
-from layerbench_report.uncertainty import ratio_range, record_uncertainty
+from layerbench_report.uncertainty import ranged_text, record_uncertainty
 
 
 @dataclass
@@ -53,9 +53,8 @@ def ranged_ratio(data, model, fast, fast_device, slow, slow_device) -> tuple:
     """(ratio of fast's images/s to slow's, "1.75× (1.62–1.89×)"): the range from both sums'
     uncertainties (uncertainty.py)."""
     ratio = fast["images_per_s"] / slow["images_per_s"]
-    low, high = ratio_range(ratio, record_uncertainty(data, model, fast_device, fast),
-                            record_uncertainty(data, model, slow_device, slow))
-    return ratio, f"{fmt_ratio(ratio)} ({fmt_ratio(low).rstrip('×')}–{fmt_ratio(high)})"
+    return ratio, ranged_text(ratio, record_uncertainty(data, model, fast_device, fast),
+                              record_uncertainty(data, model, slow_device, slow))
 
 
 def headline(data, model) -> Headline:
