@@ -2,13 +2,14 @@
 // How long a plan may take, for `layerbench run --dry-run` and the Slurm fleet's time limits.
 // Per point the backend can run (refused points, asked of the backend without preparing
 // anything, take about nothing):
-//   rounds x (cap + warm-up + set-up per visit) + first visit
+//   rounds x (cap + warm-up + set-up per visit) x (1 + extra) + first visit
 // where cap is --max-time-per-point (sampling stops there unless the noise target stops it
 // sooner), warm-up the sampler's minimum warm-up, set-up per visit the inputs, buffers and
 // algorithm choice a round prepares again, and first visit what only the first round does
-// (validation, autotune's candidates). The set-up costs are this harness's measured averages
-// on a 2-core CPU (plan_estimate.cpp says where they come from); a point that stops early on
-// the noise target takes less, a very large one more. Pure logic.
+// (validation, autotune's candidates), and extra the time extra rounds may add (at most that
+// fraction of the suite's rounds; rounds.hpp) when there are 2 rounds or more. The set-up costs are
+// this harness's measured averages on a 2-core CPU (plan_estimate.cpp says where they come from); a
+// point that stops early on the noise target takes less, a very large one more. Pure logic.
 #include <functional>
 #include <map>
 #include <string>
@@ -28,7 +29,8 @@ struct PlanEstimate {
 struct EstimateRule {
   double max_time_per_point_s = 1.0;
   int rounds = 1;
-  double warmup_s = 0.05;  // Sampler::warmup_min_s
+  double warmup_s = 0.05;            // Sampler::warmup_min_s
+  double extra_rounds_fraction = 0;  // ExtraRoundsRule::budget_fraction; used when rounds >= 2
 };
 
 // Per device id and backend, as point keys name them ("cpu", "cpu@openblas", "gpu:0").

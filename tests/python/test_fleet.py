@@ -122,9 +122,10 @@ def test_the_device_of_the_run_flags():
 def test_dry_run_estimate_of_the_real_binary():
     estimate = fleet.dry_run_estimate(binary(), "quick", TINY_RUN)
     # tiny, batch 1, fp32, forward: 4 points on the CPU, oneDNN runs each; per point the quick
-    # suite's rounds of (0.05 s cap + 0.02 s warm-up + set-up per visit) plus the first visit's
-    # set-up.
-    per_point = estimate["rounds"] * (0.05 + 0.02 + estimate["setup_per_visit_s"]) + \
+    # suite's rounds of (0.05 s cap + 0.02 s warm-up + set-up per visit), the extra rounds'
+    # budget (a tenth more with 2 rounds or more), plus the first visit's set-up.
+    assert estimate["rounds"] == 2 and estimate["extra_rounds_fraction"] == 0.1
+    per_point = estimate["rounds"] * (0.05 + 0.02 + estimate["setup_per_visit_s"]) * 1.1 + \
         estimate["first_visit_s"]
     assert estimate["devices"]["cpu"] == {"points": 4, "refused_points": 0,
                                           "estimated_seconds": pytest.approx(4 * per_point)}
