@@ -23,6 +23,7 @@ struct DoctorOptions {
   std::string for_spec;
   std::string python;  // empty: the first python3/python on PATH; "none": skip
   double import_timeout_s = 60;
+  std::string cpu_peak = "measure";  // or "skip"
 };
 
 // The installed package of the target's framework and release ("2.21" matches 2.21.0).
@@ -69,7 +70,7 @@ int run_doctor(const DoctorOptions& options) {
   }
 
   doctor::ProbeOptions probe_options;
-  probe_options.measure_cpu_peak = true;
+  probe_options.measure_cpu_peak = options.cpu_peak == "measure";
   const doctor::Snapshot snapshot = probe_machine(probe_options);
   const doctor::Diagnosis diagnosis = doctor::diagnose(snapshot, facts);
   std::optional<doctor::FrameworkCheck> framework;
@@ -133,6 +134,9 @@ void add_doctor(CLI::App& app, Action& action) {
   sub->add_option("--import-timeout", options->import_timeout_s,
                   "Seconds each framework's import may take before it counts as hanging")
       ->check(CLI::Range(1.0, 3600.0));
+  sub->add_option("--cpu-peak", options->cpu_peak,
+                  "measure (default: the CPU's FP32 FMA peak, about a second) or skip")
+      ->check(CLI::IsMember({"measure", "skip"}));
   sub->callback([&action, options] { action = [options] { return run_doctor(*options); }; });
 }
 

@@ -206,7 +206,7 @@ DryRun dry_run_estimate(const RunFlags& f, const RunSetup& setup,
     }
   };
   const EstimateRule rule{o.max_time_per_point, setup.runner.rounds,
-                          setup.runner.sampler.warmup_min_s};
+                          setup.runner.sampler.warmup_min_s, ExtraRoundsRule{}.budget_fraction};
   dry.estimate = estimate_json(estimate_plan(plan, rule, refused), rule);
   if (setup.devices.all_gpus || !setup.devices.gpus.empty())
     dry.estimate["gpu_verdict"] = diagnosis.verdict;

@@ -95,6 +95,53 @@ void openblas_gemm(const OpenBlas& blas, const lb::GemmShape& g, const float* a,
 
 }  // namespace
 
+// Times one shape through oneDNN and OpenBLAS in alternating rounds, checks that their outputs
+// agree and prints a line; returns whether oneDNN took at most 5% more time.
+bool compare_shape(const OpenBlas& blas, lb::Backend& backend, const lb::Sampler& sampler,
+                   const Shape& shape) {
+  constexpr int rounds = 5;
+  lb::Problem p;
+  p.op = lb::GemmProblem{shape.gemm};
+  const auto inputs = lb::make_inputs(p, 1);
+  lb::CaseOptions options;
+  options.cache = lb::CacheMode::warm;
+  auto onednn_case = backend.prepare(p, inputs, options);
+  // Blocks of oneDNN runs and of OpenBLAS runs alternate in rounds, so that drifting machine
+  // load hits both alike; not run by run, as each library's idle worker threads spin for a
+  // while after a call and would slow the other's.
+  std::vector<float> c(static_cast<std::size_t>(lb::element_count(lb::tensor_dims(p).output)));
+  std::vector<double> onednn_medians, blas_medians;
+  for (int round = 0; round < rounds; ++round) {
+    onednn_medians.push_back(sampler.measure([&] { return onednn_case->run_timed(); }).median_s);
+    blas_medians.push_back(sampler
+                               .measure([&] {
+                                 const auto start = std::chrono::steady_clock::now();
+                                 openblas_gemm(blas, shape.gemm, inputs[0].data.data(),
+                                               inputs[1].data.data(), c.data());
+                                 return std::chrono::duration<double>(
+                                            std::chrono::steady_clock::now() - start)
+                                     .count();
+                               })
+                               .median_s);
+  }
+  const double onednn_s = lb::summarize(onednn_medians).median_s;
+  const double blas_s = lb::summarize(blas_medians).median_s;
+
+  // Same problem on both sides: the outputs must agree to FP32 rounding.
+  const auto ours = onednn_case->output();
+  double diff2 = 0, ref2 = 0;
+  for (std::size_t i = 0; i < c.size(); ++i)
+    diff2 += (ours.data[i] - c[i]) * double(ours.data[i] - c[i]), ref2 += double(c[i]) * c[i];
+  const double gflop = lb::flop_count(p) * 1e-9;
+  const double slower = onednn_s / blas_s - 1;
+  std::printf(
+      "%-14s %-26s oneDNN %-12s %8.3f ms %6.1f GFLOP/s | OpenBLAS %8.3f ms %6.1f GFLOP/s "
+      "| oneDNN %+6.1f%% time | outputs rel diff %.1e\n",
+      shape.label, lb::describe(p).c_str(), onednn_case->implementation().c_str(), onednn_s * 1e3,
+      gflop / onednn_s, blas_s * 1e3, gflop / blas_s, slower * 100, std::sqrt(diff2 / ref2));
+  return slower <= 0.05;
+}
+
 int main(int argc, char** argv) {
   int threads = 0;
   // The names OpenBLAS's shared library has on Linux, Windows and macOS.
@@ -133,50 +180,8 @@ int main(int argc, char** argv) {
   lb::Sampler sampler;
   sampler.rule.min_time_s = 0.2;
   sampler.rule.max_time_s = 1.0;
-  const int rounds = 5;
   bool within = true;
-  for (const auto& shape : shapes) {
-    lb::Problem p;
-    p.op = lb::GemmProblem{shape.gemm};
-    const auto inputs = lb::make_inputs(p, 1);
-    lb::CaseOptions options;
-    options.cache = lb::CacheMode::warm;
-    auto onednn_case = backend->prepare(p, inputs, options);
-    // Blocks of oneDNN runs and of OpenBLAS runs alternate in rounds, so that drifting machine
-    // load hits both alike; not run by run, as each library's idle worker threads spin for a
-    // while after a call and would slow the other's.
-    std::vector<float> c(static_cast<std::size_t>(lb::element_count(lb::tensor_dims(p).output)));
-    std::vector<double> onednn_medians, blas_medians;
-    for (int round = 0; round < rounds; ++round) {
-      onednn_medians.push_back(sampler.measure([&] { return onednn_case->run_timed(); }).median_s);
-      blas_medians.push_back(sampler
-                                 .measure([&] {
-                                   const auto start = std::chrono::steady_clock::now();
-                                   openblas_gemm(blas, shape.gemm, inputs[0].data.data(),
-                                                 inputs[1].data.data(), c.data());
-                                   return std::chrono::duration<double>(
-                                              std::chrono::steady_clock::now() - start)
-                                       .count();
-                                 })
-                                 .median_s);
-    }
-    const double onednn_s = lb::summarize(onednn_medians).median_s;
-    const double blas_s = lb::summarize(blas_medians).median_s;
-
-    // Same problem on both sides: the outputs must agree to FP32 rounding.
-    const auto ours = onednn_case->output();
-    double diff2 = 0, ref2 = 0;
-    for (std::size_t i = 0; i < c.size(); ++i)
-      diff2 += (ours.data[i] - c[i]) * double(ours.data[i] - c[i]), ref2 += double(c[i]) * c[i];
-    const double gflop = lb::flop_count(p) * 1e-9;
-    const double slower = onednn_s / blas_s - 1;
-    within = within && slower <= 0.05;
-    std::printf(
-        "%-14s %-26s oneDNN %-12s %8.3f ms %6.1f GFLOP/s | OpenBLAS %8.3f ms %6.1f GFLOP/s "
-        "| oneDNN %+6.1f%% time | outputs rel diff %.1e\n",
-        shape.label, lb::describe(p).c_str(), onednn_case->implementation().c_str(), onednn_s * 1e3,
-        gflop / onednn_s, blas_s * 1e3, gflop / blas_s, slower * 100, std::sqrt(diff2 / ref2));
-  }
+  for (const auto& shape : shapes) within = compare_shape(blas, *backend, sampler, shape) && within;
   std::printf("%s\n", within ? "oneDNN within 5% of OpenBLAS on every shape"
                              : "oneDNN more than 5% slower than OpenBLAS on some shape");
   return within ? 0 : 1;

@@ -66,7 +66,11 @@ RoundsAgreement judge_rounds(const std::vector<double>& medians_s,
 // The cap and the time budget (ExtraRoundsRule) are chosen in docs/measuring.md, "Rounds": 4
 // rounds is the fewest with which compare.py's U test can reach p < 0.05.
 bool needs_extra_round(const RoundsSummary& rounds, int suite_rounds, const ExtraRoundsRule& rule) {
-  return suite_rounds >= 2 && int(rounds.medians_s.size()) < rule.max_rounds && rounds.disagree;
+  const auto clean =
+      std::count(rounds.contended_rounds.begin(), rounds.contended_rounds.end(), false);
+  const bool one_clean_round = !rounds.contended && clean < 2;
+  return suite_rounds >= 2 && int(rounds.medians_s.size()) < rule.max_rounds &&
+         (rounds.disagree || one_clean_round);
 }
 
 }  // namespace lb

@@ -58,7 +58,8 @@ struct ExtraRoundsRule {
   double budget_fraction = 0.10;
 };
 // Whether a point with these rounds gets another: the suite asked for at least 2 rounds (one
-// round cannot disagree), it has fewer than the cap, and they disagree.
+// round cannot disagree), it has fewer than the cap, and they disagree or only one of them was
+// clean (the others contended), which leaves nothing to judge its figure against.
 bool needs_extra_round(const RoundsSummary& rounds, int suite_rounds, const ExtraRoundsRule& rule);
 
 // Combines one point's rounds (at least one; throws std::invalid_argument for none). A

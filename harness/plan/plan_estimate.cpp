@@ -20,7 +20,8 @@ std::map<std::string, PlanEstimate> estimate_plan(
     const Plan& plan, const EstimateRule& rule,
     const std::function<bool(const PlannedPoint&)>& refused) {
   const double per_visit = rule.max_time_per_point_s + rule.warmup_s + setup_per_visit_s();
-  const double per_point = std::max(1, rule.rounds) * per_visit + first_visit_s();
+  const double extra = rule.rounds >= 2 ? 1 + rule.extra_rounds_fraction : 1;
+  const double per_point = std::max(1, rule.rounds) * per_visit * extra + first_visit_s();
   std::map<std::string, PlanEstimate> per_device;
   for (const auto& point : plan.points) {
     PlanEstimate& e = per_device[keyed_device(point.device, point.backend)];
@@ -51,9 +52,11 @@ nlohmann::json estimate_json(const std::map<std::string, PlanEstimate>& per_devi
           {"rounds", rule.rounds},
           {"setup_per_visit_s", setup_per_visit_s()},
           {"first_visit_s", first_visit_s()},
+          {"extra_rounds_fraction", rule.rounds >= 2 ? rule.extra_rounds_fraction : 0.0},
           {"formula", "per point the backend can run: rounds x (max_time_per_point_s + warm-up " +
                           std::to_string(rule.warmup_s).substr(0, 4) +
-                          " s + setup_per_visit_s) + first_visit_s (validation, autotune); refused "
+                          " s + setup_per_visit_s) x (1 + extra_rounds_fraction) + first_visit_s "
+                          "(validation, autotune); refused "
                           "points 0 (asked of the CPU backends); a GPU's points are planned only "
                           "when the run would measure on it (the doctor finds it usable, or "
                           "--assume-usable-gpu) and counted runnable"},

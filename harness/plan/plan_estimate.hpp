@@ -1,7 +1,7 @@
 #pragma once
 // How long a plan may take, for `layerbench run --dry-run` and the Slurm fleet's time limits:
-// per point the backend can run, rounds x (cap + warm-up + set-up per visit) + first visit.
-// Pure logic; the terms and the measured set-up costs: docs/measuring.md, "Time estimates".
+// per point the backend can run, rounds x (cap + warm-up + set-up per visit) x (1 + extra) +
+// first visit. Pure logic; the terms and the measured set-up costs: docs/measuring.md.
 #include <functional>
 #include <map>
 #include <string>
@@ -21,7 +21,8 @@ struct PlanEstimate {
 struct EstimateRule {
   double max_time_per_point_s = 1.0;
   int rounds = 1;
-  double warmup_s = 0.05;  // Sampler::warmup_min_s
+  double warmup_s = 0.05;            // Sampler::warmup_min_s
+  double extra_rounds_fraction = 0;  // ExtraRoundsRule::budget_fraction; used when rounds >= 2
 };
 
 // Per device id and backend, as point keys name them ("cpu", "cpu@openblas", "gpu:0").

@@ -1,6 +1,7 @@
 #include "kernels/cuda/cudnn_conv.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 
@@ -122,6 +123,32 @@ struct Candidate {
   std::int64_t workspace = 0;
 };
 
+// Of the heuristics' configs, those the precision's rule and the workspace limit allow, with
+// their facts, in the heuristics' order; each other goes to `reject` with why.
+void keep_configs(std::vector<Descriptor> configs, Precision precision, std::int64_t limit,
+                  const std::function<void(const std::string&, const std::string&)>& reject,
+                  std::vector<Descriptor>& accepted, std::vector<EngineFacts>& accepted_facts) {
+  for (Descriptor& config : configs) {
+    EngineFacts facts;
+    try {
+      facts = engine_facts(config.get());
+    } catch (const LibraryError& e) {
+      reject("an engine config", std::string("not inspectable: ") + e.what());
+      continue;
+    }
+    if (const auto why = logic::engine_rejection(precision, facts.notes)) {
+      reject(facts.tag, *why);
+      continue;
+    }
+    if (facts.workspace && *facts.workspace > limit) {
+      reject(facts.tag, "needs " + std::to_string(*facts.workspace) + " bytes of workspace");
+      continue;
+    }
+    accepted.push_back(std::move(config));
+    accepted_facts.push_back(std::move(facts));
+  }
+}
+
 class CudnnConvCase final : public GpuCase {
  public:
   CudnnConvCase(std::shared_ptr<DeviceContext> context, const Problem& problem,
@@ -220,25 +247,8 @@ void CudnnConvCase::find_candidates(Precision precision, std::uint64_t tensor_by
   for (const auto mode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
     std::vector<Descriptor> accepted;
     std::vector<EngineFacts> accepted_facts;
-    for (Descriptor& config : heuristic_configs(graph_.get(), mode)) {
-      EngineFacts facts;
-      try {
-        facts = engine_facts(config.get());
-      } catch (const LibraryError& e) {
-        reject("an engine config", std::string("not inspectable: ") + e.what());
-        continue;
-      }
-      if (const auto why = logic::engine_rejection(precision, facts.notes)) {
-        reject(facts.tag, *why);
-        continue;
-      }
-      if (facts.workspace && *facts.workspace > limit) {
-        reject(facts.tag, "needs " + std::to_string(*facts.workspace) + " bytes of workspace");
-        continue;
-      }
-      accepted.push_back(std::move(config));
-      accepted_facts.push_back(std::move(facts));
-    }
+    keep_configs(heuristic_configs(graph_.get(), mode), precision, limit, reject, accepted,
+                 accepted_facts);
     std::vector<logic::EngineNotes> notes;
     for (const EngineFacts& f : accepted_facts) notes.push_back(f.notes);
     std::vector<std::size_t> order = logic::preferred_engines(precision, notes);

@@ -574,7 +574,8 @@ class OnednnBackend : public Backend {
                                         memory_limit, threads_);
   }
 
-  // Times every candidate implementation on warm caches in interleaved rounds and keeps
+  // Times every candidate implementation in interleaved rounds, on the caches the point is
+  // measured with (the fastest warm is not always the fastest cold), and keeps
   // oneDNN's first choice unless another wins clearly (onednn_autotune_rule.hpp); the notes
   // record the first choice, every candidate's best time and spread, and what autotuning cost.
   std::unique_ptr<Case> autotune(const Problem& problem, const std::vector<HostTensor>& inputs,
@@ -588,10 +589,9 @@ class OnednnBackend : public Backend {
     if (all.size() > 1) {
       std::vector<std::unique_ptr<OnednnCase>> trials;
       // No warm-up run: a round keeps the fastest of at least 2 runs, so a first run's page
-      // faults and cold caches never decide.
+      // faults never decide.
       for (const auto& op : all)
-        trials.push_back(
-            make_case(problem, op, inputs, CacheMode::warm, options.memory_limit_bytes));
+        trials.push_back(make_case(problem, op, inputs, options.cache, options.memory_limit_bytes));
       std::vector<bool> contending(trials.size(), true);
       for (int round = 0; round < autotune_rounds; ++round) {
         for (std::size_t i = 0; i < trials.size(); ++i)

@@ -121,12 +121,14 @@ def op_label(op, count):
     return f"{op} ×{count}" if count > 1 else op
 
 
-def layer_rows(ax, ops, series, value_of, log=True, unit=""):
+def layer_rows(ax, ops, series, value_of, log=True, unit="", range_of=None):
     """A dot plot: one row per op, one dot per series (label, colour, {op: point}) joined by a
     grey line, so the gap between dots reads as the ratio on a log axis. Failed points keep their
     dot, hollow; points that were not measured get their status marker at the left edge.
+    range_of(point) -> (low, high) or None draws each value's range as a bar in its colour.
     Returns the legend handles."""
     values, statuses = [], set()
+    bars = {}  # series index -> ([x], [y]): each range as one segment of a broken line
     # One plot call per series and kind of mark: single-point lines by the thousand are slow.
     marks = {}  # (series index, "ok" / "failed" / status) -> ([x], [y])
     spans = ([], [])  # the grey line of each row, min to max, as one broken line
@@ -140,6 +142,11 @@ def layer_rows(ax, ops, series, value_of, log=True, unit=""):
                 xs, ys = marks.setdefault((i, p["status"]), ([], []))
                 xs.append(v)
                 ys.append(j)
+                span = range_of(p) if range_of and p["status"] == "ok" else None
+                if span:
+                    bx, by = bars.setdefault(i, ([], []))
+                    bx.extend([span[0], span[1], float("nan")])
+                    by.extend([j, j, j])
             elif p:
                 xs, ys = marks.setdefault((i, p["status"]), ([], []))
                 xs.append(0.012 + 0.022 * i)  # axes fraction: the left edge
@@ -149,6 +156,8 @@ def layer_rows(ax, ops, series, value_of, log=True, unit=""):
             spans[1].extend([j, j, j])
         values += row
     ax.plot(*spans, color="#bbb", linewidth=2, zorder=0)
+    for i, (xs, ys) in bars.items():
+        ax.plot(xs, ys, color=series[i][1], linewidth=3, alpha=0.45, zorder=1)
     for (i, status), (xs, ys) in marks.items():
         colour = series[i][1]
         statuses.add(status)

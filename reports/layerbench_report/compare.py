@@ -16,6 +16,8 @@ scripts/compare.py is its command line.
 """
 from __future__ import annotations
 
+import math
+import statistics
 import sys
 
 from layerbench_report import rank_test, results_file, uncertainty
@@ -164,10 +166,12 @@ def main(argv=None) -> int:
     for p in base.points + new.points:
         op_order.setdefault((p["model"], p["op"]), len(op_order))
     both = sorted(set(a) & set(b), key=lambda k: sort_key(k, op_order))
-    rows, counts, regressions = [], {}, []
+    rows, counts, regressions, ratios = [], {}, [], []
     for key in both:
         word, remark, ratio, tolerance = verdict(a[key], b[key], args.threshold)
         counts[word] = counts.get(word, 0) + 1
+        if ratio is not None:
+            ratios.append(ratio)
         model, op, batch, precision, pass_, device = key
         change = None if ratio is None else (ratio - 1) * 100
         rows.append([model, op, pass_, results_file.precision_name(precision), batch, device,
@@ -193,18 +197,46 @@ def main(argv=None) -> int:
                 print(f"  {describe(key)}: {p['status']}" +
                       (f", {results_file.median_ms(p):.4g} ms" if results_file.median_ms(p)
                        else ""))
+    for line in whole_run_shift(ratios, counts):
+        print("\n" + line)
     summary = ", ".join(f"{counts[w]} {w}" for w in VERDICTS if w in counts)
     print(f"\n{len(both)} points in both files: {summary or 'none'}; "
           f"{len(set(a) - set(b))} only in BASE, {len(set(b) - set(a))} only in NEW.")
     if args.fail_above is None:
         return 0
-    # A gate never passes on a point it could not compare: BASE timed it, NEW has no time for it.
+    return gate(a, b, new, regressions, args.fail_above, op_order)
+
+
+def whole_run_shift(ratios, counts) -> list:
+    """How NEW moved as a whole: the geometric mean of NEW/BASE over the points timed in both,
+    and a warning when every FASTER or SLOWER verdict goes that way, as when the machine itself
+    changed between two runs of the same code (docs/measuring.md, "Comparing two runs")."""
+    if len(ratios) < 2:
+        return []
+    logs = [math.log(r) for r in ratios]
+    mean = math.exp(statistics.fmean(logs))
+    half = math.exp(sorted(abs(x) for x in logs)[len(logs) // 2]) - 1
+    lines = [f"Over the {len(ratios)} points timed in both, NEW/BASE has a geometric mean of "
+             f"{mean:.3f}; half the points moved by {half:.1%} or less."]
+    way = "FASTER" if mean < 1 else "SLOWER"
+    decided = counts.get("FASTER", 0) + counts.get("SLOWER", 0)
+    if decided >= 3 and counts.get(way, 0) == decided:
+        lines.append(f"Every FASTER or SLOWER verdict ({decided}) is {way}, the way the whole run "
+                     "moved: the machine itself may have changed between the runs (other "
+                     "programs or virtual machines on the host, its clocks). Run both again, "
+                     "interleaved, to tell that from a change in what was measured.")
+    return lines
+
+
+def gate(a, b, new, regressions, fail_above, op_order) -> int:
+    """--fail-above: 1 when a point is slower than the bound in NEW, or BASE timed it and NEW has
+    no time for it (a gate never passes on a point it could not compare), else 0."""
     untimed = [key for key in sorted(a, key=lambda k: sort_key(k, op_order))
                if results_file.median_ms(a[key]) is not None
                and results_file.median_ms(b.get(key, {})) is None]
     if regressions:
         print(f"\nREGRESSION: {len(regressions)} point(s) slower by more than "
-              f"{args.fail_above:g}%:")
+              f"{fail_above:g}%:")
         for key, change in regressions:
             print(f"  {describe(key)}: {change:+.1f}%")
     if untimed:

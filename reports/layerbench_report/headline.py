@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from layerbench_report import results_file
 from layerbench_report.markup import P, fmt_ms, fmt_rate, fmt_ratio
-from layerbench_report.uncertainty import ratio_range, record_uncertainty
+from layerbench_report.uncertainty import ranged_text, record_uncertainty
 
 
 @dataclass
@@ -53,9 +53,8 @@ def ranged_ratio(data, model, fast, fast_device, slow, slow_device) -> tuple:
     """(ratio of fast's images/s to slow's, "1.75× (1.62–1.89×)"): the range from both sums'
     uncertainties (uncertainty.py)."""
     ratio = fast["images_per_s"] / slow["images_per_s"]
-    low, high = ratio_range(ratio, record_uncertainty(data, model, fast_device, fast),
-                            record_uncertainty(data, model, slow_device, slow))
-    return ratio, f"{fmt_ratio(ratio)} ({fmt_ratio(low).rstrip('×')}–{fmt_ratio(high)})"
+    return ratio, ranged_text(ratio, record_uncertainty(data, model, fast_device, fast),
+                              record_uncertainty(data, model, slow_device, slow))
 
 
 def headline(data, model) -> Headline:
@@ -111,34 +110,46 @@ def headline(data, model) -> Headline:
         out.sentences.append(text + ".")
         out.sentences.append(missing_sentence(g, availability(data, model, g, pass_)))
     if not gpus:
-        for c in cpus:
-            crecs = data.records_of(model, c, pass_)
-            ref = best(crecs, "fp32") or best(crecs)
-            batches = sorted({b for (_, b) in crecs})
-            out.sentences.append(
-                f"{what} on {c.label} (CPU): {fmt_rate(ref['images_per_s'])} images/s in "
-                f"{P(ref['precision'])} at batch {ref['batch']} (best of batches "
-                f"{', '.join(map(str, batches))}; {fmt_ms(ref['time_ms'])} ms per batch).")
-            out.cards.append((fmt_rate(ref["images_per_s"]),
-                              f"images/s, CPU {P(ref['precision'])} — {c.label}, batch "
-                              f"{ref['batch']}"))
-            out.sentences.append(missing_sentence(c, availability(data, model, c, pass_)))
-        out.sentences.append(
-            "No GPU results are present in these files, so there is no GPU speed-up to show: run "
-            "`layerbench run --device gpu` on a machine with an NVIDIA GPU and pass both files "
-            "to report.py.")
+        cpu_only(data, model, what, cpus, pass_, out)
     if not gpus and not cpus:
         out.sentences.append(f"{what}: no model-level record was measured ok on any device; "
                              "see the tables below for why.")
-    flagged = (
+    out.sentences += flagged(data, model, gpus + cpus, pass_)
+    return out
+
+
+def cpu_only(data, model, what, cpus, pass_, out):
+    """Each CPU's best throughput where no GPU was measured, and what a GPU run would add."""
+    for c in cpus:
+        crecs = data.records_of(model, c, pass_)
+        ref = best(crecs, "fp32") or best(crecs)
+        batches = sorted({b for (_, b) in crecs})
+        out.sentences.append(
+            f"{what} on {c.label} (CPU): {fmt_rate(ref['images_per_s'])} images/s in "
+            f"{P(ref['precision'])} at batch {ref['batch']} (best of batches "
+            f"{', '.join(map(str, batches))}; {fmt_ms(ref['time_ms'])} ms per batch).")
+        out.cards.append((fmt_rate(ref["images_per_s"]),
+                          f"images/s, CPU {P(ref['precision'])} — {c.label}, batch "
+                          f"{ref['batch']}"))
+        out.sentences.append(missing_sentence(c, availability(data, model, c, pass_)))
+    out.sentences.append(
+        "No GPU results are present in these files, so there is no GPU speed-up to show: run "
+        "`layerbench run --device gpu` on a machine with an NVIDIA GPU and pass both files "
+        "to report.py.")
+
+
+def flagged(data, model, devices, pass_) -> list:
+    """Sentences counting the model sums over contended or unstable points."""
+    kinds = (
         ("contended_points", "contended points (their samples lost CPU to other processes): their "
          "images/s may be slower than this machine can do, and the tables mark them "
          "\"contended\"."),
         ("unstable_points", "unstable points (their rounds disagreed widely): a rerun may not give "
          "their images/s; the tables mark such points \"unstable\"."))
-    for field, what in flagged:
-        sums = [r for d in gpus + cpus for r in data.records_of(model, d, pass_).values()
+    sentences = []
+    for field, what in kinds:
+        sums = [r for d in devices for r in data.records_of(model, d, pass_).values()
                 if r.get(field)]
         if sums:
-            out.sentences.append(f"{len(sums)} of these model sums add up {what}")
-    return out
+            sentences.append(f"{len(sums)} of these model sums add up {what}")
+    return sentences

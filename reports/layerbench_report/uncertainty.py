@@ -6,12 +6,19 @@ within a factor (1 + u) either way, and a ratio of two figures within the produc
 from __future__ import annotations
 
 from layerbench_report import results_file
+from layerbench_report.markup import fmt_ratio
 
 
 def ratio_range(ratio: float, u_a: float, u_b: float) -> tuple:
     """(low, high) of a ratio of two figures with relative uncertainties u_a and u_b."""
     factor = (1 + u_a) * (1 + u_b)
     return ratio / factor, ratio * factor
+
+
+def ranged_text(ratio: float, u_a: float, u_b: float) -> str:
+    """"1.75× (1.62–1.89×)": the ratio and its range (ratio_range)."""
+    low, high = ratio_range(ratio, u_a, u_b)
+    return f"{fmt_ratio(ratio)} ({fmt_ratio(low).rstrip('×')}–{fmt_ratio(high)})"
 
 
 def record_uncertainty(data, model, device, record) -> float:

@@ -61,12 +61,24 @@ elif [[ "$gpu_usable" == true ]]; then
   expect_out "GPU ready: "
 fi
 
+# --- --cpu-peak skip: no FMA microbenchmark, no peak line or field (the cases below need none) ---
+run_doctor --cpu-peak skip
+[[ "$code" == 0 || "$code" == 1 ]] || fail "doctor --cpu-peak skip exited $code"
+expect_out "cores / threads"
+! grep -qF "FP32 FMA peak" "$work/out" || fail "doctor --cpu-peak skip printed a peak"
+run_doctor --json --cpu-peak skip
+python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))["cpu"]; assert not c.get("fma_peak_gflops") and c["fma_peak_method"] is None, c' "$work/out" \
+  || fail "doctor --json --cpu-peak skip has a peak"
+run_doctor --cpu-peak sometimes
+[[ "$code" == 2 ]] || fail "doctor --cpu-peak sometimes exited $code, expected 2"
+expect_err "--cpu-peak: sometimes not in {measure,skip}"
+
 # --- backends: each backend this build has reports its library, loaded or with problem and fix ---
 version="$("$bin" --version)"
 expected_backends=()
 grep -q "^ *oneDNN " <<<"$version" && expected_backends+=(onednn)
 grep -q "^ *OpenBLAS " <<<"$version" && expected_backends+=(openblas)
-run_doctor
+run_doctor --cpu-peak skip
 for backend in "${expected_backends[@]}"; do
   case "$backend" in
     onednn) expect_out "  onednn                    oneDNN compiled " ;;
@@ -87,7 +99,7 @@ PY
 
 # An empty CUDA_VISIBLE_DEVICES hides every GPU, and the doctor says so.
 code=0
-CUDA_VISIBLE_DEVICES= "$bin" doctor --json >"$work/hidden.json" 2>"$work/err" || code=$?
+CUDA_VISIBLE_DEVICES= "$bin" doctor --json --cpu-peak skip >"$work/hidden.json" 2>"$work/err" || code=$?
 [[ "$code" == 1 ]] || fail "doctor with CUDA_VISIBLE_DEVICES='' exited $code, expected 1"
 python3 - "$work/hidden.json" <<'PY'
 import json, sys
@@ -98,11 +110,11 @@ assert any(f["message"] == 'CUDA_VISIBLE_DEVICES="" hides every GPU' and f["seve
 PY
 
 # --- --for tensorflow==X.Y ---
-run_doctor --for tensorflow==2.15
+run_doctor --cpu-peak skip --for tensorflow==2.15
 [[ "$code" == 0 || "$code" == 1 ]] || { cat "$work/err" >&2; fail "doctor --for tensorflow==2.15 exited $code"; }
 expect_out "TensorFlow 2.15 was tested with CUDA 12.2, cuDNN 8.9 (Linux)"
 expect_out "cuDNN: needs 8.9"
-run_doctor --json --for tensorflow==2.11.1
+run_doctor --json --cpu-peak skip --for tensorflow==2.11.1
 python3 - "$work/out" <<'PY'
 import json, sys
 check = json.load(open(sys.argv[1]))["framework_check"]
@@ -124,7 +136,7 @@ expect_err "expected FRAMEWORK==VERSION"
 run_doctor --for ''
 [[ "$code" == 2 ]] || fail "--for '' exited $code, expected 2 (an unset variable is not 'no --for')"
 expect_err "--for: empty value"
-run_doctor --for pytorch==2.1
+run_doctor --cpu-peak skip --for pytorch==2.1
 [[ "$code" == 2 ]] || fail "--for pytorch exited $code, expected 2"
 expect_err "unknown framework \"pytorch\""
 [[ ! -s "$work/out" ]] || fail "a usage error printed a report"

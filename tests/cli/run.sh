@@ -67,7 +67,7 @@ fi
 
 # kill -9 in the middle leaves a loadable incomplete file; --resume completes it.
 train=(--device cpu --backend onednn --model-file "$tiny" --model tiny --batch 1,2,4 --precision fp32 --pass train
-       --max-time-per-point 0.3 --quiet --cpu-roofs skip)
+       --max-time-per-point 0.05 --rounds 1 --quiet --cpu-roofs skip)
 "$bin" run "${train[@]}" -o "$work/killed.json" &
 pid=$!
 for _ in $(seq 1200); do  # bounded: 120 s (a sanitizer build on a busy machine is slow to start)

@@ -284,3 +284,23 @@ def test_a_round_median_that_is_not_a_number_is_bad_input(tmp_path):
                       write_json(tmp_path / "new.json", new))
     assert proc.returncode == 2
     assert "round_medians_ms[1]: expected a positive number" in proc.stderr
+
+
+def test_a_whole_run_that_moved_one_way_is_said_so(tmp_path, pair):
+    base, new = read_fixture(GPU_A), read_fixture(GPU_A)
+    for doc in (base, new):
+        for p in doc["points"]:
+            if p.get("timing"):
+                p["timing"].update({"noise": 0.01, "uncertainty": 0.01})
+    for p in new["points"]:
+        if p.get("timing"):
+            p["timing"]["median_ms"] *= 0.9
+    out = run_script("compare.py", write_json(tmp_path / "b.json", base),
+                     write_json(tmp_path / "n.json", new)).stdout
+    timed = sum(1 for p in base["points"] if p.get("timing"))
+    assert f"Over the {timed} points timed in both, NEW/BASE has a geometric mean of 0.900" in out
+    assert f"Every FASTER or SLOWER verdict ({timed}) is FASTER, the way the whole run moved" in out
+    # One point slower and one faster: the mean is given, with no warning.
+    out = run_script("compare.py", *pair).stdout
+    assert "NEW/BASE has a geometric mean of" in out
+    assert "the way the whole run moved" not in out

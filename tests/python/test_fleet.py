@@ -129,11 +129,13 @@ def binary_suites():
 def test_dry_run_estimate_of_the_real_binary():
     estimate = fleet.dry_run_estimate(binary(), TINY_RUN)
     # tiny, batch 1, fp32, forward: 4 points on the CPU, oneDNN runs each; per point the default
-    # suite's rounds of (0.05 s cap + its warm-up + set-up per visit) plus the first visit's
-    # set-up.
+    # suite's rounds of (0.05 s cap + its warm-up + set-up per visit), the extra rounds' budget
+    # (a tenth more with 2 rounds or more), plus the first visit's set-up.
     default, = (s for s in binary_suites().values() if s["default"])
+    assert estimate["rounds"] == default["rounds"] == 2
+    assert estimate["extra_rounds_fraction"] == 0.1
     per_point = estimate["rounds"] * (0.05 + default["warmup_min_s"] +
-                                      estimate["setup_per_visit_s"]) + estimate["first_visit_s"]
+                                      estimate["setup_per_visit_s"]) * 1.1 + estimate["first_visit_s"]
     assert estimate["devices"]["cpu"] == {"points": 4, "refused_points": 0,
                                           "estimated_seconds": pytest.approx(4 * per_point)}
     # A build with OpenBLAS plans its backend on the CPU too, keyed apart (cpu@openblas).

@@ -6,7 +6,7 @@ import re
 
 from conftest import FIXTURES, read_fixture, run_script
 
-from layerbench_report import results_file
+from layerbench_report import results_file, uncertainty
 from layerbench_report import cli
 from layerbench_report.data import Data
 from layerbench_report.sections import MODEL_SECTIONS
@@ -40,9 +40,14 @@ def test_each_gemm_shape_shows_both_libraries_and_their_ratio(tmp_path):
     for (op, prec, batch) in {(op, prec, b) for op, _, prec, b in shapes}:
         onednn, openblas = by[(op, prec, batch, "onednn")], by[(op, prec, batch, "openblas")]
         if onednn["status"] == openblas["status"] == "ok":
+            # The time ratio with the range both points' uncertainties allow.
             ratio = results_file.median_ms(openblas) / results_file.median_ms(onednn)
+            factor = (1 + uncertainty.noise(openblas)) * (1 + uncertainty.noise(onednn))
+            assert factor > 1
+            text = (f"{fmt(ratio)} ({fmt(ratio / factor).rstrip('×')}–"
+                    f"{fmt(ratio * factor)})")
             assert re.search(rf"<td>{op}</td><td>fwd</td><td>FP32</td><td>{batch}</td>.*?"
-                             rf"{re.escape(fmt(ratio))}</td></tr>", html), (op, batch, ratio)
+                             rf"{re.escape(text)}</td></tr>", html), (op, batch, text)
     # Each ok cell shows the point's in-run noise (this file predates rounds: no spread).
     ok = next(p for p in gemms if p["status"] == "ok")
     assert f"<br>±{ok['timing']['noise']:.1%}</td>" in html

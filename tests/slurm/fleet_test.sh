@@ -144,7 +144,7 @@ if [ "$gpu_here" -eq 0 ]; then
 fi
 # D: a longer target, cancelled while running (SIGTERM: the run saves an interrupted file).
 long_run=(--device cpu --model-file "$tiny" --model tiny --batch 1,2,4,8 --precision fp32
-          --pass train --max-time-per-point 0.3 --cpu-roofs skip)
+          --pass train --max-time-per-point 0.05 --rounds 1 --cpu-roofs skip)
 expect_rc 0 "fleet D" "$fleet" --binary "$bin" --targets "partition=beta" --out "$work/fleet-d" \
   -- "${long_run[@]}"
 cp "$work/out" "$work/submit-d"

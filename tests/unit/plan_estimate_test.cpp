@@ -35,6 +35,21 @@ TEST(PlanEstimate, RoundsOfCapWarmupAndSetupPerRunnablePoint) {
   EXPECT_DOUBLE_EQ(e.at("gpu:0").seconds, 5 * per_point);
 }
 
+// Extra rounds may add their budget's fraction of the rounds' time; one round has none.
+TEST(PlanEstimate, ExtraRoundsAddTheirBudgetWhenThereAreTwoRoundsOrMore) {
+  EstimateRule rule{
+      .max_time_per_point_s = 0.5, .rounds = 2, .warmup_s = 0.05, .extra_rounds_fraction = 0.1};
+  const double visit = 0.5 + 0.05 + setup_per_visit_s();
+  EXPECT_DOUBLE_EQ(estimate_plan(plan_of(1, 0), rule).at("cpu").seconds,
+                   2 * visit * 1.1 + first_visit_s());
+  EXPECT_DOUBLE_EQ(estimate_json(estimate_plan(plan_of(1, 0), rule), rule)
+                       .at("extra_rounds_fraction")
+                       .get<double>(),
+                   0.1);
+  rule.rounds = 1;
+  EXPECT_DOUBLE_EQ(estimate_plan(plan_of(1, 0), rule).at("cpu").seconds, visit + first_visit_s());
+}
+
 TEST(PlanEstimate, TheSetupCostsAreMeasuredOnes) {
   // Stated in plan_estimate.cpp from a run's time split: positive, and under a second a visit.
   EXPECT_GT(setup_per_visit_s(), 0);

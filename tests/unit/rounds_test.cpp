@@ -141,5 +141,22 @@ TEST(Rounds, ExtraRoundsOnlyForDisagreeingPointsUpToTheCap) {
       needs_extra_round(combine_rounds({round_of(1.0), round_of(1.2), round_of(1.0)}), 2, rule));
 }
 
+TEST(Rounds, OneCleanRoundAmongContendedOnesGetsAnother) {
+  const ExtraRoundsRule rule;
+  // One clean round cannot disagree with itself, yet says nothing of a rerun.
+  const RoundsSummary one_clean = combine_rounds({round_of(1.98), round_of(1.1, true)});
+  EXPECT_FALSE(one_clean.disagree);
+  EXPECT_TRUE(needs_extra_round(one_clean, 2, rule));
+  // Two clean rounds that agree need none, whatever the contended one says.
+  EXPECT_FALSE(needs_extra_round(
+      combine_rounds({round_of(1.0), round_of(3.0, true), round_of(1.001)}), 2, rule));
+  // Every round contended: all count, and they agree.
+  EXPECT_FALSE(
+      needs_extra_round(combine_rounds({round_of(1.0, true), round_of(1.001, true)}), 2, rule));
+  EXPECT_FALSE(needs_extra_round(combine_rounds({round_of(1.98), round_of(1.1, true),
+                                                 round_of(1.2, true), round_of(1.1, true)}),
+                                 2, rule));  // the cap
+}
+
 }  // namespace
 }  // namespace lb

@@ -17,6 +17,7 @@ from layerbench_report.charts import (
 )
 from layerbench_report.headline import best
 from layerbench_report.markup import P, note
+from layerbench_report.uncertainty import noise, ratio_range, record_uncertainty
 
 
 def render(data, model, charts) -> str:
@@ -57,13 +58,14 @@ def render(data, model, charts) -> str:
                 for op, _ in ops:
                     a, b = ref[2].get(op), pts.get(op)
                     if a and b and a["status"] == "ok" and b["status"] == "ok":
-                        ratios[op] = {"status": "ok", "ratio":
-                                      results_file.median_ms(a) / results_file.median_ms(b)}
+                        ratio = results_file.median_ms(a) / results_file.median_ms(b)
+                        ratios[op] = {"status": "ok", "ratio": ratio,
+                                      "range": ratio_range(ratio, noise(a), noise(b))}
                     elif b and b["status"] != "ok":
                         ratios[op] = b
                 ratio_series.append((label, colour, ratios))
             all_handles += layer_rows(ax2, ops, ratio_series, lambda p: p.get("ratio"),
-                                      unit="×")
+                                      unit="×", range_of=lambda p: p.get("range"))
             ax2.axvline(1, color="black", linewidth=1)
             ax2.set_yticklabels([])
             ax2.set_xlabel(f"speed-up over {ref_dev.label} (× , log scale) — higher is better")
@@ -72,7 +74,8 @@ def render(data, model, charts) -> str:
         parts.append(charts.embed(
             fig, f"{model}: per-layer time and speed-up",
             f"Each row is one layer shape (×N: the model has N layers of that shape), timed alone "
-            f"at batch {batch} in FP32; on the log scale the gap between two dots is the speed-up. "
+            f"at batch {batch} in FP32; on the log scale the gap between two dots is the speed-up; "
+            f"the bar behind a speed-up is the range both points' uncertainties allow. "
             f"Layers that were not measured are marked at the left edge (see the legend)."))
     parts.append(throughput_by_device(data, model, devices, charts))
     return "".join(parts)
@@ -89,12 +92,16 @@ def throughput_by_device(data, model, devices, charts) -> str:
         for prec, style in (("fp32", "-"), (lead["precision"] if lead else None, "--")):
             if prec is None:
                 continue
-            pts = sorted((b, r["images_per_s"]) for (p, b), r in recs.items() if p == prec)
+            pts = sorted((b, r["images_per_s"], record_uncertainty(data, model, d, r))
+                         for (p, b), r in recs.items() if p == prec)
             if pts:
                 drawn = True
-                xs, ys = zip(*pts)
+                xs, ys, us = zip(*pts)
                 batches.update(xs)
                 ax.plot(xs, ys, style, marker="o", color=d.colour, label=f"{d.label} — {P(prec)}")
+                ax.fill_between(xs, [y / (1 + u) for y, u in zip(ys, us)],
+                                [y * (1 + u) for y, u in zip(ys, us)], color=d.colour, alpha=0.15,
+                                linewidth=0)
         for (prec, b), r in data.records_of(model, d, "fwd", ok_only=False).items():
             if r["status"] != "ok" and prec in ("fp32", lead["precision"] if lead else "fp32"):
                 strip = mark_not_ok(ax, b, r["status"], d.colour, 0)
@@ -114,6 +121,7 @@ def throughput_by_device(data, model, devices, charts) -> str:
     return charts.embed(fig, f"{model}: images/s against batch per device",
                         "Images per second from the model sum ("
                         + "; ".join(data.model_sum_labels()) + "). "
-                        "Solid: FP32; dashed: the device's fastest other precision. Markers at "
+                        "Solid: FP32; dashed: the device's fastest other precision; the shading "
+                        "around a line is the sum's uncertainty. Markers at "
                         "the bottom: batches that were not measured (out of memory, unsupported) "
                         "or failed validation.")

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from layerbench_report import results_file
 
-from layerbench_report.markup import (P, Raw, esc, fmt_ms, fmt_ratio, noise_text, note, status_pill,
-                                      table)
+from layerbench_report.markup import P, Raw, esc, fmt_ms, noise_text, note, status_pill, table
+from layerbench_report.uncertainty import noise, ranged_text
 
 GEMM_KINDS = ("linear", "bmm")
 LIBRARY_NAMES = {"onednn": "oneDNN", "openblas": "OpenBLAS", "cublaslt": "cuBLASLt",
@@ -62,8 +62,8 @@ def comparison_rows(shapes, libraries):
         for library in libraries[1:]:
             other = by_library.get(library)
             both_ok = first and other and first["status"] == other["status"] == "ok"
-            row.append(fmt_ratio(results_file.median_ms(other) / results_file.median_ms(first))
-                       if both_ok else "–")
+            row.append(ranged_text(results_file.median_ms(other) / results_file.median_ms(first),
+                                   noise(other), noise(first)) if both_ok else "–")
         rows.append(row)
     return rows
 
@@ -81,7 +81,8 @@ def render(data, model, charts) -> str:
                      f"library on this device: median time, TFLOP/s per execution and the "
                      f"noise (in-run, and the spread between rounds), every "
                      f"point validated against the double-precision reference; last, each other "
-                     f"library's time divided by {esc(names[0])}'s (below 1: faster).</p>")
+                     f"library's time divided by {esc(names[0])}'s (below 1: faster), with the "
+                     f"range the two points' uncertainties allow.</p>")
         headers = ["op", "pass", "precision", "batch", "shape (batch m n k tA tB)"] + names
         headers += [f"{name} / {names[0]} time" for name in names[1:]]
         parts.append(table(headers, rows))

@@ -19,6 +19,7 @@ from layerbench_report.charts import (
 )
 from layerbench_report.data import device_batch, precisions_of
 from layerbench_report.markup import P, note
+from layerbench_report.uncertainty import ratio_range, record_uncertainty
 from layerbench_report.style import PASS_LINESTYLES, PRECISION_COLOURS
 
 
@@ -56,13 +57,17 @@ def render(data, model, charts) -> str:
 
 
 def speedups(data, model, device, pass_):
-    """{precision: [(batch, images/s ratio over FP32 at that batch)]} for precisions but FP32."""
+    """{precision: [(batch, images/s ratio over FP32 at that batch, (low, high))]} for precisions
+    but FP32; the range from both sums' uncertainties (uncertainty.py)."""
     recs = data.records_of(model, device, pass_)
     out = {}
     for (prec, b), r in sorted(recs.items()):
         if prec != "fp32" and ("fp32", b) in recs:
-            out.setdefault(prec, []).append((b, r["images_per_s"] /
-                                             recs[("fp32", b)]["images_per_s"]))
+            fp32 = recs[("fp32", b)]
+            ratio = r["images_per_s"] / fp32["images_per_s"]
+            span = ratio_range(ratio, record_uncertainty(data, model, device, r),
+                               record_uncertainty(data, model, device, fp32))
+            out.setdefault(prec, []).append((b, ratio, span))
     return out
 
 
@@ -82,10 +87,12 @@ def speedup_over_fp32(data, model, devices, charts) -> str:
         slots = not_ok_slots(data, model, d, passes, skip="fp32")
         for pass_ in passes:
             for prec, pts in speedups(data, model, d, pass_).items():
-                xs, ys = zip(*pts)
+                xs, ys, spans = zip(*pts)
                 batches.update(xs)
                 ax.plot(xs, ys, PASS_LINESTYLES[pass_], marker="o", color=PRECISION_COLOURS[prec],
                         label=f"{P(prec)} ({results_file.pass_name(pass_)})")
+                ax.fill_between(xs, [low for low, _ in spans], [high for _, high in spans],
+                                color=PRECISION_COLOURS[prec], alpha=0.15, linewidth=0)
             for (prec, b), r in data.records_of(model, d, pass_, ok_only=False).items():
                 if prec != "fp32" and r["status"] != "ok":
                     strip = max(strip, mark_not_ok(ax, b, r["status"], PRECISION_COLOURS[prec],
@@ -103,7 +110,8 @@ def speedup_over_fp32(data, model, devices, charts) -> str:
     legend_below(fig, sorted(handles, key=legend_order))
     return charts.embed(fig, f"{model}: speed-up over FP32 against batch",
                         "Throughput of each precision divided by FP32 throughput at the same "
-                        "batch and pass (solid: forward, dashed: training step). Markers at the "
+                        "batch and pass (solid: forward, dashed: training step); the shading is "
+                        "the range both sums' uncertainties allow. Markers at the "
                         "bottom: batches where that precision was not measured or failed. Small "
                         "batches are often launch bound, where lower precision buys little.") + \
         skipped
