@@ -134,8 +134,8 @@ def test_dry_run_estimate_of_the_real_binary():
     default, = (s for s in binary_suites().values() if s["default"])
     assert estimate["rounds"] == default["rounds"] == 2
     assert estimate["extra_rounds_fraction"] == 0.1
-    per_point = estimate["rounds"] * (0.05 + default["warmup_min_s"] +
-                                      estimate["setup_per_visit_s"]) * 1.1 + estimate["first_visit_s"]
+    per_visit = 0.05 + default["warmup_min_s"] + estimate["setup_per_visit_s"]
+    per_point = estimate["rounds"] * per_visit * 1.1 + estimate["first_visit_s"]
     assert estimate["devices"]["cpu"] == {"points": 4, "refused_points": 0,
                                           "estimated_seconds": pytest.approx(4 * per_point)}
     # A build with OpenBLAS plans its backend on the CPU too, keyed apart (cpu@openblas).
