@@ -184,6 +184,8 @@ RunContext probe_run_context(const std::string& python) {
   const doctor::Facts facts = doctor::load_facts();
   c.snapshot = probe_machine();
   c.diagnosis = doctor::diagnose(c.snapshot, facts);
+  for (const BackendDescriptor* backend : backend_descriptors())
+    c.usability[backend->name] = backend->usability(c.snapshot, facts);
   c.python = python;
   if (python.empty()) return c;
   // The doctor's default time limit per import: a framework that hangs costs a run a minute.

@@ -40,7 +40,8 @@ TEST(BackendRegistry, CpuBackendsComeFirst) {
 TEST(BackendRegistry, EveryDescriptorIsComplete) {
   for (const BackendDescriptor* backend : backend_descriptors()) {
     SCOPED_TRACE(backend->name);
-    ASSERT_TRUE(backend->probe && backend->version_rows && backend->libraries && backend->make);
+    ASSERT_TRUE(backend->probe && backend->usability && backend->version_rows &&
+                backend->libraries && backend->make);
     const auto rows = backend->version_rows();
     ASSERT_FALSE(rows.empty());
     for (const VersionRow& row : rows) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "build_info.hpp"
+#include "harness/doctor/diagnose.hpp"
 #include "harness/doctor/versions.hpp"
 #include "kernels/cuda/loader/cuda_loader.hpp"
 
@@ -19,6 +20,13 @@ void probe(doctor::Snapshot& s) {
     plugin().probe_devices(s);
   else
     s.device_error = "not probed: the CUDA backend is not loaded";
+}
+
+// The doctor's NVIDIA-stack checks decide: driver, libraries, plugin and each GPU's code.
+DeviceUsability usability(const doctor::Snapshot& s, const doctor::Facts& facts) {
+  doctor::Diagnosis d = doctor::diagnose(s, facts);
+  if (!d.gpu_usable) d.usable_gpus.clear();
+  return {std::move(d.usable_gpus), std::move(d.verdict), std::move(d.fixes)};
 }
 
 // "compiled 9.13.0, loaded 9.13.0", or "compiled 9.13.0, NOT LOADED: why".
@@ -38,6 +46,7 @@ const BackendDescriptor& descriptor() {
       .primary = true,
       .point_backends = {"cuda", "cudnn", "cublaslt"},
       .probe = probe,
+      .usability = usability,
       .version_rows =
           [] {
             doctor::Snapshot s;
