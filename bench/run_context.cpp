@@ -88,7 +88,7 @@ nlohmann::json gpu_device(const RunContext& machine, const Backend& backend, Dev
                       {"peaks", nlohmann::json::object()},
                       {"memory_bandwidth_gbps", nullptr}};
   const int index = parse_device_id(backend.device()).value().index;
-  for (const auto& gpu : machine.snapshot.gpus) {
+  for (const auto& gpu : machine.snapshot.nvidia.gpus) {
     if (gpu.index != index) continue;
     d["name"] = gpu.name;
     if (auto peaks = lookup_gpu_peaks(gpu.name, gpu.cc_major, gpu.cc_minor, gpu.sm_count)) {

@@ -106,9 +106,9 @@ TEST(DeviceChoice, AssumedGpusAreTheOnesNamed) {
 TEST(DeviceChoice, CudaBackendUsabilityIsTheDoctorsNvidiaCheck) {
   doctor::Snapshot s;
   s.os = "linux";
-  s.cuda_build = true;
-  s.runtime_version = 13000;
-  s.driver.library = "libcuda.so.1";
+  s.nvidia.cuda_build = true;
+  s.nvidia.runtime_version = 13000;
+  s.nvidia.driver.library = "libcuda.so.1";
   const DeviceUsability u = cuda::descriptor().usability(s, doctor::load_facts());
   EXPECT_TRUE(u.usable.empty());
   EXPECT_EQ(u.verdict.rfind("No usable GPU: NVIDIA driver not found", 0), 0u) << u.verdict;
