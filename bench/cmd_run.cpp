@@ -184,10 +184,10 @@ struct DryRun {
 DryRun dry_run_estimate(const RunFlags& f, const RunSetup& setup,
                         const std::vector<Model>& models) {
   const RunOptions& o = f.settings;
-  const doctor::Diagnosis diagnosis =
-      f.assume_usable_gpu ? assumed_usable_gpus(setup.devices) : probe_run_context("").diagnosis;
+  const GpuVerdict verdict =
+      f.assume_usable_gpu ? assumed_usable_gpus(setup.devices) : gpu_verdict(probe_run_context(""));
   DryRun dry;
-  const std::vector<int> gpus = gpus_to_run(setup.devices, diagnosis, f.quiet, dry.gpu_unusable);
+  const std::vector<int> gpus = gpus_to_run(setup.devices, verdict, f.quiet, dry.gpu_unusable);
   const std::vector<DeviceTarget> targets = dry_run_targets(setup.devices, setup.backends, gpus);
   if (targets.empty() && dry.gpu_unusable) return dry;  // the run measures nothing either
   const Plan plan = filter_plan(f.benchmark_args, expand_plan(setup.request, models, targets));
@@ -209,7 +209,7 @@ DryRun dry_run_estimate(const RunFlags& f, const RunSetup& setup,
                           setup.runner.sampler.warmup_min_s, ExtraRoundsRule{}.budget_fraction};
   dry.estimate = estimate_json(estimate_plan(plan, rule, refused), rule);
   if (setup.devices.all_gpus || !setup.devices.gpus.empty())
-    dry.estimate["gpu_verdict"] = diagnosis.verdict;
+    dry.estimate["gpu_verdict"] = verdict.verdict;
   return dry;
 }
 

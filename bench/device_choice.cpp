@@ -4,7 +4,6 @@
 #include <iostream>
 #include <optional>
 #include <set>
-#include <stdexcept>
 
 #include "bench/backend_options.hpp"
 #include "bench/backend_registry.hpp"
@@ -81,36 +80,79 @@ std::string original_backends() {
   return names;
 }
 
-std::vector<int> gpus_to_run(const DeviceChoice& choice, const doctor::Diagnosis& diagnosis,
-                             bool quiet, bool& gpu_unusable) {
+namespace {
+
+bool lists(const std::vector<int>& indices, int index) {
+  return std::find(indices.begin(), indices.end(), index) != indices.end();
+}
+
+bool lists_text(const std::vector<std::string>& texts, const std::string& text) {
+  return std::find(texts.begin(), texts.end(), text) != texts.end();
+}
+
+GpuVerdict without_gpu_backend(const doctor::Diagnosis& diagnosis) {
+  GpuVerdict v;
+  v.verdict =
+      diagnosis.gpu_usable ? "No usable GPU: this build has no GPU backend" : diagnosis.verdict;
+  v.fixes = diagnosis.fixes;
+  return v;
+}
+
+}  // namespace
+
+GpuVerdict gpu_verdict(const std::vector<const BackendDescriptor*>& registered,
+                       const std::map<std::string, DeviceUsability>& usability,
+                       const doctor::Diagnosis& diagnosis) {
+  std::vector<std::pair<std::string, const DeviceUsability*>> gpu_backends;
+  for (const BackendDescriptor* d : registered)
+    if (const auto it = usability.find(d->name);
+        d->device_kind == DeviceKind::gpu && it != usability.end())
+      gpu_backends.emplace_back(d->name, &it->second);
+  if (gpu_backends.empty()) return without_gpu_backend(diagnosis);
+  GpuVerdict v;
+  std::set<int> usable;
+  for (const auto& [name, check] : gpu_backends) {
+    usable.insert(check->usable.begin(), check->usable.end());
+    const std::string named =
+        gpu_backends.size() > 1 ? name + ": " + check->verdict : check->verdict;
+    v.verdict += (v.verdict.empty() ? "" : "; ") + named;
+    if (!check->usable.empty()) continue;
+    for (const auto& fix : check->fixes)
+      if (!lists_text(v.fixes, fix)) v.fixes.push_back(fix);
+  }
+  v.usable.assign(usable.begin(), usable.end());
+  return v;
+}
+
+GpuVerdict gpu_verdict(const RunContext& machine) {
+  return gpu_verdict(backend_descriptors(), machine.usability, machine.diagnosis);
+}
+
+std::vector<int> gpus_to_run(const DeviceChoice& choice, const GpuVerdict& gpus, bool quiet,
+                             bool& gpu_unusable) {
   if (choice.gpus.empty() && !choice.all_gpus) return {};
-  if (!diagnosis.gpu_usable) {
+  if (gpus.usable.empty()) {
     if (choice.gpu_required) {
-      std::cerr << diagnosis.verdict << "\n";
-      for (const auto& fix : diagnosis.fixes) std::cerr << "  How to fix: " << fix << "\n";
+      std::cerr << gpus.verdict << "\n";
+      for (const auto& fix : gpus.fixes) std::cerr << "  How to fix: " << fix << "\n";
       gpu_unusable = true;
     } else if (!quiet) {
-      std::cerr << "layerbench: " << diagnosis.verdict << " (CPU points only)\n";
+      std::cerr << "layerbench: " << gpus.verdict << " (CPU points only)\n";
     }
     return {};
   }
-  if (choice.all_gpus) return diagnosis.usable_gpus;
-  std::vector<int> indices;
-  for (int i : choice.gpus) {
-    if (std::find(diagnosis.usable_gpus.begin(), diagnosis.usable_gpus.end(), i) ==
-        diagnosis.usable_gpus.end())
+  if (choice.all_gpus) return gpus.usable;
+  for (int i : choice.gpus)
+    if (!lists(gpus.usable, i))
       throw InputError("--device: " + to_string(DeviceId{DeviceKind::gpu, i}) +
-                       " is not a usable GPU here (" + diagnosis.verdict + ")");
-    indices.push_back(i);
-  }
-  return indices;
+                       " is not a usable GPU here (" + gpus.verdict + ")");
+  return choice.gpus;
 }
 
-doctor::Diagnosis assumed_usable_gpus(const DeviceChoice& choice) {
-  doctor::Diagnosis assumed;
-  assumed.gpu_usable = true;
-  assumed.usable_gpus = choice.gpus;
-  if (choice.all_gpus) assumed.usable_gpus.push_back(0);
+GpuVerdict assumed_usable_gpus(const DeviceChoice& choice) {
+  GpuVerdict assumed;
+  assumed.usable = choice.gpus;
+  if (choice.all_gpus) assumed.usable.push_back(0);
   assumed.verdict = "GPU assumed usable (--assume-usable-gpu)";
   return assumed;
 }
@@ -121,26 +163,20 @@ ChosenDevices choose_devices(const DeviceChoice& choice,
                              const std::string& python) {
   ChosenDevices chosen;
   chosen.machine = probe_run_context(python);
-  const std::vector<int> gpu_indices =
-      gpus_to_run(choice, chosen.machine.diagnosis, quiet, chosen.gpu_unusable);
-
-  bool gpu_backend_built = false;
+  const GpuVerdict gpus = gpu_verdict(chosen.machine);
+  const std::vector<int> gpu_indices = gpus_to_run(choice, gpus, quiet, chosen.gpu_unusable);
   for (const BackendDescriptor* descriptor : descriptors) {
-    if (descriptor->device_kind == DeviceKind::cpu && choice.cpu) {
-      auto cpu = descriptor->make(0, threads, options_of(*descriptor, backend_options));
-      chosen.targets.push_back({cpu->device(), false, descriptor->name});
-      chosen.backends[keyed_device(cpu->device(), descriptor->name)] = std::move(cpu);
-    }
-    if (descriptor->device_kind != DeviceKind::gpu) continue;
-    gpu_backend_built = true;
-    for (int index : gpu_indices) {
-      auto gpu = descriptor->make(index, threads, options_of(*descriptor, backend_options));
-      chosen.targets.push_back({gpu->device(), true, descriptor->name});
-      chosen.backends[keyed_device(gpu->device(), descriptor->name)] = std::move(gpu);
+    const bool cpu = descriptor->device_kind == DeviceKind::cpu;
+    const std::vector<int> asked =
+        cpu ? (choice.cpu ? std::vector<int>{0} : std::vector<int>{}) : gpu_indices;
+    const std::vector<int>& usable = chosen.machine.usability.at(descriptor->name).usable;
+    for (int index : asked) {
+      if (!lists(usable, index)) continue;  // another GPU backend's device
+      auto backend = descriptor->make(index, threads, options_of(*descriptor, backend_options));
+      chosen.targets.push_back({backend->device(), !cpu, descriptor->name});
+      chosen.backends[keyed_device(backend->device(), descriptor->name)] = std::move(backend);
     }
   }
-  if (!gpu_indices.empty() && !gpu_backend_built)
-    throw std::runtime_error("this layerbench was built without CUDA: no GPU backend");
   return chosen;
 }
 

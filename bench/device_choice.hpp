@@ -38,9 +38,9 @@ void check_backends_serve(const DeviceChoice& choice,
 // primary one (BackendDescriptor::primary), among those of this build.
 std::string original_backends();
 
-// The devices --device asks for and a backend for each. The doctor is asked before any GPU is
-// touched, so an unusable one is explained (on stderr; `quiet` drops the note that only the CPU
-// points run).
+// The devices --device asks for and a backend for each, made only on the devices its usability
+// check lists. The doctor is asked before any GPU is touched, so an unusable one is explained
+// (on stderr; `quiet` drops the note that only the CPU points run).
 struct ChosenDevices {
   RunContext machine;
   std::vector<DeviceTarget> targets;
@@ -52,18 +52,33 @@ ChosenDevices choose_devices(const DeviceChoice& choice,
                              const BackendOptionValues& backend_options, bool quiet,
                              const std::string& python);  // the interpreter the doctor probes
 
-// The GPUs a run measures on: those --device names among the doctor's usable ones. `run` and
+// The GPUs as the run sees them, from each registered GPU backend's own usability check
+// (BackendDescriptor::usability): a GPU is usable when a backend can run on it.
+struct GpuVerdict {
+  std::vector<int> usable;         // ascending
+  std::string verdict;             // one line: "GPU ready: ..." or "No usable GPU: <reason>"
+  std::vector<std::string> fixes;  // from the backends that can use no GPU
+};
+// `usability`: each backend's check of this machine, by name. With several GPU backends each
+// verdict is named ("cuda: GPU ready: ..."); with none, the doctor's `diagnosis` says why.
+GpuVerdict gpu_verdict(const std::vector<const BackendDescriptor*>& registered,
+                       const std::map<std::string, DeviceUsability>& usability,
+                       const doctor::Diagnosis& diagnosis);
+// The registry's backends on the probed machine.
+GpuVerdict gpu_verdict(const RunContext& machine);
+
+// The GPUs a run measures on: those --device names among the usable ones. `run` and
 // `run --dry-run` both decide with this, so a dry run plans no point of a GPU the run would
 // leave out. With no usable GPU: none; a GPU asked for by name sets `gpu_unusable` and the
-// doctor's verdict and fixes go to stderr (the run exits 1), otherwise a note says only the CPU
-// points run (dropped when `quiet`). A gpu:N the doctor does not list is an InputError.
-std::vector<int> gpus_to_run(const DeviceChoice& choice, const doctor::Diagnosis& diagnosis,
-                             bool quiet, bool& gpu_unusable);
+// verdict and fixes go to stderr (the run exits 1), otherwise a note says only the CPU points
+// run (dropped when `quiet`). A gpu:N the verdict does not list is an InputError.
+std::vector<int> gpus_to_run(const DeviceChoice& choice, const GpuVerdict& gpus, bool quiet,
+                             bool& gpu_unusable);
 
 // A verdict for a machine this one is not: the GPUs --device names usable, and gpu:0 standing
 // for "every GPU" (auto, all), since a scheduler, not this host, knows a node's count. For
 // `run --dry-run --assume-usable-gpu`, which sizes other nodes' jobs.
-doctor::Diagnosis assumed_usable_gpus(const DeviceChoice& choice);
+GpuVerdict assumed_usable_gpus(const DeviceChoice& choice);
 
 // --dry-run's devices, no backend made for a GPU: the CPU backends --device asks for and the GPU
 // backends on `gpus` (as gpus_to_run chose them). Without --backend, a build with no GPU backend

@@ -88,7 +88,7 @@ nlohmann::json gpu_device(const RunContext& machine, const Backend& backend, Dev
                       {"peaks", nlohmann::json::object()},
                       {"memory_bandwidth_gbps", nullptr}};
   const int index = parse_device_id(backend.device()).value().index;
-  for (const auto& gpu : machine.snapshot.gpus) {
+  for (const auto& gpu : machine.snapshot.nvidia.gpus) {
     if (gpu.index != index) continue;
     d["name"] = gpu.name;
     if (auto peaks = lookup_gpu_peaks(gpu.name, gpu.cc_major, gpu.cc_minor, gpu.sm_count)) {
@@ -184,6 +184,8 @@ RunContext probe_run_context(const std::string& python) {
   const doctor::Facts facts = doctor::load_facts();
   c.snapshot = probe_machine();
   c.diagnosis = doctor::diagnose(c.snapshot, facts);
+  for (const BackendDescriptor* backend : backend_descriptors())
+    c.usability[backend->name] = backend->usability(c.snapshot, facts);
   c.python = python;
   if (python.empty()) return c;
   // The doctor's default time limit per import: a framework that hangs costs a run a minute.

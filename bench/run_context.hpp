@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/backend.hpp"
+#include "harness/backend_descriptor.hpp"
 #include "harness/doctor/diagnose.hpp"
 #include "harness/doctor/snapshot.hpp"
 #include "harness/results/aggregate.hpp"
@@ -19,6 +20,8 @@ namespace lb::cli {
 struct RunContext {
   doctor::Snapshot snapshot;
   doctor::Diagnosis diagnosis;
+  // Each registered backend's check of its devices (BackendDescriptor::usability), by name.
+  std::map<std::string, DeviceUsability> usability;
   std::string python;              // the interpreter whose frameworks were probed; empty: none
   std::string python_probe_error;  // why its probe gave no answer
   nlohmann::json frameworks = nlohmann::json::array();  // as `doctor --json` lists them

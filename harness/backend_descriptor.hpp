@@ -15,6 +15,7 @@
 
 #include "harness/backend.hpp"
 #include "harness/device_id.hpp"
+#include "harness/doctor/facts.hpp"
 #include "harness/doctor/snapshot.hpp"
 
 namespace lb {
@@ -69,6 +70,19 @@ inline BackendOption number_option(std::string flag, std::string help, std::stri
 // A backend's option values by settings key, checked by the CLI against its declarations.
 using BackendOptionValues = std::map<std::string, nlohmann::json>;
 
+// The doctor's word on the devices one backend offers: which it can run on and, when none, why
+// and what to do. `run` measures a backend on the devices it lists here and nowhere else.
+struct DeviceUsability {
+  std::vector<int> usable;         // device indices, as in "gpu:N" (0 for the CPU)
+  std::string verdict;             // one line: "GPU ready: ..." or "No usable GPU: <reason>"
+  std::vector<std::string> fixes;  // how to make a device usable, in the order problems block
+};
+
+// A CPU backend's usability: the CPU is there whenever the program runs.
+inline DeviceUsability cpu_always_usable(const doctor::Snapshot& snapshot, const doctor::Facts&) {
+  return {{0}, "CPU ready: " + snapshot.cpu.model, {}};
+}
+
 struct BackendDescriptor {
   std::string name;  // "onednn", "cuda"
   DeviceKind device_kind;
@@ -82,6 +96,9 @@ struct BackendDescriptor {
   // doctor::BackendFinding rows in snapshot.backends. Never throws and never needs a driver: a
   // library that cannot be loaded is a finding with its problem and fix.
   std::function<void(doctor::Snapshot&)> probe;
+  // How the doctor decides which of its devices are usable: a pure function of the probed (or a
+  // fabricated) snapshot and the facts, so it is tested without the hardware.
+  std::function<DeviceUsability(const doctor::Snapshot&, const doctor::Facts&)> usability;
   // Library versions, compiled and loaded; touches no device.
   std::function<std::vector<VersionRow>()> version_rows;
   // Its libraries' loaded versions as a results file's context.libraries records them (key,

@@ -24,25 +24,25 @@ namespace {
 std::string ready_verdict(const Snapshot& s, const Diagnosis& d) {
   std::string gpus;
   for (int index : d.usable_gpus) {
-    const auto& g = *std::find_if(s.gpus.begin(), s.gpus.end(),
+    const auto& g = *std::find_if(s.nvidia.gpus.begin(), s.nvidia.gpus.end(),
                                   [&](const GpuInfo& x) { return x.index == index; });
     gpus += (gpus.empty() ? "" : "; ") +
             ("GPU " + std::to_string(g.index) + " " + g.name + " (compute capability " +
              cc_text(g) + ", " + std::to_string(g.sm_count) + " SMs, " + gib(g.memory_total) + ")");
   }
-  std::string driver =
-      s.driver.version.empty() ? "NVIDIA driver" : "NVIDIA driver " + s.driver.version;
-  if (s.driver.max_cuda_version > 0)
-    driver += " (supports CUDA " + cuda_version_text(s.driver.max_cuda_version) + ")";
-  return "GPU ready: " + gpus + "; CUDA runtime " + cuda_version_text(s.runtime_version) + ", " +
-         driver;
+  std::string driver = s.nvidia.driver.version.empty() ? "NVIDIA driver"
+                                                       : "NVIDIA driver " + s.nvidia.driver.version;
+  if (s.nvidia.driver.max_cuda_version > 0)
+    driver += " (supports CUDA " + cuda_version_text(s.nvidia.driver.max_cuda_version) + ")";
+  return "GPU ready: " + gpus + "; CUDA runtime " + cuda_version_text(s.nvidia.runtime_version) +
+         ", " + driver;
 }
 
 }  // namespace
 
 const DllInfo* find_dll(const Snapshot& s, const std::string& family, const std::string& wanted) {
   const DllInfo* first = nullptr;
-  for (const auto& dll : s.dlls) {
+  for (const auto& dll : s.nvidia.dlls) {
     if (dll.family != family) continue;
     if (!wanted.empty() && lower_equal(dll.name, wanted)) return &dll;
     if (!first) first = &dll;
@@ -76,8 +76,8 @@ Diagnosis diagnose(const Snapshot& s, const Facts& facts) {
   }
   if (d.reason.empty() && d.usable_gpus.empty()) d.reason = "no GPU found";
   d.gpu_usable = d.reason.empty();
-  if (s.cuda_build && s.runtime_version > 0)
-    d.driver_needed = c.driver_requirement(s.runtime_version);
+  if (s.nvidia.cuda_build && s.nvidia.runtime_version > 0)
+    d.driver_needed = c.driver_requirement(s.nvidia.runtime_version);
   d.verdict = d.gpu_usable ? ready_verdict(s, d) : "No usable GPU: " + d.reason;
   return d;
 }

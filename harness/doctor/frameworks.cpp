@@ -125,7 +125,7 @@ struct Judge {
                  "https://pytorch.org/get-started/locally/)"};
     } else if (f.name == "jax") {
       const int driver_major =
-          s.driver.max_cuda_version > 0 ? cuda_major(s.driver.max_cuda_version) : 12;
+          s.nvidia.driver.max_cuda_version > 0 ? cuda_major(s.nvidia.driver.max_cuda_version) : 12;
       v.verdict = "JAX " + f.version + " has no CUDA plugin installed: it runs on the CPU";
       v.fixes = {pip("install -U 'jax[cuda" + std::to_string(driver_major >= 13 ? 13 : 12) +
                      "]==" + f.version + "'")};
@@ -143,7 +143,7 @@ struct Judge {
   // Windows: TensorFlow up to the last native GPU release loads DLLs named by version along
   // the DLL search order the doctor already searched.
   void windows_dlls_missing(const FrameworkProbe& f, std::vector<Problem>& out) const {
-    const TensorflowWindowsDlls* dlls = f.name == "tensorflow" && s.dll_search
+    const TensorflowWindowsDlls* dlls = f.name == "tensorflow" && s.nvidia.dll_search
                                             ? tensorflow_windows_dlls(facts, f.version)
                                             : nullptr;
     if (!dlls) return;
@@ -261,23 +261,25 @@ struct Judge {
     else
       libraries_missing(f, problems);
     const int cuda = framework_cuda(f);
-    if (!s.driver.loaded) {
-      problems.push_back({"NVIDIA driver not found (" + s.driver.library + " cannot be loaded)",
-                          {"Install the NVIDIA driver for your GPU: CUDA " + f.cuda_version +
-                           " needs " + driver_requirement(s, facts, cuda) + "."}});
-    } else if (s.driver.max_cuda_version > 0 && cuda > 0) {
-      if (cuda_major(s.driver.max_cuda_version) < cuda_major(cuda))
-        problems.push_back({"the NVIDIA driver supports CUDA " +
-                                cuda_version_text(s.driver.max_cuda_version) + " but this " +
-                                f.display + " was built for CUDA " + f.cuda_version,
-                            {"Update the NVIDIA driver: CUDA " + f.cuda_version + " needs " +
-                                 driver_requirement(s, facts, cuda) + ".",
-                             "Or install a " + f.display + " build for CUDA " +
-                                 std::to_string(cuda_major(s.driver.max_cuda_version)) + ".x."}});
-      else if (s.driver.max_cuda_version < cuda)
+    if (!s.nvidia.driver.loaded) {
+      problems.push_back(
+          {"NVIDIA driver not found (" + s.nvidia.driver.library + " cannot be loaded)",
+           {"Install the NVIDIA driver for your GPU: CUDA " + f.cuda_version + " needs " +
+            driver_requirement(s, facts, cuda) + "."}});
+    } else if (s.nvidia.driver.max_cuda_version > 0 && cuda > 0) {
+      if (cuda_major(s.nvidia.driver.max_cuda_version) < cuda_major(cuda))
+        problems.push_back(
+            {"the NVIDIA driver supports CUDA " +
+                 cuda_version_text(s.nvidia.driver.max_cuda_version) + " but this " + f.display +
+                 " was built for CUDA " + f.cuda_version,
+             {"Update the NVIDIA driver: CUDA " + f.cuda_version + " needs " +
+                  driver_requirement(s, facts, cuda) + ".",
+              "Or install a " + f.display + " build for CUDA " +
+                  std::to_string(cuda_major(s.nvidia.driver.max_cuda_version)) + ".x."}});
+      else if (s.nvidia.driver.max_cuda_version < cuda)
         v.advice.push_back("the NVIDIA driver supports CUDA " +
-                           cuda_version_text(s.driver.max_cuda_version) + ", older than the CUDA " +
-                           f.cuda_version +
+                           cuda_version_text(s.nvidia.driver.max_cuda_version) +
+                           ", older than the CUDA " + f.cuda_version +
                            " this build was made for: it runs under minor-version "
                            "compatibility, and kernels compiled at run time (PTX) fail");
     }

@@ -131,14 +131,14 @@ Snapshot probe_host(const ProbeOptions& options) {
   Snapshot s;
   s.os = platform::is_windows() ? "windows" : "linux";
   s.cpu = probe_cpu(options);
-  s.driver = probe_driver();
+  s.nvidia.driver = probe_driver();
   const char* library_path_variable = platform::is_windows() ? "PATH" : "LD_LIBRARY_PATH";
   for (const char* name : {"CUDA_VISIBLE_DEVICES", "NVIDIA_TF32_OVERRIDE",
                            "CUBLAS_WORKSPACE_CONFIG", library_path_variable})
     s.env[name] = platform::getenv_opt(name);
   if (platform::is_windows()) {
-    s.dll_search = true;
-    s.dlls = probe_windows_dlls(platform::getenv_opt("PATH").value_or(""));
+    s.nvidia.dll_search = true;
+    s.nvidia.dlls = probe_windows_dlls(platform::getenv_opt("PATH").value_or(""));
   }
   return s;
 }

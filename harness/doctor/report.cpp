@@ -147,29 +147,29 @@ Block driver_block(const DriverInfo& d) {
 
 Block cuda_block(const Snapshot& s, const Diagnosis& d) {
   Block b{"CUDA",
-          {json_only("/cuda_build", s.cuda_build),
-           json_only("/cuda_runtime", optional_text(cuda_text_or_null(s.runtime_version))),
-           json_only("/build_architectures", optional_text(s.build_architectures)),
-           json_only("/device_count", s.device_count),
-           json_only("/device_error", optional_text(s.device_error)),
+          {json_only("/cuda_build", s.nvidia.cuda_build),
+           json_only("/cuda_runtime", optional_text(cuda_text_or_null(s.nvidia.runtime_version))),
+           json_only("/build_architectures", optional_text(s.nvidia.build_architectures)),
+           json_only("/device_count", s.nvidia.device_count),
+           json_only("/device_error", optional_text(s.nvidia.device_error)),
            json_only("/gpus", json::array())}};
-  if (!s.cuda_build) {
+  if (!s.nvidia.cuda_build) {
     b.rows.push_back(labelled("this build", "CPU only (built without CUDA)"));
     for (const char* key : {"/cudnn", "/cublas", "/cuda_plugin"})
       b.rows.push_back(json_only(key, nullptr));
     return b;
   }
-  const PluginInfo& plugin = s.cuda_plugin;
-  b.rows.push_back(labelled("runtime (built in)", cuda_version_text(s.runtime_version)));
+  const PluginInfo& plugin = s.nvidia.cuda_plugin;
+  b.rows.push_back(labelled("runtime (built in)", cuda_version_text(s.nvidia.runtime_version)));
   if (!d.driver_needed.empty()) b.rows.push_back(labelled("runtime needs", d.driver_needed));
-  b.rows.push_back(labelled("architectures built", s.build_architectures));
-  b.rows.push_back(
-      labelled("devices", std::to_string(s.device_count) +
-                              (s.device_error.empty() ? "" : " (" + s.device_error + ")")));
-  b.rows.push_back(both("/cudnn", library_json(s.cudnn, decode_cudnn_version), "cuDNN",
-                        library_text(s.cudnn, decode_cudnn_version)));
-  b.rows.push_back(both("/cublas", library_json(s.cublas, decode_cublas_version), "cuBLAS",
-                        library_text(s.cublas, decode_cublas_version)));
+  b.rows.push_back(labelled("architectures built", s.nvidia.build_architectures));
+  b.rows.push_back(labelled(
+      "devices", std::to_string(s.nvidia.device_count) +
+                     (s.nvidia.device_error.empty() ? "" : " (" + s.nvidia.device_error + ")")));
+  b.rows.push_back(both("/cudnn", library_json(s.nvidia.cudnn, decode_cudnn_version), "cuDNN",
+                        library_text(s.nvidia.cudnn, decode_cudnn_version)));
+  b.rows.push_back(both("/cublas", library_json(s.nvidia.cublas, decode_cublas_version), "cuBLAS",
+                        library_text(s.nvidia.cublas, decode_cublas_version)));
   b.rows.push_back(both("/cuda_plugin",
                         {{"loaded", plugin.loaded},
                          {"path", optional_text(plugin.path)},
@@ -214,9 +214,9 @@ Block dll_block(const Snapshot& s) {
       "NVIDIA DLLs (search order: application folder, System32, Windows folder, current "
       "folder, PATH)",
       {json_only("/windows_dlls", json::array())}};
-  if (s.dlls.empty()) b.rows.push_back(line("  none found"));
-  for (std::size_t i = 0; i < s.dlls.size(); ++i) {
-    const DllInfo& dll = s.dlls[i];
+  if (s.nvidia.dlls.empty()) b.rows.push_back(line("  none found"));
+  for (std::size_t i = 0; i < s.nvidia.dlls.size(); ++i) {
+    const DllInfo& dll = s.nvidia.dlls[i];
     b.rows.push_back(both("/windows_dlls/" + std::to_string(i),
                           {{"name", dll.name},
                            {"family", dll.family},
@@ -324,10 +324,11 @@ Block verdict_block(const Diagnosis& d) {
 
 std::vector<Block> blocks(const Snapshot& s, const Diagnosis& d,
                           const std::optional<FrameworkCheck>& framework) {
-  std::vector<Block> out = {header_block(s), cpu_block(s.cpu), driver_block(s.driver),
+  std::vector<Block> out = {header_block(s), cpu_block(s.cpu), driver_block(s.nvidia.driver),
                             cuda_block(s, d)};
-  for (std::size_t i = 0; i < s.gpus.size(); ++i) out.push_back(gpu_block(s.gpus[i], i, d));
-  if (s.dll_search) out.push_back(dll_block(s));
+  for (std::size_t i = 0; i < s.nvidia.gpus.size(); ++i)
+    out.push_back(gpu_block(s.nvidia.gpus[i], i, d));
+  if (s.nvidia.dll_search) out.push_back(dll_block(s));
   out.push_back(backends_block(s));
   out.push_back(env_block(s));
   out.push_back(findings_block(d));

@@ -85,9 +85,10 @@ struct BackendFinding {
   std::optional<BackendProblem> problem;
 };
 
-struct Snapshot {
-  std::string os;  // "linux" or "windows"
-  CpuInfo cpu;
+// The NVIDIA stack: what the CUDA backend's probe found (its build, the driver, the GPUs, cuDNN,
+// cuBLAS, its plugin) and, on Windows, the NVIDIA DLLs along the search order that frameworks
+// load. The doctor's NVIDIA checks and the framework verdicts read it.
+struct NvidiaStack {
   bool cuda_build = false;          // built with the CUDA backend: its probe sets this
   std::string build_architectures;  // "75;80;86;89;90", from the same probe
   int runtime_version = 0;          // CUDA runtime linked into the plugin, e.g. 13000
@@ -96,10 +97,16 @@ struct Snapshot {
   std::string device_error;  // cudaGetDeviceCount's error, if any
   std::vector<GpuInfo> gpus;
   LibraryInfo cudnn, cublas;
-  PluginInfo cuda_plugin;  // CUDA builds: the loader fills it and the fields above
+  PluginInfo cuda_plugin;     // CUDA builds: the loader fills it and the fields above
+  bool dll_search = false;    // Windows: the DLL search order was searched (dlls below)
+  std::vector<DllInfo> dlls;  // NVIDIA DLLs found, in search order
+};
+
+struct Snapshot {
+  std::string os;  // "linux" or "windows"
+  CpuInfo cpu;
+  NvidiaStack nvidia;
   std::map<std::string, std::optional<std::string>> env;  // variables that change the outcome
-  bool dll_search = false;               // Windows: the DLL search order was searched (dlls below)
-  std::vector<DllInfo> dlls;             // NVIDIA DLLs found, in search order
   std::vector<BackendFinding> backends;  // one per backend that reported, in registry order
 };
 

@@ -47,11 +47,11 @@ doctor::GpuInfo probe_gpu(int device) {
 void probe_devices(doctor::Snapshot& s) {
   int count = 0;
   if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess) {
-    s.device_error = cuda_error_text(e);
+    s.nvidia.device_error = cuda_error_text(e);
     count = 0;
   }
-  s.device_count = count;
-  for (int device = 0; device < count; ++device) s.gpus.push_back(probe_gpu(device));
+  s.nvidia.device_count = count;
+  for (int device = 0; device < count; ++device) s.nvidia.gpus.push_back(probe_gpu(device));
 }
 
 }  // namespace lb::cuda

@@ -31,6 +31,7 @@ const BackendDescriptor& descriptor() {
       .primary = true,
       .point_backends = {"onednn"},
       .probe = probe_into,
+      .usability = cpu_always_usable,
       .version_rows =
           [] {
             const LibraryInfo onednn = probe();

@@ -55,6 +55,7 @@ const BackendDescriptor& descriptor() {
       .primary = false,
       .point_backends = {"openblas"},
       .probe = probe_into,
+      .usability = cpu_always_usable,
       .version_rows =
           [] {
             std::string loaded;

@@ -20,6 +20,14 @@ def primary_point_backends(context: dict) -> frozenset:
                              for name in role["point_backends"]])
 
 
+def device_kinds(context: dict) -> tuple:
+    """The device kinds a file may record: "cpu", "gpu" and each backend's device type
+    (context.backends), so a backend on a device of its own reads like any other."""
+    roles = context.get("backends")
+    declared = [role["device_type"] for role in roles.values()] if isinstance(roles, dict) else []
+    return tuple(dict.fromkeys(["cpu", "gpu", *declared]))
+
+
 def keyed_device(device: str, backend, primary=PRIMARY_BEFORE_CONTEXT_BACKENDS) -> str:
     """"cpu" for the device's primary backend, "cpu@openblas" for another."""
     return device if (backend or "") in primary else f"{device}@{backend}"

@@ -34,12 +34,12 @@ class Data:
         self.files = files
         self.frameworks = list(frameworks)  # framework_file.FrameworkFile, matched by device
         self.devices = []
-        by_kind = {"cpu": 0, "gpu": 0}
+        by_kind = {}
         for f in files:
             for dev_id, info in f.devices.items():
                 palette = CPU_COLOURS if info["kind"] == "cpu" else GPU_COLOURS
-                colour = palette[by_kind[info["kind"]] % len(palette)]
-                by_kind[info["kind"]] += 1
+                colour = palette[by_kind.get(info["kind"], 0) % len(palette)]
+                by_kind[info["kind"]] = by_kind.get(info["kind"], 0) + 1
                 label = info["name"] + placement(f.context)
                 self.devices.append(Device(f, dev_id, info["kind"], info["name"], label, info,
                                            colour))

@@ -9,8 +9,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from layerbench_report.backend_roles import (check_backend_roles, is_primary_backend, keyed_device,
-                                             point_id, primary_point_backends)
+from layerbench_report.backend_roles import (check_backend_roles, device_kinds, is_primary_backend,
+                                             keyed_device, point_id, primary_point_backends)
 from layerbench_report.checked_json import (BadResultsFile, Fields, json_words, loads, quoted,
                                             read_document, unique)
 
@@ -93,11 +93,12 @@ class ResultsFile:
 
 def _check_devices(context: Fields) -> dict:
     devices = {}
+    kinds = device_kinds(context.obj)
     for d in context.objects("devices"):
         dev_id = d.text("id")
         if dev_id in devices:
             d.fail("id", f"{quoted(dev_id)} is used by another device too")
-        d.text("kind", ("cpu", "gpu"))
+        d.text("kind", kinds)
         d.text("name")
         d.object("facts")
         peaks = d.object("peaks")
@@ -213,10 +214,10 @@ def check(path, data) -> ResultsFile:
     top = Fields(path, data, "")
     top.text("status", FILE_STATUSES)
     context = top.object("context", optional=False, nullable=False)
+    check_backend_roles(context)
     devices = _check_devices(context)
     context.text("host", optional=True, nullable=True)
     check_scheduler(context)
-    check_backend_roles(context)
     libraries = context.object("libraries")
     for name in libraries.obj if libraries else ():
         libraries.text(name, nullable=True)

@@ -40,7 +40,8 @@ TEST(BackendRegistry, CpuBackendsComeFirst) {
 TEST(BackendRegistry, EveryDescriptorIsComplete) {
   for (const BackendDescriptor* backend : backend_descriptors()) {
     SCOPED_TRACE(backend->name);
-    ASSERT_TRUE(backend->probe && backend->version_rows && backend->libraries && backend->make);
+    ASSERT_TRUE(backend->probe && backend->usability && backend->version_rows &&
+                backend->libraries && backend->make);
     const auto rows = backend->version_rows();
     ASSERT_FALSE(rows.empty());
     for (const VersionRow& row : rows) {
@@ -60,7 +61,7 @@ TEST(BackendRegistry, ProbeMachineAddsEachBackendsFindings) {
     EXPECT_FALSE(onednn->loaded.empty());
     EXPECT_EQ(onednn->notes.front().rfind("dispatches to ", 0), 0u);
   }
-  if (LAYERBENCH_HAVE_CUDA) EXPECT_NE(snapshot.cublas.compiled_version, 0);
+  if (LAYERBENCH_HAVE_CUDA) EXPECT_NE(snapshot.nvidia.cublas.compiled_version, 0);
 }
 
 // context.libraries: each backend's libraries once, under the keys results files have always had
@@ -88,17 +89,18 @@ TEST(BackendRegistry, LibrariesAreRecordedOnceUnderTheirKeys) {
 TEST(BackendRegistry, CudaPluginLoadsAndItsErrorsReachTheBinary) {
   if (!LAYERBENCH_HAVE_CUDA) GTEST_SKIP() << "layerbench was built without CUDA";
   const doctor::Snapshot snapshot = probe_machine();
-  ASSERT_TRUE(snapshot.cuda_plugin.loaded) << snapshot.cuda_plugin.error;
-  EXPECT_NE(snapshot.cuda_plugin.path.find("/lib/layerbench/liblayerbench_cuda"), std::string::npos)
-      << snapshot.cuda_plugin.path;
-  EXPECT_TRUE(snapshot.cudnn.loaded && snapshot.cublas.loaded);
-  EXPECT_FALSE(snapshot.cudnn.path.empty());
+  ASSERT_TRUE(snapshot.nvidia.cuda_plugin.loaded) << snapshot.nvidia.cuda_plugin.error;
+  EXPECT_NE(snapshot.nvidia.cuda_plugin.path.find("/lib/layerbench/liblayerbench_cuda"),
+            std::string::npos)
+      << snapshot.nvidia.cuda_plugin.path;
+  EXPECT_TRUE(snapshot.nvidia.cudnn.loaded && snapshot.nvidia.cublas.loaded);
+  EXPECT_FALSE(snapshot.nvidia.cudnn.path.empty());
   for (const BackendDescriptor* backend : backend_descriptors()) {
     if (backend->device_kind != DeviceKind::gpu) continue;
-    if (snapshot.device_count > 0)
+    if (snapshot.nvidia.device_count > 0)
       EXPECT_EQ(backend->make(0, 0, {})->device(), "gpu:0");
     else
-      EXPECT_THROW(backend->make(0, 0, {}), LibraryError) << snapshot.device_error;
+      EXPECT_THROW(backend->make(0, 0, {}), LibraryError) << snapshot.nvidia.device_error;
   }
 }
 

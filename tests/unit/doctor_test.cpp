@@ -68,15 +68,15 @@ Snapshot healthy() {
   s.os = "linux";
   s.cpu.model = "test CPU";
   s.cpu.cores = 8, s.cpu.threads = 16;
-  s.cuda_build = true;
-  s.build_architectures = "75;80;86;89;90";
-  s.runtime_version = 12040;
-  s.driver = {true, "libcuda.so.1", "", "550.54.15", 12040};
-  s.device_count = 1;
-  s.gpus = {h100()};
-  s.cudnn = {true, 8907, 8907, 12020, "", "/usr/lib/libcudnn.so.8"};
-  s.cublas = {true, 120405, 120405, 12040, "", "/usr/lib/libcublasLt.so.12"};
-  s.cuda_plugin = {true, "/opt/lb/lib/layerbench/liblayerbench_cuda.so", ""};
+  s.nvidia.cuda_build = true;
+  s.nvidia.build_architectures = "75;80;86;89;90";
+  s.nvidia.runtime_version = 12040;
+  s.nvidia.driver = {true, "libcuda.so.1", "", "550.54.15", 12040};
+  s.nvidia.device_count = 1;
+  s.nvidia.gpus = {h100()};
+  s.nvidia.cudnn = {true, 8907, 8907, 12020, "", "/usr/lib/libcudnn.so.8"};
+  s.nvidia.cublas = {true, 120405, 120405, 12040, "", "/usr/lib/libcublasLt.so.12"};
+  s.nvidia.cuda_plugin = {true, "/opt/lb/lib/layerbench/liblayerbench_cuda.so", ""};
   s.env = {{"CUDA_VISIBLE_DEVICES", std::nullopt},
            {"NVIDIA_TF32_OVERRIDE", std::nullopt},
            {"CUBLAS_WORKSPACE_CONFIG", std::nullopt},
@@ -85,10 +85,10 @@ Snapshot healthy() {
 }
 
 Snapshot no_driver(Snapshot s) {
-  s.driver = {false, "libcuda.so.1", "libcuda.so.1: cannot open shared object file", "", 0};
-  s.device_count = 0;
-  s.gpus.clear();
-  s.device_error =
+  s.nvidia.driver = {false, "libcuda.so.1", "libcuda.so.1: cannot open shared object file", "", 0};
+  s.nvidia.device_count = 0;
+  s.nvidia.gpus.clear();
+  s.nvidia.device_error =
       "cudaErrorInsufficientDriver: CUDA driver version is insufficient for CUDA runtime version";
   return s;
 }
@@ -213,7 +213,7 @@ TEST(DoctorDiagnosis, NoDriverOnLinux) {
 TEST(DoctorDiagnosis, NoDriverOnWindowsNamesTheDlls) {
   Snapshot s = no_driver(healthy());
   s.os = "windows";
-  s.driver.library = "nvcuda.dll";
+  s.nvidia.driver.library = "nvcuda.dll";
   const Diagnosis d = diagnose(s, facts());
   EXPECT_EQ(d.reason.rfind("NVIDIA driver not found", 0), 0u);
   EXPECT_TRUE(any_contains(d.fixes, "nvcuda.dll"));
@@ -224,10 +224,10 @@ TEST(DoctorDiagnosis, NoDriverOnWindowsNamesTheDlls) {
 
 TEST(DoctorDiagnosis, DriverTooOldForRuntime) {
   Snapshot s = healthy();
-  s.driver.version = "472.12";
-  s.driver.max_cuda_version = 11040;
-  s.device_count = 0, s.gpus.clear();
-  s.device_error =
+  s.nvidia.driver.version = "472.12";
+  s.nvidia.driver.max_cuda_version = 11040;
+  s.nvidia.device_count = 0, s.nvidia.gpus.clear();
+  s.nvidia.device_error =
       "cudaErrorInsufficientDriver: CUDA driver version is insufficient for CUDA runtime version";
   const Diagnosis d = diagnose(s, facts());
   EXPECT_FALSE(d.gpu_usable);
@@ -242,7 +242,7 @@ TEST(DoctorDiagnosis, DriverTooOldForRuntime) {
 TEST(DoctorDiagnosis, UnrecordedWindowsMinimumIsSaidSo) {
   Snapshot s = no_driver(healthy());
   s.os = "windows";
-  s.runtime_version = 13000;
+  s.nvidia.runtime_version = 13000;
   const Diagnosis d = diagnose(s, facts());
   EXPECT_TRUE(contains(d.driver_needed, "at least 13.0")) << d.driver_needed;
   EXPECT_TRUE(contains(d.driver_needed, "do not record the Windows minimum for CUDA 13.x"))
@@ -251,7 +251,7 @@ TEST(DoctorDiagnosis, UnrecordedWindowsMinimumIsSaidSo) {
 
 TEST(DoctorDiagnosis, DriverOneMinorBehindRunsWithWarning) {
   Snapshot s = healthy();
-  s.driver.max_cuda_version = 12020;
+  s.nvidia.driver.max_cuda_version = 12020;
   const Diagnosis d = diagnose(s, facts());
   EXPECT_TRUE(d.gpu_usable);
   EXPECT_NE(find(d, Severity::warning, "minor-version compatibility"), nullptr);
@@ -261,8 +261,8 @@ TEST(DoctorDiagnosis, VisibleDevicesEmptyOrMinusOneHidesEveryGpu) {
   for (const std::string value : {"", "-1"}) {
     Snapshot s = healthy();
     s.env["CUDA_VISIBLE_DEVICES"] = value;
-    s.device_count = 0, s.gpus.clear();
-    s.device_error = "cudaErrorNoDevice: no CUDA-capable device is detected";
+    s.nvidia.device_count = 0, s.nvidia.gpus.clear();
+    s.nvidia.device_error = "cudaErrorNoDevice: no CUDA-capable device is detected";
     const Diagnosis d = diagnose(s, facts());
     EXPECT_FALSE(d.gpu_usable);
     EXPECT_EQ(d.reason, "CUDA_VISIBLE_DEVICES=\"" + value + "\" hides every GPU");
@@ -278,8 +278,8 @@ TEST(DoctorDiagnosis, VisibleDevicesEmptyOrMinusOneHidesEveryGpu) {
 
 TEST(DoctorDiagnosis, DriverPresentButNoDevice) {
   Snapshot s = healthy();
-  s.device_count = 0, s.gpus.clear();
-  s.device_error = "cudaErrorNoDevice: no CUDA-capable device is detected";
+  s.nvidia.device_count = 0, s.nvidia.gpus.clear();
+  s.nvidia.device_error = "cudaErrorNoDevice: no CUDA-capable device is detected";
   const Diagnosis d = diagnose(s, facts());
   EXPECT_FALSE(d.gpu_usable);
   EXPECT_TRUE(contains(d.reason, "CUDA found no GPU (cudaErrorNoDevice")) << d.reason;
@@ -287,10 +287,10 @@ TEST(DoctorDiagnosis, DriverPresentButNoDevice) {
 
 TEST(DoctorDiagnosis, CudnnMissing) {
   Snapshot s = healthy();
-  s.cudnn.loaded = false;
-  s.cudnn.loaded_version = 0;
-  s.cudnn.error = "libcudnn.so.8: cannot open shared object file: No such file or directory";
-  s.cudnn.path = "";  // no file of its name was found
+  s.nvidia.cudnn.loaded = false;
+  s.nvidia.cudnn.loaded_version = 0;
+  s.nvidia.cudnn.error = "libcudnn.so.8: cannot open shared object file: No such file or directory";
+  s.nvidia.cudnn.path = "";  // no file of its name was found
   const Diagnosis d = diagnose(s, facts());
   EXPECT_FALSE(d.gpu_usable);
   EXPECT_TRUE(contains(d.reason, "cuDNN could not be loaded")) << d.reason;
@@ -324,20 +324,20 @@ TEST(DoctorLoaderMessage, NamesTheFileAndTheUndefinedSymbol) {
 // The CUDA libraries and the plugin as the loader (kernels/cuda/loader) records a broken file
 // first on the library path.
 Snapshot plugin_not_loaded(Snapshot s, const std::string& error) {
-  s.cuda_plugin.loaded = false;
-  s.cuda_plugin.error = error;
-  s.device_count = 0;
-  s.gpus.clear();
-  s.device_error = "not probed: the CUDA backend is not loaded";
+  s.nvidia.cuda_plugin.loaded = false;
+  s.nvidia.cuda_plugin.error = error;
+  s.nvidia.device_count = 0;
+  s.nvidia.gpus.clear();
+  s.nvidia.device_error = "not probed: the CUDA backend is not loaded";
   return s;
 }
 
 TEST(DoctorDiagnosis, BrokenCudnnFileIsNamedWithTheLoadersMessageAndTheFix) {
   Snapshot s = plugin_not_loaded(healthy(), "it needs cuDNN, which did not load");
-  s.cudnn.loaded = false;
-  s.cudnn.loaded_version = 0;
-  s.cudnn.error = "/tmp/half/libcudnn.so.8: file too short";
-  s.cudnn.path = "/tmp/half/libcudnn.so.8";
+  s.nvidia.cudnn.loaded = false;
+  s.nvidia.cudnn.loaded_version = 0;
+  s.nvidia.cudnn.error = "/tmp/half/libcudnn.so.8: file too short";
+  s.nvidia.cudnn.path = "/tmp/half/libcudnn.so.8";
   s.env["LD_LIBRARY_PATH"] = "/tmp/half";
   const Diagnosis d = diagnose(s, facts());
   EXPECT_FALSE(d.gpu_usable);
@@ -371,7 +371,7 @@ TEST(DoctorDiagnosis, PluginMissingASymbolNamesTheLibraryThatLacksIt) {
   Snapshot s = plugin_not_loaded(healthy(),
                                  "/opt/lb/lib/layerbench/liblayerbench_cuda.so: undefined symbol: "
                                  "cudnnBackendCreateDescriptor, version libcudnn.so.8");
-  s.cudnn.path = "/tmp/stub/libcudnn.so.8";
+  s.nvidia.cudnn.path = "/tmp/stub/libcudnn.so.8";
   const Diagnosis d = diagnose(s, facts());
   EXPECT_FALSE(d.gpu_usable);
   EXPECT_TRUE(contains(d.reason, "/tmp/stub/libcudnn.so.8 lacks cudnnBackendCreateDescriptor"))
@@ -382,7 +382,8 @@ TEST(DoctorDiagnosis, PluginMissingASymbolNamesTheLibraryThatLacksIt) {
 
 TEST(DoctorDiagnosis, PluginOfAnotherBuildIsRebuilt) {
   Snapshot s = healthy();
-  s = plugin_not_loaded(s, s.cuda_plugin.path + " is from another build (layerbench 0.1.0 (git " +
+  s = plugin_not_loaded(s, s.nvidia.cuda_plugin.path +
+                               " is from another build (layerbench 0.1.0 (git " +
                                "aaa)) than this binary (layerbench 0.1.0 (git bbb))");
   const Diagnosis d = diagnose(s, facts());
   EXPECT_FALSE(d.gpu_usable);
@@ -392,8 +393,8 @@ TEST(DoctorDiagnosis, PluginOfAnotherBuildIsRebuilt) {
 
 TEST(DoctorDiagnosis, CudnnMajorMismatchIsAnError) {
   Snapshot s = healthy();
-  s.cudnn.compiled_version = 91900;  // built against 9.19.0 ...
-  s.cudnn.loaded_version = 8907;     // ... but 8.9.7 came first on the library path
+  s.nvidia.cudnn.compiled_version = 91900;  // built against 9.19.0 ...
+  s.nvidia.cudnn.loaded_version = 8907;     // ... but 8.9.7 came first on the library path
   const Diagnosis d = diagnose(s, facts());
   EXPECT_FALSE(d.gpu_usable);
   EXPECT_TRUE(contains(d.reason, "built against 9.19.0 but loaded 8.9.7")) << d.reason;
@@ -402,7 +403,7 @@ TEST(DoctorDiagnosis, CudnnMajorMismatchIsAnError) {
 
 TEST(DoctorDiagnosis, CudnnOlderMinorIsAWarning) {
   Snapshot s = healthy();
-  s.cudnn.loaded_version = 8600;
+  s.nvidia.cudnn.loaded_version = 8600;
   const Diagnosis d = diagnose(s, facts());
   EXPECT_TRUE(d.gpu_usable);
   EXPECT_NE(find(d, Severity::warning, "8.6.0"), nullptr);
@@ -410,7 +411,7 @@ TEST(DoctorDiagnosis, CudnnOlderMinorIsAWarning) {
 
 TEST(DoctorDiagnosis, CublasMajorMismatchIsAnError) {
   Snapshot s = healthy();
-  s.cublas.loaded_version = 11201;
+  s.nvidia.cublas.loaded_version = 11201;
   const Diagnosis d = diagnose(s, facts());
   EXPECT_FALSE(d.gpu_usable);
   EXPECT_TRUE(contains(d.reason, "cuBLAS: built against 12.4.5 but loaded 11.2.1")) << d.reason;
@@ -422,7 +423,7 @@ TEST(DoctorDiagnosis, ComputeCapabilityOlderThanTheBuild) {
   v100.name = "Tesla V100-SXM2-32GB (test data)";
   v100.cc_major = 7, v100.cc_minor = 0, v100.sm_count = 80;
   v100.build_has_code = false;  // what the arch probe reports for a build without sm_70
-  s.gpus = {v100};
+  s.nvidia.gpus = {v100};
   const Diagnosis d = diagnose(s, facts());
   EXPECT_FALSE(d.gpu_usable);
   EXPECT_TRUE(contains(d.reason, "no code for it (built for 75;80;86;89;90)")) << d.reason;
@@ -436,8 +437,8 @@ TEST(DoctorDiagnosis, OneUsableGpuOfTwoIsReady) {
   Snapshot s = healthy();
   GpuInfo old = h100(1);
   old.cc_major = 7, old.cc_minor = 0, old.build_has_code = false;
-  s.gpus.push_back(old);
-  s.device_count = 2;
+  s.nvidia.gpus.push_back(old);
+  s.nvidia.device_count = 2;
   const Diagnosis d = diagnose(s, facts());
   EXPECT_TRUE(d.gpu_usable);
   EXPECT_EQ(d.usable_gpus, std::vector<int>{0});
@@ -446,22 +447,22 @@ TEST(DoctorDiagnosis, OneUsableGpuOfTwoIsReady) {
 
 TEST(DoctorDiagnosis, SmallMemoryCardWarns) {
   Snapshot s = healthy();
-  s.gpus[0].name = "NVIDIA T400 4GB (test data)";
-  s.gpus[0].cc_major = 7, s.gpus[0].cc_minor = 5;
-  s.gpus[0].memory_total = 4ull << 30;
+  s.nvidia.gpus[0].name = "NVIDIA T400 4GB (test data)";
+  s.nvidia.gpus[0].cc_major = 7, s.nvidia.gpus[0].cc_minor = 5;
+  s.nvidia.gpus[0].memory_total = 4ull << 30;
   const Diagnosis d = diagnose(s, facts());
   EXPECT_TRUE(d.gpu_usable);
   EXPECT_NE(find(d, Severity::warning, "less than 6 GB"), nullptr);
-  s.gpus[0].memory_total = 6ull << 30;  // a "6 GB" card: 6 GiB is above 6e9 bytes
+  s.nvidia.gpus[0].memory_total = 6ull << 30;  // a "6 GB" card: 6 GiB is above 6e9 bytes
   EXPECT_EQ(find(diagnose(s, facts()), Severity::warning, "less than 6 GB"), nullptr);
 }
 
 TEST(DoctorDiagnosis, CpuOnlyBuild) {
   Snapshot s = healthy();
-  s.cuda_build = false;
-  s.build_architectures.clear();
-  s.runtime_version = 0;
-  s.device_count = 0, s.gpus.clear();
+  s.nvidia.cuda_build = false;
+  s.nvidia.build_architectures.clear();
+  s.nvidia.runtime_version = 0;
+  s.nvidia.device_count = 0, s.nvidia.gpus.clear();
   const Diagnosis d = diagnose(s, facts());
   EXPECT_FALSE(d.gpu_usable);
   EXPECT_EQ(d.reason, "this layerbench was built without CUDA");
@@ -514,8 +515,8 @@ TEST(DoctorFramework, MatchingMachine) {
 
 TEST(DoctorFramework, MismatchesAreNamed) {
   Snapshot s = healthy();
-  s.runtime_version = 13000;
-  s.cudnn.compiled_version = s.cudnn.loaded_version = 91900;
+  s.nvidia.runtime_version = 13000;
+  s.nvidia.cudnn.compiled_version = s.nvidia.cudnn.loaded_version = 91900;
   const FrameworkCheck c = check_framework(s, facts(), parse_framework_target("tensorflow==2.15"));
   EXPECT_FALSE(c.all_ok);
   EXPECT_FALSE(item(c, "CUDA").ok);
@@ -667,16 +668,16 @@ TEST(DoctorProbe, EveryCpuBackendReportsAFinding) {
 TEST(DoctorProbe, RealMachineGivesAVerdictWithoutCrashing) {
   const Snapshot s = lb::probe_machine();
   EXPECT_GT(s.cpu.threads, 0);
-  EXPECT_EQ(s.cuda_build, static_cast<bool>(LAYERBENCH_HAVE_CUDA));
+  EXPECT_EQ(s.nvidia.cuda_build, static_cast<bool>(LAYERBENCH_HAVE_CUDA));
   EXPECT_EQ(s.env.count("CUDA_VISIBLE_DEVICES"), 1u);
   const Diagnosis d = diagnose(s, facts());
   EXPECT_FALSE(d.verdict.empty());
-  if (!s.driver.loaded) {
+  if (!s.nvidia.driver.loaded) {
     // Machines without the NVIDIA driver (like the CI runners) must say exactly that.
     EXPECT_FALSE(d.gpu_usable);
     EXPECT_EQ(d.reason.rfind("NVIDIA driver not found", 0), 0u) << d.reason;
-    EXPECT_FALSE(s.driver.load_error.empty());
-    EXPECT_EQ(s.device_count, 0);
+    EXPECT_FALSE(s.nvidia.driver.load_error.empty());
+    EXPECT_EQ(s.nvidia.device_count, 0);
   }
 }
 

@@ -52,10 +52,10 @@ PythonProbe probe_of(FrameworkProbe f, const std::string& platform = "linux") {
 Snapshot with_driver(int max_cuda) {
   Snapshot s;
   s.os = "linux";
-  s.driver.loaded = true;
-  s.driver.library = "libcuda.so.1";
-  s.driver.version = "570.86.10";
-  s.driver.max_cuda_version = max_cuda;
+  s.nvidia.driver.loaded = true;
+  s.nvidia.driver.library = "libcuda.so.1";
+  s.nvidia.driver.version = "570.86.10";
+  s.nvidia.driver.max_cuda_version = max_cuda;
   return s;
 }
 
@@ -95,7 +95,7 @@ TEST(FrameworkVerdict, DriverOfAnOlderMinorIsAdviceNotABlock) {
 TEST(FrameworkVerdict, MissingDriverNamesTheBuildsCuda) {
   Snapshot s;
   s.os = "linux";
-  s.driver.library = "libcuda.so.1";
+  s.nvidia.driver.library = "libcuda.so.1";
   const auto v = judge_one(probe_of(torch_cu128()), s);
   EXPECT_FALSE(v.gpu_usable);
   EXPECT_EQ(v.verdict,
@@ -151,8 +151,8 @@ FrameworkProbe tensorflow_2_10_windows() {
 TEST(FrameworkVerdict, WindowsTensorflow210NamesTheDllsItCannotFind) {
   Snapshot s = with_driver(12020);
   s.os = "windows";
-  s.dll_search = true;
-  s.dlls = {{"cudart64_12.dll", "cudart", "C:\\CUDA\\v12.2\\bin", "PATH", "12.2", ""}};
+  s.nvidia.dll_search = true;
+  s.nvidia.dlls = {{"cudart64_12.dll", "cudart", "C:\\CUDA\\v12.2\\bin", "PATH", "12.2", ""}};
   const auto v = judge_one(probe_of(tensorflow_2_10_windows(), "win32"), s);
   EXPECT_FALSE(v.gpu_usable);
   EXPECT_EQ(v.verdict,
@@ -166,11 +166,11 @@ TEST(FrameworkVerdict, WindowsTensorflow210NamesTheDllsItCannotFind) {
 TEST(FrameworkVerdict, WindowsTensorflow210ReadyWithItsDlls) {
   Snapshot s = with_driver(12020);
   s.os = "windows";
-  s.dll_search = true;
-  s.dlls = {{"cudart64_110.dll", "cudart", "C:\\CUDA\\v11.2\\bin", "PATH", "11.2", ""},
-            {"cublas64_11.dll", "cublas", "C:\\CUDA\\v11.2\\bin", "PATH", "", ""},
-            {"cublasLt64_11.dll", "cublasLt", "C:\\CUDA\\v11.2\\bin", "PATH", "", ""},
-            {"CUDNN64_8.DLL", "cudnn", "C:\\cudnn\\bin", "PATH", "8.1.0", ""}};
+  s.nvidia.dll_search = true;
+  s.nvidia.dlls = {{"cudart64_110.dll", "cudart", "C:\\CUDA\\v11.2\\bin", "PATH", "11.2", ""},
+                   {"cublas64_11.dll", "cublas", "C:\\CUDA\\v11.2\\bin", "PATH", "", ""},
+                   {"cublasLt64_11.dll", "cublasLt", "C:\\CUDA\\v11.2\\bin", "PATH", "", ""},
+                   {"CUDNN64_8.DLL", "cudnn", "C:\\cudnn\\bin", "PATH", "8.1.0", ""}};
   auto f = tensorflow_2_10_windows();
   f.gpus_seen = 1;
   const auto v = judge_one(probe_of(f, "win32"), s);

@@ -12,6 +12,7 @@
 
 #include "harness/check/validate.hpp"
 #include "harness/measure/inputs.hpp"
+#include "tests/unit/backend_case_support.hpp"
 
 namespace lb {
 namespace {
@@ -57,15 +58,13 @@ class OnednnBackendTest : public ::testing::Test {
   std::unique_ptr<Backend> backend = onednn::make_backend(0);
 
   Validation run(const Problem& p, CacheMode cache, AlgoChoice algo, std::string* impl = nullptr) {
-    const auto inputs = make_inputs(p, 5);
     CaseOptions options;
     options.cache = cache, options.algo = algo;
-    auto c = backend->prepare(p, inputs, options);
-    for (int i = 0; i < 3; ++i) EXPECT_GT(c->run_timed(), 0.0) << describe(p);
-    EXPECT_FALSE(c->implementation().empty());
-    EXPECT_EQ(c->library(), "onednn");
-    if (impl) *impl = c->implementation();
-    return validate(p, inputs, c->output(), p.precision);
+    const testing::CaseOutcome outcome = testing::prepare_run_validate(*backend, p, options);
+    EXPECT_FALSE(outcome.prepared->implementation().empty());
+    EXPECT_EQ(outcome.prepared->library(), "onednn");
+    if (impl) *impl = outcome.prepared->implementation();
+    return outcome.validation;
   }
 };
 
@@ -82,12 +81,11 @@ TEST_F(OnednnBackendTest, EveryPassAndGemmLayoutMatchesTheReferenceColdAndWarm) 
 
 TEST_F(OnednnBackendTest, AutotunedCasesAreCorrectAndSayWhatTheyCompared) {
   for (const auto& p : {resnet_like_conv(Pass::fwd), conv(Pass::bwd_weights)}) {
-    const auto inputs = make_inputs(p, 6);
-    auto c = backend->prepare(p, inputs, CaseOptions{});  // default: cold, autotune
-    c->run_timed();
-    EXPECT_TRUE(validate(p, inputs, c->output(), p.precision).passed) << describe(p);
+    // default options: cold, autotune
+    const auto outcome = testing::prepare_run_validate(*backend, p, CaseOptions{}, 1, 6);
+    EXPECT_TRUE(outcome.validation.passed) << describe(p);
     std::map<std::string, std::string> notes;
-    for (const auto& [k, v] : c->notes()) notes[k] = v;
+    for (const auto& [k, v] : outcome.prepared->notes()) notes[k] = v;
     EXPECT_EQ(notes["choice"], "autotune");
     EXPECT_FALSE(notes["heuristic_choice"].empty());
     EXPECT_GT(std::stoull(notes["evicted_bytes"]), 0u) << "cold mode evicts the operands";

@@ -8,6 +8,7 @@
 
 #include "harness/check/validate.hpp"
 #include "harness/measure/inputs.hpp"
+#include "tests/unit/backend_case_support.hpp"
 #include "tests/unit/page_offsets_support.hpp"
 #if LAYERBENCH_HAVE_OPENBLAS
 #include "kernels/openblas/openblas_backend.hpp"
@@ -41,12 +42,11 @@ TEST(OpenblasBackend, GemmLayoutsMatchTheReferenceColdAndWarm) {
     const Problem p = gemm(g);
     ASSERT_FALSE(backend->unsupported_reason(p).has_value()) << describe(p);
     for (CacheMode cache : {CacheMode::cold, CacheMode::warm}) {
-      const auto inputs = make_inputs(p, 5);
       CaseOptions options;
       options.cache = cache;
-      auto c = backend->prepare(p, inputs, options);
-      for (int i = 0; i < 3; ++i) EXPECT_GT(c->run_timed(), 0.0) << describe(p);
-      const Validation v = validate(p, inputs, c->output(), p.precision);
+      const testing::CaseOutcome outcome = testing::prepare_run_validate(*backend, p, options);
+      const Case* c = outcome.prepared.get();
+      const Validation& v = outcome.validation;
       EXPECT_TRUE(v.passed) << describe(p) << " rel_l2 " << v.rel_l2;
       EXPECT_LT(v.rel_l2, 1e-5) << describe(p);
       EXPECT_EQ(c->library(), "openblas");

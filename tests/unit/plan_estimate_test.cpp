@@ -86,11 +86,11 @@ TEST(PlanEstimate, AnEmptyPlanTakesNoTime) {
   EXPECT_TRUE(j.at("devices").empty());
 }
 
-// The dry run's devices come from the run's own choice of GPUs (gpus_to_run) given the doctor's
-// verdict: where no GPU is usable, --device auto plans the CPU alone, as the run measures it,
-// and a GPU asked for by name is planned nowhere and marked unusable (the run exits 1).
+// The dry run's devices come from the run's own choice of GPUs (gpus_to_run) given the GPU
+// backends' verdict: where no GPU is usable, --device auto plans the CPU alone, as the run measures
+// it, and a GPU asked for by name is planned nowhere and marked unusable (the run exits 1).
 TEST(PlanEstimate, NoGpuPointIsPlannedWhereTheDoctorFindsNoUsableGpu) {
-  doctor::Diagnosis no_gpu;
+  cli::GpuVerdict no_gpu;
   no_gpu.verdict = "No usable GPU: NVIDIA driver not found";
   const auto& backends = backend_descriptors();
   const std::vector<Model> models = load_builtin_models();

@@ -69,12 +69,12 @@ Snapshot windows_machine(int driver_max_cuda) {
   Snapshot s;
   s.os = "windows";
   s.cpu.threads = 8;
-  s.driver = {true, R"(C:\Windows\System32\nvcuda.dll)", "", "", driver_max_cuda};
-  s.dll_search = true;
-  s.dlls = {{"nvcuda.dll", "driver", R"(C:\Windows\System32)", "system folder", "", ""},
-            {"cudart64_110.dll", "cudart", R"(C:\cuda\bin)", "PATH", "11.2", ""},
-            {"cublas64_11.dll", "cublas", R"(C:\cuda\bin)", "PATH", "11.4.1", ""},
-            {"cublasLt64_11.dll", "cublasLt", R"(C:\cuda\bin)", "PATH", "11.4.1", ""}};
+  s.nvidia.driver = {true, R"(C:\Windows\System32\nvcuda.dll)", "", "", driver_max_cuda};
+  s.nvidia.dll_search = true;
+  s.nvidia.dlls = {{"nvcuda.dll", "driver", R"(C:\Windows\System32)", "system folder", "", ""},
+                   {"cudart64_110.dll", "cudart", R"(C:\cuda\bin)", "PATH", "11.2", ""},
+                   {"cublas64_11.dll", "cublas", R"(C:\cuda\bin)", "PATH", "11.4.1", ""},
+                   {"cublasLt64_11.dll", "cublasLt", R"(C:\cuda\bin)", "PATH", "11.4.1", ""}};
   return s;
 }
 
@@ -101,7 +101,7 @@ TEST(WindowsDlls, TensorflowTenWithoutCudnnNamesTheDllAndTheFix) {
 
 TEST(WindowsDlls, AnotherVersionOfADllIsNotTheOneTensorflowLoads) {
   Snapshot s = windows_machine(12020);
-  s.dlls.push_back({"cudnn64_9.dll", "cudnn", R"(C:\cudnn9\bin)", "PATH", "9.1.0", ""});
+  s.nvidia.dlls.push_back({"cudnn64_9.dll", "cudnn", R"(C:\cudnn9\bin)", "PATH", "9.1.0", ""});
   const auto check = check_framework(s, facts(), parse_framework_target("tensorflow==2.9"));
   EXPECT_FALSE(row(check, "cudnn64_8.dll").ok);
   EXPECT_EQ(
@@ -151,8 +151,8 @@ TEST(WindowsDlls, FindingsListEachDllAndMissingFamilies) {
 TEST(WindowsDlls, LinuxSnapshotsHaveNoDllFindings) {
   Snapshot s = windows_machine(12020);
   s.os = "linux";
-  s.dll_search = false;
-  s.dlls.clear();
+  s.nvidia.dll_search = false;
+  s.nvidia.dlls.clear();
   for (const auto& f : diagnose(s, facts()).findings) EXPECT_NE(f.subject, "dlls") << f.message;
 }
 

@@ -4,7 +4,7 @@
 namespace lb::doctor {
 
 void check_build(const CheckContext& c, Diagnosis& d) {
-  if (c.s.cuda_build) return;
+  if (c.s.nvidia.cuda_build) return;
   d.findings.push_back(
       {Severity::error,
        "build",

@@ -61,7 +61,7 @@ std::string windows_dll_note() {
 std::string needed_release(const CheckContext& c, const char* display, const LibraryInfo& lib,
                            LibraryVersion (*decode)(int)) {
   return std::string(display) + " " + std::to_string(decode(lib.compiled_version).major) +
-         " for CUDA " + std::to_string(cuda_major(c.s.runtime_version)) + ".x";
+         " for CUDA " + std::to_string(cuda_major(c.s.nvidia.runtime_version)) + ".x";
 }
 
 std::string broken_file_fix(const CheckContext& c, const std::string& file,

@@ -6,8 +6,10 @@
 namespace lb::doctor {
 
 void check_cuda_plugin(const CheckContext& c, Diagnosis& d) {
-  const PluginInfo& plugin = c.s.cuda_plugin;
-  if (!c.s.cuda_build || plugin.loaded || !c.s.cudnn.loaded || !c.s.cublas.loaded) return;
+  const PluginInfo& plugin = c.s.nvidia.cuda_plugin;
+  if (!c.s.nvidia.cuda_build || plugin.loaded || !c.s.nvidia.cudnn.loaded ||
+      !c.s.nvidia.cublas.loaded)
+    return;
   Finding f{
       Severity::error, "cuda", "the CUDA backend cannot be loaded (" + plugin.error + ")", {}};
   std::string file = file_in_loader_message(plugin.error);
@@ -17,14 +19,14 @@ void check_cuda_plugin(const CheckContext& c, Diagnosis& d) {
       file.empty() ? symbol.rfind("cudnn", 0) == 0 : file.find("/libcudnn") != std::string::npos;
   const bool cublas =
       file.empty() ? symbol.rfind("cublas", 0) == 0 : file.find("/libcublas") != std::string::npos;
-  if (file.empty() && cudnn) file = c.s.cudnn.path;
-  if (file.empty() && cublas) file = c.s.cublas.path;
+  if (file.empty() && cudnn) file = c.s.nvidia.cudnn.path;
+  if (file.empty() && cublas) file = c.s.nvidia.cublas.path;
   if (!file.empty()) {
     if (!symbol.empty()) f.message += ": " + file + " lacks " + symbol;
-    const std::string release = cudnn ? needed_release(c, "cuDNN", c.s.cudnn, decode_cudnn_version)
-                                : cublas
-                                    ? needed_release(c, "cuBLAS", c.s.cublas, decode_cublas_version)
-                                    : "the CUDA toolkit and cuDNN layerbench was built with";
+    const std::string release =
+        cudnn    ? needed_release(c, "cuDNN", c.s.nvidia.cudnn, decode_cudnn_version)
+        : cublas ? needed_release(c, "cuBLAS", c.s.nvidia.cublas, decode_cublas_version)
+                 : "the CUDA toolkit and cuDNN layerbench was built with";
     f.fixes = {broken_file_fix(c, file, release)};
   } else {
     f.fixes = {

@@ -13,10 +13,10 @@ void check_devices(const CheckContext& c, Diagnosis& d) {
       return f.subject == subject && f.severity == Severity::error;
     });
   };
-  if (!c.s.cuda_build || !c.s.cuda_plugin.loaded || error_about("driver")) return;
-  if (c.s.device_count > 0 || error_about("env")) return;
+  if (!c.s.nvidia.cuda_build || !c.s.nvidia.cuda_plugin.loaded || error_about("driver")) return;
+  if (c.s.nvidia.device_count > 0 || error_about("env")) return;
   std::string message = "CUDA found no GPU";
-  if (!c.s.device_error.empty()) message += " (" + c.s.device_error + ")";
+  if (!c.s.nvidia.device_error.empty()) message += " (" + c.s.nvidia.device_error + ")";
   std::vector<std::string> fixes = {
       "Check that `nvidia-smi` lists a GPU; if it does not, the driver is not attached to one "
       "(reinstall the driver matching the GPU, then reboot)."};

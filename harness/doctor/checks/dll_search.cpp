@@ -6,7 +6,7 @@
 namespace lb::doctor {
 
 void check_windows_dlls(const CheckContext& c, Diagnosis& d) {
-  if (!c.s.dll_search) return;
+  if (!c.s.nvidia.dll_search) return;
   auto& out = d.findings;
   const std::string search_order =
       "along the DLL search order (application folder, System32, Windows folder, current "
@@ -20,15 +20,15 @@ void check_windows_dlls(const CheckContext& c, Diagnosis& d) {
                        family.suffix + ") " + search_order,
                    {}});
   }
-  for (const auto& dll : c.s.dlls)
+  for (const auto& dll : c.s.nvidia.dlls)
     out.push_back({Severity::info,
                    "dlls",
                    dll.name + (dll.version.empty() ? "" : " " + dll.version) + " in " + where(dll) +
                        (dll.error.empty() ? "" : "; version unknown: " + dll.error),
                    {}});
-  const DriverInfo& driver = c.s.driver;
+  const DriverInfo& driver = c.s.nvidia.driver;
   if (!driver.loaded || driver.max_cuda_version <= 0) return;
-  for (const auto& dll : c.s.dlls) {
+  for (const auto& dll : c.s.nvidia.dlls) {
     if (dll.family != "cudart" || !is_dotted_version(dll.version, 2, 2)) continue;
     const int runtime = parse_cuda_version(dll.version);
     if (cuda_major(driver.max_cuda_version) >= cuda_major(runtime)) continue;

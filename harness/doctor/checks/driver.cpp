@@ -5,8 +5,8 @@ namespace lb::doctor {
 namespace {
 
 Finding driver_not_found(const CheckContext& c) {
-  const DriverInfo& d = c.s.driver;
-  const int runtime = c.s.runtime_version;
+  const DriverInfo& d = c.s.nvidia.driver;
+  const int runtime = c.s.nvidia.runtime_version;
   // The loader's own message is in the snapshot; the reason stays one short line.
   Finding f{Severity::error,
             "driver",
@@ -36,8 +36,8 @@ Finding driver_not_found(const CheckContext& c) {
 
 void check_driver(const CheckContext& c, Diagnosis& diagnosis) {
   auto& out = diagnosis.findings;
-  const DriverInfo& d = c.s.driver;
-  const int runtime = c.s.runtime_version;
+  const DriverInfo& d = c.s.nvidia.driver;
+  const int runtime = c.s.nvidia.runtime_version;
   if (!d.loaded) {
     out.push_back(driver_not_found(c));
     return;

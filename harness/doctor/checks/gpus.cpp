@@ -19,21 +19,22 @@ std::vector<int> architectures(const std::string& list) {
 }
 
 Finding no_code_for(const CheckContext& c, const GpuInfo& g) {
-  const auto archs = architectures(c.s.build_architectures);
+  const auto archs = architectures(c.s.nvidia.build_architectures);
   const int cc = g.cc_major * 10 + g.cc_minor;
   const std::string sm = std::to_string(cc);
-  Finding f{
-      Severity::error,
-      "gpu " + std::to_string(g.index),
-      gpu_label(g) + ": this build carries no code for it (built for " +
-          (c.s.build_architectures.empty() ? "unknown architectures" : c.s.build_architectures) +
-          ")",
-      {}};
+  Finding f{Severity::error,
+            "gpu " + std::to_string(g.index),
+            gpu_label(g) + ": this build carries no code for it (built for " +
+                (c.s.nvidia.build_architectures.empty() ? "unknown architectures"
+                                                        : c.s.nvidia.build_architectures) +
+                ")",
+            {}};
   const int oldest = archs.empty() ? 0 : *std::min_element(archs.begin(), archs.end());
   if (!archs.empty() && cc < oldest) {
     f.message += "; compute capability " + cc_text(g) + " is older than the oldest built, " +
                  std::to_string(oldest / 10) + "." + std::to_string(oldest % 10);
-    f.fixes = {"Rebuild with -DCMAKE_CUDA_ARCHITECTURES=\"" + sm + ";" + c.s.build_architectures +
+    f.fixes = {"Rebuild with -DCMAKE_CUDA_ARCHITECTURES=\"" + sm + ";" +
+               c.s.nvidia.build_architectures +
                "\" using a CUDA toolkit whose nvcc still supports sm_" + sm +
                " (check with `nvcc --list-gpu-arch`)."};
   } else {
@@ -47,7 +48,7 @@ Finding no_code_for(const CheckContext& c, const GpuInfo& g) {
 
 void check_gpus(const CheckContext& c, Diagnosis& d) {
   std::vector<Finding> no_code;
-  for (const auto& g : c.s.gpus) {
+  for (const auto& g : c.s.nvidia.gpus) {
     d.tensor_cores[g.index] = tensor_core_precisions(c.facts, g.cc_major, g.cc_minor);
     if (g.build_has_code)
       d.usable_gpus.push_back(g.index);

@@ -50,30 +50,31 @@ void check_library(const CheckContext& c, const char* subject, const char* displ
                        " is older than the " + text(built) + " layerbench was built against",
                    {"Install " + std::string(display) + " " + text(built) + " or newer " +
                     std::to_string(built.major) + ".x."}});
-  if (lib.cuda_version > 0 && c.s.runtime_version > 0 &&
-      cuda_major(lib.cuda_version) != cuda_major(c.s.runtime_version))
+  if (lib.cuda_version > 0 && c.s.nvidia.runtime_version > 0 &&
+      cuda_major(lib.cuda_version) != cuda_major(c.s.nvidia.runtime_version))
     out.push_back({Severity::warning,
                    subject,
                    std::string(display) + " " + text(loaded) + " was built for CUDA " +
                        cuda_version_text(lib.cuda_version) + ", layerbench's runtime is CUDA " +
-                       cuda_version_text(c.s.runtime_version),
+                       cuda_version_text(c.s.nvidia.runtime_version),
                    {"Install the " + std::string(display) + " build for CUDA " +
-                    std::to_string(cuda_major(c.s.runtime_version)) + ".x."}});
+                    std::to_string(cuda_major(c.s.nvidia.runtime_version)) + ".x."}});
 }
 
 }  // namespace
 
 void check_cudnn(const CheckContext& c, Diagnosis& d) {
-  if (!c.s.cuda_build) return;
-  check_library(
-      c, "cudnn", "cuDNN", c.s.cudnn, decode_cudnn_version,
-      "cudnn64_" + std::to_string(decode_cudnn_version(c.s.cudnn.compiled_version).major) + ".dll",
-      d.findings);
+  if (!c.s.nvidia.cuda_build) return;
+  check_library(c, "cudnn", "cuDNN", c.s.nvidia.cudnn, decode_cudnn_version,
+                "cudnn64_" +
+                    std::to_string(decode_cudnn_version(c.s.nvidia.cudnn.compiled_version).major) +
+                    ".dll",
+                d.findings);
 }
 
 void check_cublas(const CheckContext& c, Diagnosis& d) {
-  if (!c.s.cuda_build) return;
-  check_library(c, "cublas", "cuBLAS", c.s.cublas, decode_cublas_version, "cublas64_*.dll",
+  if (!c.s.nvidia.cuda_build) return;
+  check_library(c, "cublas", "cuBLAS", c.s.nvidia.cublas, decode_cublas_version, "cublas64_*.dll",
                 d.findings);
 }
 

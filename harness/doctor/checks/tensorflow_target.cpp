@@ -30,8 +30,8 @@ RequirementCheck cuda_requirement(const Target& t) {
   const int need_cuda = t.build.cuda_version;
   RequirementCheck cuda{
       "CUDA", cuda_version_text(need_cuda) + " or a newer " + t.need_major() + ".x", "", false, ""};
-  int found_cuda = s.cuda_build ? s.runtime_version : 0;
-  if (s.dll_search) {
+  int found_cuda = s.nvidia.cuda_build ? s.nvidia.runtime_version : 0;
+  if (s.nvidia.dll_search) {
     const DllInfo* cudart = find_dll(s, "cudart", t.wanted("cudart"));
     found_cuda = cudart && is_dotted_version(cudart->version, 2, 2)
                      ? parse_cuda_version(cudart->version)
@@ -40,11 +40,11 @@ RequirementCheck cuda_requirement(const Target& t) {
                  : found_cuda > 0
                      ? cudart->version + " (" + cudart->name + " in " + where(*cudart) + ")"
                      : "version unknown (" + cudart->name + " in " + where(*cudart) + ")";
-  } else if (!s.cuda_build) {
+  } else if (!s.nvidia.cuda_build) {
     cuda.found = "unknown (this layerbench was built without CUDA)";
   } else {
-    cuda.found =
-        cuda_version_text(s.runtime_version) + " (the CUDA toolkit layerbench was built with)";
+    cuda.found = cuda_version_text(s.nvidia.runtime_version) +
+                 " (the CUDA toolkit layerbench was built with)";
   }
   if (found_cuda > 0) {
     cuda.ok = cuda_major(found_cuda) == cuda_major(need_cuda) && found_cuda >= need_cuda;
@@ -66,7 +66,7 @@ RequirementCheck cudnn_requirement(const Target& t) {
                              std::to_string(t.build.cudnn_major) + ".x",
                          "", false, ""};
   std::optional<LibraryVersion> found;
-  if (s.dll_search) {
+  if (s.nvidia.dll_search) {
     const DllInfo* dll = find_dll(s, "cudnn", t.wanted("cudnn"));
     if (dll && is_dotted_version(dll->version, 3, 3)) {
       const auto parts = dotted(dll->version);
@@ -75,10 +75,11 @@ RequirementCheck cudnn_requirement(const Target& t) {
     cudnn.found = !dll ? "no cudnn64_*.dll along the DLL search order"
                        : (found ? dll->version : "version unknown") + " (" + dll->name + " in " +
                              where(*dll) + ")";
-  } else if (!s.cuda_build || !s.cudnn.loaded) {
-    cudnn.found = s.cuda_build ? "not loaded" : "unknown (this layerbench was built without CUDA)";
+  } else if (!s.nvidia.cuda_build || !s.nvidia.cudnn.loaded) {
+    cudnn.found =
+        s.nvidia.cuda_build ? "not loaded" : "unknown (this layerbench was built without CUDA)";
   } else {
-    found = decode_cudnn_version(s.cudnn.loaded_version);
+    found = decode_cudnn_version(s.nvidia.cudnn.loaded_version);
     cudnn.found = text(*found);
   }
   if (found) {
@@ -91,7 +92,7 @@ RequirementCheck cudnn_requirement(const Target& t) {
 }
 
 RequirementCheck driver_requirement_check(const Target& t) {
-  const DriverInfo& driver = t.c.s.driver;
+  const DriverInfo& driver = t.c.s.nvidia.driver;
   const int need_cuda = t.build.cuda_version;
   RequirementCheck check{
       "NVIDIA driver",
@@ -195,7 +196,7 @@ FrameworkCheck check_framework(const Snapshot& s, const Facts& facts,
   const TensorflowBuild& build = tested_build(facts, target);
   const CheckContext c{s, facts};
   const Target t{c, target, build,
-                 s.dll_search ? tensorflow_windows_dlls(facts, target.version) : nullptr};
+                 s.nvidia.dll_search ? tensorflow_windows_dlls(facts, target.version) : nullptr};
   FrameworkCheck check{target,
                        "CUDA " + cuda_version_text(build.cuda_version) + ", cuDNN " +
                            std::to_string(build.cudnn_major) + "." +

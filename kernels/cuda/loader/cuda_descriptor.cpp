@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "build_info.hpp"
+#include "harness/doctor/diagnose.hpp"
 #include "harness/doctor/versions.hpp"
 #include "kernels/cuda/loader/cuda_loader.hpp"
 
@@ -12,13 +13,20 @@ namespace lb::cuda {
 namespace {
 
 void probe(doctor::Snapshot& s) {
-  s.cuda_build = true;
-  s.build_architectures = build::cuda_architectures;
+  s.nvidia.cuda_build = true;
+  s.nvidia.build_architectures = build::cuda_architectures;
   probe_libraries(s);
-  if (s.cuda_plugin.loaded)
+  if (s.nvidia.cuda_plugin.loaded)
     plugin().probe_devices(s);
   else
-    s.device_error = "not probed: the CUDA backend is not loaded";
+    s.nvidia.device_error = "not probed: the CUDA backend is not loaded";
+}
+
+// The doctor's NVIDIA-stack checks decide: driver, libraries, plugin and each GPU's code.
+DeviceUsability usability(const doctor::Snapshot& s, const doctor::Facts& facts) {
+  doctor::Diagnosis d = doctor::diagnose(s, facts);
+  if (!d.gpu_usable) d.usable_gpus.clear();
+  return {std::move(d.usable_gpus), std::move(d.verdict), std::move(d.fixes)};
 }
 
 // "compiled 9.13.0, loaded 9.13.0", or "compiled 9.13.0, NOT LOADED: why".
@@ -38,21 +46,23 @@ const BackendDescriptor& descriptor() {
       .primary = true,
       .point_backends = {"cuda", "cudnn", "cublaslt"},
       .probe = probe,
+      .usability = usability,
       .version_rows =
           [] {
             doctor::Snapshot s;
             probe_libraries(s);
-            const doctor::PluginInfo& plugin = s.cuda_plugin;
+            const doctor::PluginInfo& plugin = s.nvidia.cuda_plugin;
             return std::vector<VersionRow>{
-                {"CUDA runtime", doctor::cuda_version_text(s.runtime_version) +
+                {"CUDA runtime", doctor::cuda_version_text(s.nvidia.runtime_version) +
                                      " (linked statically into the CUDA backend), architectures " +
                                      build::cuda_architectures},
                 {"cuDNN",
-                 library_row(s.cudnn, doctor::decode_cudnn_version) +
-                     (s.cudnn.loaded ? " (built for CUDA " +
-                                           doctor::cuda_version_text(s.cudnn.cuda_version) + ")"
-                                     : "")},
-                {"cuBLAS", library_row(s.cublas, doctor::decode_cublas_version)},
+                 library_row(s.nvidia.cudnn, doctor::decode_cudnn_version) +
+                     (s.nvidia.cudnn.loaded
+                          ? " (built for CUDA " +
+                                doctor::cuda_version_text(s.nvidia.cudnn.cuda_version) + ")"
+                          : "")},
+                {"cuBLAS", library_row(s.nvidia.cublas, doctor::decode_cublas_version)},
                 {"CUDA backend",
                  plugin.loaded ? "loaded from " + plugin.path : "NOT LOADED: " + plugin.error}};
           },
@@ -61,11 +71,14 @@ const BackendDescriptor& descriptor() {
           [](const doctor::Snapshot& s) {
             using doctor::decode_cublas_version, doctor::decode_cudnn_version, doctor::text;
             return std::vector<std::pair<std::string, std::string>>{
-                {"cuda_runtime", doctor::cuda_version_text(s.runtime_version)},
-                {"driver", s.driver.version},
-                {"cudnn", s.cudnn.loaded ? text(decode_cudnn_version(s.cudnn.loaded_version)) : ""},
-                {"cublas",
-                 s.cublas.loaded ? text(decode_cublas_version(s.cublas.loaded_version)) : ""}};
+                {"cuda_runtime", doctor::cuda_version_text(s.nvidia.runtime_version)},
+                {"driver", s.nvidia.driver.version},
+                {"cudnn", s.nvidia.cudnn.loaded
+                              ? text(decode_cudnn_version(s.nvidia.cudnn.loaded_version))
+                              : ""},
+                {"cublas", s.nvidia.cublas.loaded
+                               ? text(decode_cublas_version(s.nvidia.cublas.loaded_version))
+                               : ""}};
           },
       .options = option_declarations(),
       .make =

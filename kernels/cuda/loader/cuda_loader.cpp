@@ -126,10 +126,10 @@ const Loaded& loaded() {
 
 void probe_libraries(doctor::Snapshot& s) {
   const Loaded& l = loaded();
-  s.runtime_version = CUDART_VERSION;  // the plugin's, linked statically into it
-  s.cudnn = l.cudnn;
-  s.cublas = l.cublas;
-  s.cuda_plugin = l.plugin;
+  s.nvidia.runtime_version = CUDART_VERSION;  // the plugin's, linked statically into it
+  s.nvidia.cudnn = l.cudnn;
+  s.nvidia.cublas = l.cublas;
+  s.nvidia.cuda_plugin = l.plugin;
 }
 
 const PluginApi& plugin() {

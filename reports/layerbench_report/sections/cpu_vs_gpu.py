@@ -27,7 +27,7 @@ def render(data, model, charts) -> str:
     if kinds == {"cpu"}:
         parts.append(note("No GPU results in these files: the charts show the CPU alone. Run "
                           "layerbench on a machine with an NVIDIA GPU to add the GPU."))
-    elif kinds == {"gpu"}:
+    elif "cpu" not in kinds:
         parts.append(note("No CPU results in these files: the charts compare what is present."))
     ops = data.ops(model)
     batch = per_layer_batch(data, model, devices, "fp32")
@@ -39,7 +39,7 @@ def render(data, model, charts) -> str:
                    {p["op"]: p for p in data.points_of(model, d, "fp32", "fwd", batch)})
                   for d in devices]
         series = [s for s in series if s[2]]
-        ref_dev = next((d for d in devices if d.kind == "cpu"), None) if "gpu" in kinds else None
+        ref_dev = next((d for d in devices if d.kind == "cpu"), None) if kinds - {"cpu"} else None
         ref_dev = ref_dev or data.baseline_device(devices[0].kind, devices)
         ref = next((s for s in series if s[0] == ref_dev.label), None)
         others = [s for s in series if s is not ref]

@@ -11,10 +11,11 @@ COMPUTE_KINDS = ("conv", "linear", "bmm")
 
 
 def telemetry_points(data, model):
-    """{device: [point]} of the model's GPU points measured ok with telemetry, in file order."""
+    """{device: [point]} of the model's points measured ok with telemetry (a GPU's, or any
+    device whose backend reads its counters), in file order."""
     out = {}
     for d, p in data.points:
-        if (p["model"] == model and d.kind == "gpu" and p["status"] == "ok"
+        if (p["model"] == model and p["status"] == "ok"
                 and isinstance(p.get("telemetry"), dict)):
             out.setdefault(d, []).append(p)
     return out

@@ -18,7 +18,8 @@ def common_batch(recs_by_device, precision):
 def render(data, model, charts) -> str:
     devices = data.devices_for(model)
     parts = []
-    for kind in ("gpu", "cpu"):
+    kinds = list(dict.fromkeys(["gpu", *(d.kind for d in devices if d.kind != "cpu"), "cpu"]))
+    for kind in kinds:
         mine = [d for d in devices if d.kind == kind]
         if len(mine) < 2:
             continue
