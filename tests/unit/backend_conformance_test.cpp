@@ -21,7 +21,7 @@ std::vector<Problem> tiny_problems() {
   std::vector<Problem> problems;
   for (const char* file : {"tiny.json", "tiny_memory.json"}) {
     const Model model =
-        load_model_file(std::string(LAYERBENCH_SOURCE_DIR) + "/tests/data/workloads/" + file);
+        load_model_file(std::string(LAYERBENCH_SOURCE_DIR) + "/tests/data/models/" + file);
     for (const Op& op : model.ops) {
       std::vector<Pass> passes = passes_for(op, PassSet::fwd);
       for (Pass pass : passes_for(op, PassSet::train))
