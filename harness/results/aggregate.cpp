@@ -69,6 +69,19 @@ FoldedEstimate fold(const Model& model, std::map<std::string, double> group_ms, 
   return f;
 }
 
+// The sum's energy and images per joule from each op's energy (count x joules per run), and the
+// folded estimate's without the folded ops'.
+void add_energy(ModelResult& r, const std::map<std::string, double>& op_j) {
+  double joules = 0;
+  for (const auto& [op, j] : op_j) joules += j;
+  if (joules <= 0) return;
+  r.energy_j = joules;
+  r.images_per_joule = r.batch / joules;
+  if (!r.folded) return;
+  for (const std::string& id : r.folded->folded_ops) joules -= op_j.at(id);
+  if (joules > 0) r.folded->images_per_joule = r.batch / joules;
+}
+
 ModelResult sum_model(const Combo& combo, PassSet set, int batch, const OpPoints& points,
                       const std::map<std::string, DeviceLimits>& devices) {
   ModelResult r;
@@ -81,8 +94,8 @@ ModelResult sum_model(const Combo& combo, PassSet set, int batch, const OpPoints
   r.batch = batch;
 
   double time_ms = 0;
-  std::map<std::string, double> kind_ms, group_ms, op_ms;
-  int expected = 0, missing = 0;
+  std::map<std::string, double> kind_ms, group_ms, op_ms, op_j;
+  int expected = 0, missing = 0, without_energy = 0;
   std::string first_missing;
   for (const Op& op : combo.model->ops)
     for (Pass pass : passes_for(op, set)) {
@@ -103,6 +116,7 @@ ModelResult sum_model(const Combo& combo, PassSet set, int batch, const OpPoints
       if (!p.timing) throw std::invalid_argument("point " + p.key() + ": status ok without timing");
       if (p.timing->contended) ++r.contended_points;
       if (p.timing->unstable) ++r.unstable_points;
+      if (p.telemetry && p.telemetry->throttled) ++r.throttled_points;
       r.worst_point_noise = std::max(r.worst_point_noise, p.timing->noise);
       if (p.timing->round_medians_s.size() > 1)
         r.worst_round_spread = std::max(r.worst_round_spread.value_or(0), p.timing->round_spread);
@@ -111,6 +125,10 @@ ModelResult sum_model(const Combo& combo, PassSet set, int batch, const OpPoints
       kind_ms[std::string(name(op.kind))] += ms;
       group_ms[std::string(kind_group(op.kind))] += ms;
       op_ms[op.id] += ms;
+      const auto joules =
+          p.telemetry ? joules_per_run(*p.telemetry, p.timing->median_s) : std::nullopt;
+      if (!joules) ++without_energy;
+      op_j[op.id] += op.count() * joules.value_or(0);
     }
   if (missing > 0 && severity("incomplete") > severity(r.status)) {
     r.status = "incomplete";
@@ -129,6 +147,7 @@ ModelResult sum_model(const Combo& combo, PassSet set, int batch, const OpPoints
   for (const auto& [kind, ms] : kind_ms) r.time_share[kind] = ms / time_ms;
   r.kinds = kind_times(group_ms, time_ms);
   if (set == PassSet::fwd) r.folded = fold(*combo.model, group_ms, time_ms, op_ms, batch, r.gflop);
+  if (without_energy == 0) add_energy(r, op_j);
   return r;
 }
 
@@ -222,7 +241,10 @@ nlohmann::json to_json(const ModelResult& r) {
                       {"accumulation", nullptr},
                       {"label", r.label},
                       {"contended_points", r.contended_points},
-                      {"unstable_points", r.unstable_points}};
+                      {"unstable_points", r.unstable_points},
+                      {"throttled_points", r.throttled_points},
+                      {"energy_j", optional_json(r.energy_j)},
+                      {"images_per_joule", optional_json(r.images_per_joule)}};
   if (!r.backend.empty()) j["backend"] = r.backend;
   if (!r.time_share.empty()) j["time_share"] = r.time_share;
   if (r.kinds) j["kind_ms"] = r.kinds->ms, j["kind_share"] = r.kinds->share;
@@ -233,7 +255,8 @@ nlohmann::json to_json(const ModelResult& r) {
                    {"images_per_s", r.folded->images_per_s},
                    {"tflops", r.folded->tflops},
                    {"kind_ms", r.folded->kinds.ms},
-                   {"kind_share", r.folded->kinds.share}};
+                   {"kind_share", r.folded->kinds.share},
+                   {"images_per_joule", optional_json(r.folded->images_per_joule)}};
   if (r.largest_fitting_batch) j["largest_fitting_batch"] = *r.largest_fitting_batch;
   if (r.accumulation)
     j["accumulation"] = {{"batch", r.accumulation->batch},

@@ -45,6 +45,7 @@ struct FoldedEstimate {
   std::vector<std::string> folded_ops;  // op ids
   double time_ms = 0, images_per_s = 0, tflops = 0;
   KindTimes kinds;
+  std::optional<double> images_per_joule;  // as ModelResult's, less the folded ops' energy
 };
 
 struct ModelResult {
@@ -64,11 +65,17 @@ struct ModelResult {
   std::map<std::string, double> time_share;  // op kind -> fraction of time_ms
   std::optional<KindTimes> kinds;            // kind group -> ms and fraction of time_ms
   std::optional<FoldedEstimate> folded;      // pass set fwd only
+  // Only when status is ok and every summed point has an energy figure (its telemetry's, NVML on
+  // a GPU or RAPL on a CPU): the energy of one batch (inference) or step (training), and
+  // images per joule.
+  std::optional<double> energy_j, images_per_joule;
   // How many of the summed points were contended (CPU lost to other processes while timed):
   // their times, and so this sum, may be slower than the machine can do.
   int contended_points = 0;
   // How many of them were unstable (their rounds disagreed widely; rounds.hpp).
   int unstable_points = 0;
+  // How many of them a power or thermal cap kept throttled (DeviceTelemetry::throttled).
+  int throttled_points = 0;
   // The largest in-run noise and spread between rounds (SampleStats) among the summed points,
   // for the end-of-run table; no spread when no point had two rounds (files before rounds).
   double worst_point_noise = 0;

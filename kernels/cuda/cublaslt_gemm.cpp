@@ -74,7 +74,7 @@ class CublasLtGemmCase final : public GpuCase {
 CublasLtGemmCase::CublasLtGemmCase(std::shared_ptr<DeviceContext> context, const Problem& problem,
                                    const std::vector<HostTensor>& inputs,
                                    const CudaCaseOptions& options)
-    : GpuCase(std::move(context), options.cache),
+    : GpuCase(std::move(context), options),
       shape_(problem.gemm().shape),
       precision_(problem.precision),
       handle_(this->context().cublaslt()) {
@@ -132,6 +132,7 @@ CublasLtGemmCase::CublasLtGemmCase(std::shared_ptr<DeviceContext> context, const
   }
   notes_.emplace_back("cublaslt_algo", describe_algo(algos_[chosen_].algo));
   notes_.emplace_back("algo_choice", logic::choice_note(options.algo, options.implementation));
+  if (options.sustained) sustain_before_samples(flop_count(problem) / 1e9);
 }
 
 // Creates the matmul descriptor and asks the heuristic; false when it has no algorithm.

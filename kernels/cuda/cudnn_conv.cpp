@@ -192,7 +192,7 @@ class CudnnConvCase final : public GpuCase {
 
 CudnnConvCase::CudnnConvCase(std::shared_ptr<DeviceContext> context, const Problem& problem,
                              const std::vector<HostTensor>& inputs, const CudaCaseOptions& options)
-    : GpuCase(std::move(context), options.cache),
+    : GpuCase(std::move(context), options),
       handle_(this->context().cudnn()),
       descriptors_(conv_descriptors(problem, options.layout)),
       tensors_(logic::pass_tensors(descriptors_.spec, problem.conv().pass)),

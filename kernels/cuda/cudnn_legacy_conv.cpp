@@ -146,7 +146,7 @@ CudnnLegacyConvCase::CudnnLegacyConvCase(std::shared_ptr<DeviceContext> context,
                                          const Problem& problem,
                                          const std::vector<HostTensor>& inputs,
                                          const CudaCaseOptions& options)
-    : GpuCase(std::move(context), options.cache),
+    : GpuCase(std::move(context), options),
       handle_(this->context().cudnn()),
       pass_(problem.conv().pass),
       desc_(problem.conv().shape, problem.precision, options.layout),

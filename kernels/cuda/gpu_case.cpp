@@ -8,6 +8,7 @@
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/logic/autotune.hpp"
 #include "kernels/cuda/logic/engine_policy.hpp"
+#include "kernels/cuda/logic/sustained.hpp"
 #include "kernels/cuda/stream_hold.hpp"
 
 namespace lb::cuda {
@@ -20,8 +21,10 @@ std::shared_ptr<DeviceContext> made_current(std::shared_ptr<DeviceContext> conte
 }
 }  // namespace
 
-GpuCase::GpuCase(std::shared_ptr<DeviceContext> context, CacheMode cache)
-    : context_(made_current(std::move(context))), cold_(cache == CacheMode::cold) {
+GpuCase::GpuCase(std::shared_ptr<DeviceContext> context, const CudaCaseOptions& options)
+    : context_(made_current(std::move(context))),
+      cold_(options.cache == CacheMode::cold),
+      timing_(options.timing) {
   if (cold_)
     flush_ = DeviceBuffer(
         logic::flush_bytes(static_cast<std::uint64_t>(context_->properties().l2CacheSize)),
@@ -37,7 +40,10 @@ double GpuCase::time_once() {
     const auto enqueue_start = clock::now();
     if (hold_ns > 0) LB_CUDA(hold_stream(stream, hold_ns));
     LB_CUDA(cudaEventRecord(start_.get(), stream));
-    launch();
+    if (graph_)
+      LB_CUDA(cudaGraphLaunch(graph_.get(), stream));
+    else
+      launch();
     LB_CUDA(cudaEventRecord(stop_.get(), stream));
     const auto enqueue_ns =
         std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - enqueue_start);
@@ -45,7 +51,8 @@ double GpuCase::time_once() {
     float ms = 0;
     LB_CUDA(cudaEventElapsedTime(&ms, start_.get(), stop_.get()));
     const bool clean = hold_.record(hold_ns, static_cast<std::uint64_t>(enqueue_ns.count()));
-    if (clean || !hold_.retry()) return ms * 1e-3;
+    last_run_s_ = ms * 1e-3 / (graph_ ? graph_launches_ : 1);
+    if (clean || !hold_.retry()) return last_run_s_;
   }
 }
 
@@ -67,7 +74,61 @@ double GpuCase::run_timed() {
   return seconds;
 }
 
+// Captures the operation's launches on the stream (launch() enqueues without synchronising or
+// allocating, so it can be captured); a capture the library refuses fails the point, naming the
+// call. Later rounds reuse the graph.
+void GpuCase::capture_graph() {
+  const cudaStream_t stream = context_->stream();
+  graph_launches_ =
+      logic::launches_per_graph(cold_ ? CacheMode::cold : CacheMode::warm, last_run_s_);
+  LB_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  cudaGraph_t graph = nullptr;
+  try {
+    for (int i = 0; i < graph_launches_; ++i) launch();
+  } catch (...) {
+    if (succeeded_or_cleared(cudaStreamEndCapture(stream, &graph)) && graph)
+      cudaGraphDestroy(graph);
+    throw;
+  }
+  LB_CUDA(cudaStreamEndCapture(stream, &graph));
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t instantiated = cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphDestroy(graph);
+  LB_CUDA(instantiated);
+  graph_.reset(exec);
+}
+
+// The operation back to back, logic::launches_per_reading launches between NVML readings, until
+// logic::settle says power and clock settled, the bound passed or a counter is missing. No L2
+// flush: the sustained state is the device's under continuous load.
+void GpuCase::run_until_settled(double gflop) {
+  const cudaStream_t stream = context_->stream();
+  NvmlTelemetry& nvml = context_->nvml();
+  const logic::SettleCriterion criterion;
+  const int launches = logic::launches_per_reading(last_run_s_);
+  std::vector<logic::NvmlReading> readings{nvml.read()};
+  std::vector<logic::TimedRun> runs;
+  logic::SettleVerdict verdict = logic::settle(readings, criterion);
+  while (verdict.state == logic::SettleState::running) {
+    LB_CUDA(cudaEventRecord(start_.get(), stream));
+    for (int i = 0; i < launches; ++i) launch();
+    LB_CUDA(cudaEventRecord(stop_.get(), stream));
+    LB_CUDA(cudaEventSynchronize(stop_.get()));
+    float ms = 0;
+    LB_CUDA(cudaEventElapsedTime(&ms, start_.get(), stop_.get()));
+    readings.push_back(nvml.read());
+    runs.push_back({readings.back().time_s, ms * 1e-3});
+    verdict = logic::settle(readings, criterion);
+  }
+  const auto rates = logic::burst_and_sustained(runs, gflop * launches, criterion.window_s);
+  sustained_notes_ = logic::sustained_notes(verdict, rates, criterion,
+                                            readings.back().time_s - readings.front().time_s);
+}
+
 void GpuCase::begin_samples(const std::string& point_name) {
+  context_->make_current();
+  if (sustained_gflop_ && sustained_notes_.empty()) run_until_settled(*sustained_gflop_);
+  if (timing_ == GpuTiming::graph && !graph_) capture_graph();
   sampling_ = true;
   nvtxRangePushA(point_name.c_str());
   range_open_ = true;
@@ -103,6 +164,8 @@ std::vector<std::pair<std::string, std::string>> GpuCase::notes() const {
   auto notes = logic::clock_notes(clock.error(), clock_before_mhz_, clock.current_mhz(),
                                   clock.default_mhz());
   for (auto& note : hold_.notes()) notes.push_back(std::move(note));
+  for (auto& note : logic::timing_notes(timing_, graph_launches_)) notes.push_back(std::move(note));
+  for (const auto& note : sustained_notes_) notes.push_back(note);
   for (auto& note : case_notes()) notes.push_back(std::move(note));
   return notes;
 }

@@ -1,16 +1,19 @@
 #pragma once
-// What every GPU case shares: timing one launch with CUDA events on the context's stream, the L2
-// flush for cold-cache runs, and the NVML readings around a point's samples.
+// What every GPU case shares: timing one launch (or, with --timing graph, a CUDA graph of
+// launches) with CUDA events on the context's stream, the L2 flush for cold-cache runs, and the
+// NVML readings around a point's samples.
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "harness/backend.hpp"
 #include "kernels/cuda/device_context.hpp"
 #include "kernels/cuda/logic/conv_graph.hpp"
+#include "kernels/cuda/logic/graph_timing.hpp"
 #include "kernels/cuda/logic/launch_hold.hpp"
 #include "kernels/cuda/logic/telemetry.hpp"
 
@@ -22,7 +25,7 @@ inline constexpr std::size_t autotune_candidates = 8;
 class GpuCase : public Case {
  public:
   // Allocates the flush buffer in cold mode; the caller has checked that the point fits.
-  GpuCase(std::shared_ptr<DeviceContext> context, CacheMode cache);
+  GpuCase(std::shared_ptr<DeviceContext> context, const CudaCaseOptions& options);
   // Closes the NVTX range a sample that threw left open.
   ~GpuCase() override { end_samples(); }
 
@@ -31,15 +34,18 @@ class GpuCase : public Case {
   // part of the measurement; the hold keeps the host's enqueue latency out of it
   // (logic/launch_hold.hpp), and a run whose enqueue outlasted its hold is measured again.
   // Once the samples begin, NVML is read before the flush and after the stop event of each
-  // sample, outside the measured interval.
+  // sample, outside the measured interval. With --timing graph the samples launch the graph
+  // instead and return its time over the launches it holds.
   double run_timed() final;
-  // Opens the NVTX range `point_name` (closed by end_samples) for Nsight Systems and Compute.
+  // Opens the NVTX range `point_name` (closed by end_samples) for Nsight Systems and Compute;
+  // first runs until settled where sustain_before_samples asked, and with --timing graph
+  // captures the graph (logic::launches_per_graph launches).
   void begin_samples(const std::string& point_name) final;
   void end_samples() final;
   bool last_run_throttled() const final { return last_run_throttled_; }
   std::optional<DeviceTelemetry> telemetry() const final;
   // The clock readings (before = after the first run, after = read here, at the end of the
-  // measurement) and the launch hold's facts, followed by the case's own notes.
+  // measurement), the launch hold's facts and the timing mode, followed by the case's own notes.
   std::vector<std::pair<std::string, std::string>> notes() const final;
 
  protected:
@@ -54,9 +60,18 @@ class GpuCase : public Case {
                        DeviceBuffer& output);
 
   DeviceContext& context() const { return *context_; }
+  // Before its samples, run the operation (`gflop` a launch) until power and clock settle, and
+  // record the burst and sustained rates (logic/sustained.hpp); the GEMM case's --sustained.
+  void sustain_before_samples(double gflop) { sustained_gflop_ = gflop; }
 
  private:
+  struct GraphExecDestroy {
+    void operator()(cudaGraphExec_t graph) const { cudaGraphExecDestroy(graph); }
+  };
+
   double time_once();
+  void capture_graph();
+  void run_until_settled(double gflop);
 
   std::shared_ptr<DeviceContext> context_;
   bool cold_;
@@ -64,6 +79,12 @@ class GpuCase : public Case {
   Event start_, stop_;
   logic::LaunchHold hold_;
   bool first_run_done_ = false;
+  GpuTiming timing_;
+  double last_run_s_ = 0;  // the last run's time, for the graph's launch count
+  int graph_launches_ = 1;
+  std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, GraphExecDestroy> graph_;
+  std::optional<double> sustained_gflop_;
+  std::vector<std::pair<std::string, std::string>> sustained_notes_;
   std::optional<unsigned> clock_before_mhz_;
   bool sampling_ = false, last_run_throttled_ = false, range_open_ = false;
   std::vector<logic::SampleReadings> readings_;

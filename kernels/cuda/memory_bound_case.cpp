@@ -12,7 +12,7 @@ std::int64_t spec_elements(const logic::TensorSpec& spec) {
 
 MemoryCase::MemoryCase(std::shared_ptr<DeviceContext> context, const Problem& problem,
                        const std::vector<HostTensor>& inputs, const CudaCaseOptions& options)
-    : GpuCase(std::move(context), options.cache),
+    : GpuCase(std::move(context), options),
       problem_(problem.memory()),
       precision_(problem.precision) {
   const auto dims = tensor_dims(problem);

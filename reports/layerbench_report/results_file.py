@@ -181,6 +181,8 @@ def _check_model_record(r: Fields, devices):
     # A record measured ok has its layer-sum time and rate; any other has neither.
     r.number("time_ms", positive=True, optional=not ok, nullable=not ok)
     r.number("images_per_s", positive=True, optional=not ok, nullable=not ok)
+    r.number("images_per_joule", positive=True, optional=True, nullable=True)
+    r.number("energy_j", positive=True, optional=True, nullable=True)
     accumulation = r.object("accumulation")
     if accumulation:
         accumulation.count("batch")

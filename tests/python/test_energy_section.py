@@ -1,5 +1,6 @@
-"""The GPU clocks, power and work-per-joule section on the fixture files (TEST DATA: their
-telemetry is invented by tests/python/fixtures/make_fixtures.py, not read from a GPU)."""
+"""The clocks, power and work-per-joule section on the fixture files (TEST DATA: their GPU and
+RAPL telemetry is invented by tests/python/fixtures/make_fixtures.py, not read from a GPU or a
+CPU's counters)."""
 import re
 
 import pytest
@@ -9,9 +10,10 @@ from conftest import CPU_ONLY, GPU_A, GPU_B, read_fixture, write_json
 from layerbench_report import cli, results_file
 from layerbench_report.checked_json import BadResultsFile
 from layerbench_report.data import Data
+from layerbench_report.markup import fmt_rate
 from layerbench_report.sections import energy
 
-HEADING = "GPU clocks, power and work per joule</h3>"
+HEADING = "Clocks, power and work per joule</h3>"
 
 
 def section_of(tmp_path, *files):
@@ -22,7 +24,9 @@ def section_of(tmp_path, *files):
 
 
 def rows(section):
-    return [re.findall(r"<td>([^<]*)</td>", r) for r in re.findall(r"<tr>(.*?)</tr>", section)]
+    """The cells of each body row (a header row has none)."""
+    cells = [re.findall(r"<td>([^<]*)</td>", r) for r in re.findall(r"<tr>(.*?)</tr>", section)]
+    return [c for c in cells if c]
 
 
 def test_clock_power_and_per_joule_beside_each_gpu_point(tmp_path):
@@ -68,9 +72,61 @@ def test_kept_throttled_is_marked():
     assert energy.throttle_text({"throttled_samples": 0, "clock_event_reasons": []}) == "no"
 
 
-def test_files_without_telemetry_say_so(tmp_path):
+def test_a_cpu_without_rapl_has_no_per_joule_column_and_says_why(tmp_path):
     section = section_of(tmp_path, CPU_ONLY)
-    assert "No GPU point with NVML telemetry" in section
+    assert "No point with energy figures" in section
+    why = read_fixture(CPU_ONLY)["context"]["devices"][0]["energy"]["absent"]
+    assert f"Test CPU C (fixture): no CPU energy, so no per-joule figures: {why}." in section
+    assert "GFLOP/J" not in section and "images/J" not in section
+
+
+def test_cpu_points_with_rapl_energy_have_a_per_joule_column(tmp_path):
+    section = section_of(tmp_path, GPU_A, CPU_ONLY)
+    cpu = section[section.index("<h4>Test CPU (fixture)</h4>"):]
+    cpu = cpu[:cpu.index("</table>")]
+    assert re.findall(r"<th>([^<]*)</th>", cpu) == [
+        "op", "pass", "precision", "batch", "median ms", "TFLOP/s", "GFLOP/J", "energy from"]
+    doc = read_fixture(GPU_A)
+    ok = [p for p in doc["points"] if p["device"] == "cpu" and p["status"] == "ok"]
+    cells = rows(cpu)
+    assert ok and len(cells) == len(ok)
+    for p, r in zip(ok, cells):
+        assert r[6] == f"{p['telemetry']['gflop_per_joule']:.3g}"
+        assert r[7] == "RAPL packages"
+    # The CPU without RAPL in the other file: named, with why, and no rows.
+    assert "Test CPU C (fixture): no CPU energy, so no per-joule figures" in section
+
+
+def test_model_sums_per_joule_are_batch_over_their_energy(tmp_path):
+    section = section_of(tmp_path, GPU_A)
+    sums = section[section.index("<h4>Model sums per joule</h4>"):]
+    sums = sums[:sums.index("</table>")]
+    assert re.findall(r"<th>([^<]*)</th>", sums)[4:7] == ["images/s", "images/J", "J per batch"]
+    doc = read_fixture(GPU_A)
+    with_energy = [r for r in doc["models"] if r.get("images_per_joule") is not None]
+    assert {r["device"] for r in with_energy} == {"cpu", "gpu:0"}  # RAPL and NVML alike
+    assert len(rows(sums)) == len(with_energy)
+    for r in with_energy:
+        mine = [p for p in doc["points"] if p["device"] == r["device"] and p["batch"] == r["batch"]
+                and p["precision"] == r["precision"] and
+                p["pass"] in (("fwd",) if r["pass"] == "fwd" else ("fwd", "bwd_data",
+                                                                   "bwd_weights"))]
+        joules = sum(p["count"] * p["telemetry"]["joules_per_run"] for p in mine)
+        assert r["images_per_joule"] == pytest.approx(r["batch"] / joules)
+        assert [c for c in rows(sums) if c[2:4] == [results_file.precision_name(r["precision"]),
+                                                    str(r["batch"])] and
+                c[1] == results_file.pass_name(r["pass"]) and
+                c[5] == f"{r['images_per_joule']:.3g}"]
+    # A record over a point without energy has none (the failed and oom sums have no figures).
+    assert all(r.get("images_per_joule") is None for r in doc["models"] if r["status"] != "ok")
+
+
+def test_a_bad_images_per_joule_names_the_field(tmp_path):
+    doc = read_fixture(GPU_A)
+    record = next(r for r in doc["models"] if r.get("images_per_joule") is not None)
+    record["images_per_joule"] = -1
+    with pytest.raises(BadResultsFile, match=r"images_per_joule"):
+        results_file.load(write_json(tmp_path / "bad.json", doc))
 
 
 def test_a_bad_telemetry_figure_names_the_field(tmp_path):
@@ -79,3 +135,23 @@ def test_a_bad_telemetry_figure_names_the_field(tmp_path):
     point["telemetry"]["power_median_w"] = -5
     with pytest.raises(BadResultsFile, match=r"telemetry\.power_median_w"):
         results_file.load(write_json(tmp_path / "bad.json", doc))
+
+
+def test_burst_and_sustained_sit_beside_the_datasheet_peak(tmp_path):
+    section = section_of(tmp_path, GPU_B)
+    part = section[section.index("<h4>Burst and sustained</h4>"):]
+    part = part[:part.index("</table>")]
+    doc = read_fixture(GPU_B)
+    point = next(p for p in doc["points"] if "sustained" in p["notes"])
+    peak = doc["context"]["devices"][0]["peaks"][point["precision"]]["tflops"]
+    (row,) = rows(part)
+    assert row[1:4] == [point["op"], results_file.precision_name(point["precision"]),
+                        str(point["batch"])]
+    notes = point["notes"]
+    assert row[4:7] == [fmt_rate(float(notes["burst_tflops"])),
+                        fmt_rate(float(notes["sustained_tflops"])), fmt_rate(peak)]
+    assert row[-1] == notes["sustained"]
+
+
+def test_no_sustained_run_no_burst_table(tmp_path):
+    assert "Burst and sustained" not in section_of(tmp_path, GPU_A)

@@ -399,6 +399,50 @@ TEST(Aggregate, ASumOverUnstablePointsCountsThem) {
   EXPECT_EQ(find(aggregate(all_points(1, false), models, {}), PassSet::fwd, 1).unstable_points, 0);
 }
 
+// Test-data telemetry: `watts` over a window of 1 s, so one run's energy is watts x its median.
+DeviceTelemetry telemetry_at(double watts) {
+  DeviceTelemetry t;
+  t.source = "nvml";
+  t.window_s = 1;
+  t.energy_j = watts;
+  return t;
+}
+
+// Energy = sum of count x joules per run; images per joule = batch / energy, and only when every
+// point has an energy figure. A folded batch norm's energy leaves the folded estimate.
+TEST(Aggregate, ImagesPerJouleSumCountTimesEachPointsEnergy) {
+  Model m = tiny_model();
+  Op bn = tiny_batch_norm();
+  bn.after_conv = true;
+  m.ops.push_back(bn);
+  std::vector<Point> points = all_points(2, false, "gpu:0");
+  Point bn_point = make_point("stem", "fwd", 2, "gpu:0");
+  bn_point.op = "bn";
+  bn_point.timing->median_s = 0.5e-3;
+  points.push_back(bn_point);
+  for (Point& p : points) p.telemetry = telemetry_at(100);
+  points[0].telemetry->throttled = true;
+  // At 100 W: 1 x 2 + 2 x 6 + 3 x 1 ms (batch 2) + 2 x 0.5 ms of batch norm = 18 ms, 1.8 J.
+  const ModelResult r = find(aggregate(points, {m}, {}), PassSet::fwd, 2);
+  ASSERT_EQ(r.status, "ok");
+  ASSERT_TRUE(r.energy_j && r.images_per_joule);
+  EXPECT_DOUBLE_EQ(*r.energy_j, 1.8);
+  EXPECT_DOUBLE_EQ(*r.images_per_joule, 2 / 1.8);
+  EXPECT_DOUBLE_EQ(*r.folded->images_per_joule, 2 / 1.7);
+  EXPECT_EQ(r.throttled_points, 1);
+  const auto j = to_json(r);
+  EXPECT_DOUBLE_EQ(j["images_per_joule"].get<double>(), 2 / 1.8);
+  EXPECT_DOUBLE_EQ(j["folded"]["images_per_joule"].get<double>(), 2 / 1.7);
+  EXPECT_EQ(j["throttled_points"], 1);
+
+  points[1].telemetry->energy_j.reset();  // a point without an energy figure: no sum's energy
+  const ModelResult partial = find(aggregate(points, {m}, {}), PassSet::fwd, 2);
+  EXPECT_FALSE(partial.energy_j);
+  EXPECT_FALSE(partial.images_per_joule);
+  EXPECT_FALSE(partial.folded->images_per_joule);
+  EXPECT_TRUE(to_json(partial)["images_per_joule"].is_null());
+}
+
 // The end-of-run table's noise column: the worst point's in-run noise and spread between rounds;
 // points of a file before rounds (one median, no spread) leave the spread unknown.
 TEST(Aggregate, ASumKeepsItsNoisiestPointsNoiseAndSpreadBetweenRounds) {
@@ -444,7 +488,10 @@ TEST(Aggregate, JsonHasExactlyTheSchemasFields) {
                                              "accumulation",
                                              "label",
                                              "contended_points",
-                                             "unstable_points"}));
+                                             "unstable_points",
+                                             "throttled_points",
+                                             "energy_j",
+                                             "images_per_joule"}));
   EXPECT_EQ(ok["pass"], "fwd");
   EXPECT_DOUBLE_EQ(ok["time_ms"].get<double>(), 8.5);
   EXPECT_DOUBLE_EQ(ok["peak_fraction"].get<double>(), fwd_flop_per_image / 1e9 / 8.5 / 67);
@@ -454,7 +501,9 @@ TEST(Aggregate, JsonHasExactlyTheSchemasFields) {
                                                            "elementwise", "pooling", "softmax"}));
   EXPECT_EQ(keys(ok["folded"]),
             (std::set<std::string>{"estimate", "folded_ops", "time_ms", "images_per_s", "tflops",
-                                   "kind_ms", "kind_share"}));
+                                   "kind_ms", "kind_share", "images_per_joule"}));
+  EXPECT_TRUE(ok["energy_j"].is_null());  // the test points have no telemetry
+  EXPECT_TRUE(ok["images_per_joule"].is_null());
   const auto oom = to_json(find(a, PassSet::fwd, 2));
   EXPECT_TRUE(oom["time_ms"].is_null());
   EXPECT_TRUE(oom["time_share"].is_null());

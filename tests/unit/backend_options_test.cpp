@@ -34,11 +34,12 @@ TEST(BackendOptions, TheRegistryHasTheCudaOptionsExactlyWhenCudaIsBuilt) {
   }
   if (LAYERBENCH_HAVE_CUDA) {
     EXPECT_EQ(flags, (std::set<std::string>{"--layout", "--cudnn-api", "--workspace-mb",
-                                            "--autotune-workspace"}));
+                                            "--autotune-workspace", "--timing", "--sustained"}));
     // The keys results files have always had (old files and --resume depend on them), and
-    // autotune_workspace, which a file from before it existed reads as "limit".
-    EXPECT_EQ(keys,
-              (std::set<std::string>{"layout", "cudnn_api", "workspace_mb", "autotune_workspace"}));
+    // autotune_workspace, timing and sustained, which a file from before them reads as "limit",
+    // "events" and "off".
+    EXPECT_EQ(keys, (std::set<std::string>{"layout", "cudnn_api", "workspace_mb",
+                                           "autotune_workspace", "timing", "sustained"}));
   } else {
     EXPECT_TRUE(flags.empty());
   }
@@ -98,19 +99,28 @@ TEST(CudaOptions, TheDefaultsAreTheHarnessDefaultsOfOldResultsFiles) {
   EXPECT_EQ(parsed.cudnn_api, cuda::CudnnApi::graph);
   EXPECT_EQ(parsed.workspace_limit_bytes, 32ull << 20);
   EXPECT_EQ(parsed.autotune_workspace, cuda::AutotuneWorkspace::free_memory);
+  EXPECT_EQ(parsed.timing, cuda::GpuTiming::events);
+  EXPECT_FALSE(parsed.sustained);
   std::map<std::string, nlohmann::json> before;
   for (const BackendOption& option : cuda::option_declarations())
     before[option.settings_key] = option.value_before_option_existed;
   EXPECT_EQ(before.at("cudnn_api"), "graph");
   // Files from before --autotune-workspace were measured within --workspace-mb.
   EXPECT_EQ(before.at("autotune_workspace"), "limit");
+  // Files from before --timing timed each launch between its own events.
+  EXPECT_EQ(before.at("timing"), "events");
+  EXPECT_EQ(before.at("sustained"), "off");
 }
 
 TEST(CudaOptions, ParsesTheCheckedValuesAndRefusesOthersNamingTheFlag) {
   const cuda::CudaOptions parsed = cuda::parse_options({{"layout", "nchw"},
                                                         {"cudnn_api", "legacy"},
                                                         {"workspace_mb", 1.5},
-                                                        {"autotune_workspace", "limit"}});
+                                                        {"autotune_workspace", "limit"},
+                                                        {"timing", "graph"},
+                                                        {"sustained", "on"}});
+  EXPECT_EQ(parsed.timing, cuda::GpuTiming::graph);
+  EXPECT_TRUE(parsed.sustained);
   EXPECT_EQ(parsed.autotune_workspace, cuda::AutotuneWorkspace::limit);
   EXPECT_EQ(parsed.layout, cuda::Layout::nchw);
   EXPECT_EQ(parsed.cudnn_api, cuda::CudnnApi::legacy);
@@ -122,6 +132,7 @@ TEST(CudaOptions, ParsesTheCheckedValuesAndRefusesOthersNamingTheFlag) {
     EXPECT_NE(std::string(e.what()).find("--cudnn-api"), std::string::npos) << e.what();
   }
   EXPECT_THROW(cuda::parse_options({{"workspace_mb", -1.0}}), std::invalid_argument);
+  EXPECT_THROW(cuda::parse_options({{"timing", "nvbench"}}), std::invalid_argument);
 }
 
 }  // namespace

@@ -189,6 +189,33 @@ TEST(RunSettings, CpuRoofsAreMeasuredOrSkippedAndAnOldFileMeasuredThem) {
             "settings.cpu_roofs (--cpu-roofs) \"maybe\": not one of measure, skip");
 }
 
+// --timing is the CUDA backend's option: recorded in the file's settings, a file from before it
+// was timed by events, and a resumed run must not change it.
+TEST(RunSettings, GpuTimingIsRecordedAndAResumedRunKeepsIt) {
+  if (!LAYERBENCH_HAVE_CUDA) GTEST_SKIP() << "a build without the CUDA backend has no --timing";
+  RunOptions graph = default_run_options();
+  EXPECT_EQ(graph.backend_options.at("timing"), "events");  // the default
+  graph.backend_options["timing"] = "graph";
+  const nlohmann::json file = settings_json(graph);
+  EXPECT_EQ(file.at("timing"), "graph");
+  EXPECT_EQ(adopt_settings(file, default_run_options(), never_given).backend_options.at("timing"),
+            "graph");
+  nlohmann::json old_file = file;
+  old_file.erase("timing");
+  EXPECT_EQ(
+      adopt_settings(old_file, default_run_options(), never_given).backend_options.at("timing"),
+      "events");
+  EXPECT_EQ(error_of([&] {
+              adopt_settings(file, default_run_options(),
+                             [](const std::string& f) { return f == "--timing"; });
+            }),
+            "--timing \"events\" differs from the run being resumed (\"graph\")");
+  RunOptions bad = default_run_options();
+  bad.backend_options["timing"] = "nvbench";
+  EXPECT_EQ(error_of([&] { parse_settings(bad, SettingsSource::resumed_file); }),
+            "settings.timing (--timing) \"nvbench\": not one of events, graph");
+}
+
 TEST(BenchmarkFlags, KnownFlagsWithValuesOfTheirType) {
   EXPECT_EQ(error_of([] { check_benchmark_flag("--benchmark_min_time=0.5"); }), "<no error>");
   EXPECT_EQ(error_of([] { check_benchmark_flag("--benchmark_repetitions=3"); }), "<no error>");

@@ -21,13 +21,28 @@ const std::vector<BackendOption>& option_declarations() {
         "as PyTorch's benchmark mode) or limit (--workspace-mb)",
         "autotune_workspace", {"free-memory", "limit"});
     autotune_workspace.value_before_option_existed = "limit";
+    BackendOption timing = choice_option(
+        "--timing",
+        "GPU points: events (default: CUDA events around the operation's launches) or graph (a "
+        "CUDA graph of them, launch overhead out; the L2 flush stays outside the timing). CPU "
+        "points are timed by the host's clock either way",
+        "timing", {"events", "graph"});
+    timing.value_before_option_existed = "events";
+    BackendOption sustained = choice_option(
+        "--sustained",
+        "GPU GEMM points: off (default) or on (first run the GEMM until board power and SM clock "
+        "settle, at most 120 s, and record its burst and sustained TFLOP/s)",
+        "sustained", {"off", "on"});
+    sustained.value_before_option_existed = "off";
     return std::vector<BackendOption>{
         choice_option("--layout", "GPU convolution layout: nhwc (default) or nchw", "layout",
                       {"nhwc", "nchw"}),
         api,
         number_option("--workspace-mb", "GPU workspace limit in MiB (default 32)", "workspace_mb",
                       32, 0, 1 << 24, "a number of MiB"),
-        autotune_workspace};
+        autotune_workspace,
+        timing,
+        sustained};
   }();
   return options;
 }
@@ -75,6 +90,8 @@ CudaOptions parse_options(const BackendOptionValues& values) {
   options.autotune_workspace = choice_of(values, "autotune_workspace") == "limit"
                                    ? AutotuneWorkspace::limit
                                    : AutotuneWorkspace::free_memory;
+  options.timing = choice_of(values, "timing") == "graph" ? GpuTiming::graph : GpuTiming::events;
+  options.sustained = choice_of(values, "sustained") == "on";
   return options;
 }
 

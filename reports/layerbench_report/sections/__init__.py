@@ -41,7 +41,7 @@ MODEL_SECTIONS = (
     Section("Roofline", roofline.render),
     Section("Memory-bound layers against the memory bandwidth", bandwidth.render),
     Section("Device vs device", versus.render),
-    Section("GPU clocks, power and work per joule", energy.render),
+    Section("Clocks, power and work per joule", energy.render),
     Section("Library vs library on the same device", library.render),
     Section("Where the time goes", where_time_goes.render),
     Section("Explained share: the estimate against a framework", explained.render),

@@ -1,5 +1,6 @@
-"""Section: the GPU points' clocks, board power and work per joule, from NVML's readings around
-their samples (the point's "telemetry"); points a power or thermal cap throttled are marked."""
+"""Section: clocks, board power and work per joule: each GPU point's from NVML's readings around
+its samples, each CPU point's energy where RAPL gave it (the point's "telemetry"), and the model
+sums' images per joule; points a power or thermal cap throttled are marked."""
 from __future__ import annotations
 
 from layerbench_report import results_file
@@ -11,14 +12,21 @@ COMPUTE_KINDS = ("conv", "linear", "bmm")
 
 
 def telemetry_points(data, model):
-    """{device: [point]} of the model's points measured ok with telemetry (a GPU's, or any
-    device whose backend reads its counters), in file order."""
+    """{device: [point]} of the model's points measured ok with telemetry (NVML on a GPU, RAPL on
+    a CPU), in file order."""
     out = {}
     for d, p in data.points:
-        if (p["model"] == model and p["status"] == "ok"
-                and isinstance(p.get("telemetry"), dict)):
+        if p["model"] == model and p["status"] == "ok" and isinstance(p.get("telemetry"), dict):
             out.setdefault(d, []).append(p)
     return out
+
+
+def energy_absent(device):
+    """Why the file says this CPU has no energy figures (context.devices[].energy.absent), or
+    None."""
+    energy = device.info.get("energy")
+    why = energy.get("absent") if isinstance(energy, dict) else None
+    return why if isinstance(why, str) and why else None
 
 
 def mhz_text(median, least):
@@ -41,20 +49,53 @@ def throttle_text(t) -> str:
     return text + (f" ({reasons})" if reasons else "")
 
 
-def point_row(p, with_gb):
+def per_joule(value):
+    return None if value is None else f"{value:.3g}"
+
+
+ENERGY_METHODS = {"energy_counter": "counter", "power_integrated": "power × time",
+                  "rapl_packages": "RAPL packages"}
+
+
+def point_headers(gpu, with_gb):
+    """A GPU point's row has its clocks, board power and throttling; a CPU point's (RAPL: energy
+    only) has neither."""
+    return (["op", "pass", "precision", "batch", "median ms", "TFLOP/s"] +
+            (["SM MHz", "memory MHz", "board W"] if gpu else []) + ["GFLOP/J"] +
+            (["GB/J"] if with_gb else []) + ["energy from"] + (["throttled"] if gpu else []))
+
+
+def point_row(p, with_gb, gpu=True):
     t = p["telemetry"]
     power = t.get("power_median_w")
     row = [p["op"], results_file.pass_name(p["pass"]), P(p["precision"]), p["batch"],
-           fmt_ms(results_file.median_ms(p)), fmt_rate(p.get("tflops")),
-           mhz_text(t.get("sm_clock_median_mhz"), t.get("sm_clock_min_mhz")),
-           mhz_text(t.get("memory_clock_median_mhz"), None),
-           None if power is None else f"{power:.0f}",
-           None if t.get("gflop_per_joule") is None else f"{t['gflop_per_joule']:.3g}"]
+           fmt_ms(results_file.median_ms(p)), fmt_rate(p.get("tflops"))]
+    if gpu:
+        row += [mhz_text(t.get("sm_clock_median_mhz"), t.get("sm_clock_min_mhz")),
+                mhz_text(t.get("memory_clock_median_mhz"), None),
+                None if power is None else f"{power:.0f}"]
+    row.append(per_joule(t.get("gflop_per_joule")))
     if with_gb:
-        row.append(None if t.get("gb_per_joule") is None else f"{t['gb_per_joule']:.3g}")
-    method = {"energy_counter": "counter", "power_integrated": "power × time"}
-    row += [method.get(t.get("energy_method"), "absent"), throttle_text(t)]
-    return row
+        row.append(per_joule(t.get("gb_per_joule")))
+    row.append(ENERGY_METHODS.get(t.get("energy_method"), "absent"))
+    return row + ([throttle_text(t)] if gpu else [])
+
+
+def sums_table(data, model):
+    """The model sums with an energy figure: images/s beside images per joule, and how many of
+    the summed points a cap kept throttled."""
+    rows = []
+    for d, r in data.records:
+        if r["model"] == model and r.get("images_per_joule") is not None:
+            rows.append([d.label, results_file.pass_name(r["pass"]), P(r["precision"]),
+                         r["batch"], fmt_rate(r.get("images_per_s")),
+                         per_joule(r["images_per_joule"]), per_joule(r.get("energy_j")),
+                         r.get("throttled_points") or 0])
+    if not rows:
+        return ""
+    return ("<h4>Model sums per joule</h4>" +
+            table(["device", "pass", "precision", "batch", "images/s", "images/J",
+                   "J per batch", "throttled points"], rows))
 
 
 def layer_sum_per_joule(points, precision, batch):
@@ -98,21 +139,65 @@ def per_joule_chart(charts, model, by_device):
                         "samples' NVML windows times its median time).")
 
 
+def note_number(notes, key):
+    """A number a point's notes hold as text, or None."""
+    try:
+        return float(notes[key])
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def sustained_table(by_device):
+    """GEMM points run with --sustained on: burst and sustained TFLOP/s beside the device's peak
+    for the precision (datasheet on a GPU), with the settled window's power and clock."""
+    rows = []
+    for d, points in by_device.items():
+        for p in points:
+            notes = p.get("notes") if isinstance(p.get("notes"), dict) else {}
+            if not isinstance(notes.get("sustained"), str):
+                continue
+            peak = d.peak(p["precision"])
+            rows.append([d.label, p["op"], P(p["precision"]), p["batch"],
+                         fmt_rate(note_number(notes, "burst_tflops")),
+                         fmt_rate(note_number(notes, "sustained_tflops")),
+                         fmt_rate(peak[0]) if peak else None,
+                         mhz_text(note_number(notes, "sustained_sm_mhz"), None),
+                         mhz_text(note_number(notes, "sustained_power_w"), None),
+                         notes["sustained"]])
+    if not rows:
+        return ""
+    return ("<h4>Burst and sustained</h4>" +
+            table(["device", "op", "precision", "batch", "burst TFLOP/s", "sustained TFLOP/s",
+                   "peak TFLOP/s", "sustained SM MHz", "sustained W", "settling"], rows) +
+            note("run --sustained on: the GEMM ran back to back until board power and SM clock "
+                 "settled; burst is its first 5 s, sustained its last 5 s. The peak is the "
+                 "device's for the precision (a GPU's from its datasheet)."))
+
+
 def render(data, model, charts) -> str:
     by_device = telemetry_points(data, model)
+    absent = "".join(note(f"{d.label}: no CPU energy, so no per-joule figures: {why}.")
+                     for d in data.devices_for(model)
+                     if d.kind == "cpu" and d not in by_device and (why := energy_absent(d)))
     if not by_device:
-        return note("No GPU point with NVML telemetry (clocks, power, energy) for this model in "
-                    "these files; files from before it lack it.")
-    parts = [per_joule_chart(charts, model, by_device)] if len(by_device) > 1 else []
+        return note("No point with energy figures (NVML on a GPU, RAPL on a CPU) for this model "
+                    "in these files; files from before them lack them.") + absent
+    gpus = {d: points for d, points in by_device.items() if d.kind == "gpu"}
+    parts = [per_joule_chart(charts, model, gpus)] if len(gpus) > 1 else []
+    parts.append(sums_table(data, model))
+    parts.append(sustained_table(gpus))
     for device, points in by_device.items():
+        gpu = device.kind == "gpu"
         with_gb = any(p.get("kind") not in COMPUTE_KINDS for p in points)
         parts.append(f"<h4>{esc(device.label)}</h4>")
-        headers = ["op", "pass", "precision", "batch", "median ms", "TFLOP/s", "SM MHz",
-                   "memory MHz", "board W", "GFLOP/J"] + (["GB/J"] if with_gb else []) + \
-            ["energy from", "throttled"]
-        parts.append(table(headers, [point_row(p, with_gb) for p in points]))
+        parts.append(table(point_headers(gpu, with_gb),
+                           [point_row(p, with_gb, gpu) for p in points]))
+    parts.append(absent)
     parts.append(note("Clocks and board power are NVML's readings just before each sample was "
                       "enqueued and just after it finished (median; min where lower); a point "
                       "is throttled where a power or thermal cap held the clock during a "
-                      "sample. Per joule: the point's work (or bytes) over one run's energy."))
+                      "sample. A CPU point's energy is its RAPL packages' over its sampling, "
+                      "the whole socket's. Per joule: the point's work (or bytes) over one run's "
+                      "energy; a model sum's images over the energy of its batch, Σ count × "
+                      "joules per run."))
     return "".join(parts)
