@@ -472,14 +472,9 @@ std::vector<Operation> candidates(const Problem& problem, const dnnl::engine& en
   return fast.empty() ? all : fast;
 }
 
-// One autotuning round of a candidate: the fastest of several timed runs, at least 2 runs and
-// 0.01 s, at most 7 runs or 0.1 s. The minimum, because on a busy machine noise only ever adds
-// time; 0.01 s is still 16 runs of the median point of a quick run (0.6 ms), and a round of a
-// slow candidate stops at 2 runs. With 0.033 s the candidates' rounds took 58 s of a 198 s quick
-// suite (2 threads, the 2-core test machine). With `checked_run` a run a compute thread spent
-// partly off its core counts only when no run of the round was clean, and is re-taken up to 7
-// times: under a background busy loop the first choice's rounds were all slowed in a quick run,
-// and a matmul 1.9 times as slow on the quiet machine won (2.32 against 1.25 ms).
+// One autotuning round of a candidate: the fastest of 2 to 7 timed runs, 0.01 to 0.1 s (the
+// minimum: on a busy machine noise only adds time). With `checked_run` a pre-empted run counts
+// only when no run of the round was clean, re-taken up to 7 times (docs/measuring.md says why).
 double round_time(OnednnCase& c, const CaseOptions& options, int& preempted_runs) {
   const std::function<double()> run = [&c] { return c.run_timed(); };
   constexpr double none = std::numeric_limits<double>::infinity();
@@ -570,6 +565,8 @@ class OnednnBackend : public Backend {
             {"threading", threading_runtime},
             {"isa", probe().isa}};
   }
+
+  int compute_threads() const override { return effective_threads_; }
 
  private:
   std::unique_ptr<OnednnCase> make_case(const Problem& problem, const Operation& op,
