@@ -1,6 +1,6 @@
 // `layerbench run`: reads the flags (or a resumed file's settings) into typed values, chooses
-// the devices, opens the results file, hands the measuring to the session
-// (harness/measure/session.hpp) and prints its outcome as a summary and an exit code.
+// the devices, opens the results file, runs the session (harness/measure/session.hpp), prints
+// what each of its steps returns, then a summary and an exit code.
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
@@ -213,6 +213,41 @@ DryRun dry_run_estimate(const RunFlags& f, const RunSetup& setup,
   return dry;
 }
 
+// What the session found before measuring: a resumed file's points, the refused points per
+// device and reason, the rounds.
+void print_session_start(const SessionStart& start, const ResultsWriter& writer) {
+  if (start.resumed > 0)
+    std::cerr << "resuming " << writer.file().string() << ": " << start.resumed
+              << " points already in the file, " << start.to_run << " to go\n";
+  for (const auto& [device, reasons] : start.refusals) {
+    int points = 0;
+    for (const auto& [reason, n] : reasons) points += n;
+    std::cerr << device << " cannot run " << points << " point" << (points == 1 ? "" : "s")
+              << " (recorded as unsupported):\n";
+    for (const auto& [reason, n] : reasons) std::cerr << "  " << n << "  " << reason << "\n";
+  }
+  if (start.rounds > 1)
+    std::cerr << start.to_run << " points to measure in " << start.rounds << " rounds\n";
+}
+
+// The session's steps in order, each one's news printed before the next step speaks: what it
+// found, the time split, the machine's state at the end (its warning), the finished file.
+SessionOutcome run_session(const Plan& plan, const std::vector<Model>& models,
+                           ResultsWriter& writer, const SessionConfig& config,
+                           const ChosenDevices& devices, bool quiet) {
+  Session session(plan, models, writer, config, [&](const PlannedPoint& pp) -> Backend& {
+    return *devices.backends.at(keyed_device(pp.device, pp.backend));
+  });
+  if (!quiet) print_session_start(session.start(), writer);
+  SessionOutcome outcome = session.measure();
+  if (!quiet) std::cerr << time_split_text(outcome.spent, outcome.wall_s) << "\n";
+  if (!outcome.write_error) {
+    record_machine_state_at_end(writer, quiet);
+    outcome.write_error = session.finish(outcome);
+  }
+  return outcome;
+}
+
 // The summary and the exit code of a finished session.
 int report_outcome(const SessionOutcome& outcome, const ResultsWriter& writer, bool quiet,
                    bool gpu_unusable) {
@@ -284,16 +319,12 @@ int run_main(RunFlags f, const CLI::App& sub) {
   session.device_limits =
       previous ? recorded_limits(previous->document.at("context")) : machine.limits;
   cap_gpu_memory(session.device_limits, o.memory_limit_gb);
-  session.before_finish = [&](ResultsWriter& w) { record_machine_state_at_end(w, f.quiet); };
   session.point_time_bound_s =
       f.point_timeout > 0 ? f.point_timeout : default_point_time_bound_s(o.max_time_per_point);
   session.stuck_point_exit_code = exit_point_stuck;
   auto writer = open_results(f, std::move(previous), std::move(machine), plan);
   interrupt::note_results_file_exists();
-  const SessionOutcome outcome =
-      run_session(plan, models, *writer, session, [&](const PlannedPoint& pp) -> Backend& {
-        return *devices.backends.at(keyed_device(pp.device, pp.backend));
-      });
+  const SessionOutcome outcome = run_session(plan, models, *writer, session, devices, f.quiet);
 
   return report_outcome(outcome, *writer, f.quiet, devices.gpu_unusable);
 }

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "harness/measure/inputs.hpp"
+#include "harness/measure/sampler.hpp"
 #include "harness/platform.hpp"
-#include "harness/stats.hpp"
 #include "kernels/onednn/onednn_backend.hpp"
 
 namespace {

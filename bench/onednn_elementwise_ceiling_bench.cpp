@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "harness/measure/inputs.hpp"
-#include "harness/stats.hpp"
+#include "harness/measure/sampler.hpp"
 #include "kernels/onednn/onednn_backend.hpp"
 
 namespace {

@@ -11,7 +11,7 @@
 
 #include "harness/measure/cpu_peak.hpp"
 #include "harness/measure/inputs.hpp"
-#include "harness/stats.hpp"
+#include "harness/measure/sampler.hpp"
 #include "kernels/onednn/onednn_backend.hpp"
 
 namespace {

@@ -14,7 +14,6 @@
 #include "harness/machine_state.hpp"
 #include "harness/measure/cpu_bandwidth.hpp"
 #include "harness/measure/cpu_peak.hpp"
-#include "harness/measure/runner.hpp"
 #include "harness/platform.hpp"
 #include "harness/rapl.hpp"
 #include "harness/slurm_placement.hpp"
@@ -112,8 +111,19 @@ std::vector<std::pair<std::string, std::string>> gpu_bus_ids(const nlohmann::jso
   return gpus;
 }
 
-// The CPU's compute threads: the CPU backend's "threads" fact; the processors when no CPU device.
-int compute_threads(const nlohmann::json& devices, int processors) {
+// The CPU's compute threads: those of the backend its device record is made with; the
+// processors when no CPU device.
+int compute_threads(const std::map<std::string, std::unique_ptr<Backend>>& backends,
+                    int processors) {
+  for (const auto& [id, backend] : backends)
+    if (parse_device_id(backend->device()).value().kind == DeviceKind::cpu)
+      return std::max(1, backend->compute_threads());
+  return processors;
+}
+
+// The same as a file recorded it, for a resumed file from before context.machine_state: the CPU
+// record's "threads" fact.
+int recorded_compute_threads(const nlohmann::json& devices, int processors) {
   for (const auto& d : devices) {
     const auto& facts = d.value("facts", nlohmann::json::object());
     if (d.value("kind", "") == "cpu" && facts.contains("threads"))
@@ -123,9 +133,10 @@ int compute_threads(const nlohmann::json& devices, int processors) {
 }
 
 // context.machine_state at the start (reports/results-schema.md).
-nlohmann::json machine_state_json(const nlohmann::json& devices) {
+nlohmann::json machine_state_json(const nlohmann::json& devices,
+                                  const std::map<std::string, std::unique_ptr<Backend>>& backends) {
   const int processors = std::max(1, platform::cpu_features().threads);
-  const int threads = compute_threads(devices, processors);
+  const int threads = compute_threads(backends, processors);
   const auto governor = platform::cpu_frequency_governor();
   return {{"processors", processors},
           {"threads", threads},
@@ -159,7 +170,7 @@ void record_machine_state_at_end(ResultsWriter& writer, bool quiet) {
   const nlohmann::json devices = context.value("devices", nlohmann::json::array());
   const nlohmann::json state = context.value("machine_state", nlohmann::json::object());
   const int processors = state.value("processors", std::max(1, platform::cpu_features().threads));
-  const int threads = state.value("threads", compute_threads(devices, processors));
+  const int threads = state.value("threads", recorded_compute_threads(devices, processors));
   const MachineReading end = read_machine(gpu_bus_ids(devices));
   int contended = 0;
   for (const auto& p : writer.points())
@@ -227,7 +238,7 @@ MachineRecord machine_record(const RunContext& machine,
                           ? cpu_device(machine, *backend, threads, measure_cpu_roofs, limits)
                           : gpu_device(machine, *backend, limits));
   }
-  nlohmann::json state = machine_state_json(devices);
+  nlohmann::json state = machine_state_json(devices, backends);
   record.context = {{"machine_state", std::move(state)},
                     {"layerbench_version", build::version},
                     {"git_revision", build::git_revision},

@@ -12,9 +12,9 @@
 
 #include "bench/device_choice.hpp"
 #include "harness/backend_descriptor.hpp"
-#include "harness/measure/runner.hpp"
+#include "harness/measure/point_measurement.hpp"
+#include "harness/measure/stopping_rule.hpp"
 #include "harness/plan/plan.hpp"
-#include "harness/stats.hpp"
 
 namespace lb::cli {
 

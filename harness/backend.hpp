@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/measure/preemption.hpp"
 #include "harness/problem.hpp"
-#include "harness/stats.hpp"
 #include "harness/telemetry.hpp"
 
 namespace lb {
@@ -41,7 +41,7 @@ struct CaseOptions {
   // candidates again. A backend that cannot pick by name chooses as `algo` says; the runner
   // checks the name either way.
   std::string implementation;
-  // Times one run with the runner's pre-emption check (Sampler::checked_run); empty: runs are
+  // Times one run with the runner's pre-emption check (PreemptionCheck::run); empty: runs are
   // not checked. Autotuning keeps the runs no other program interrupted where it can, so that
   // a busy spell falling on one candidate does not pick another.
   std::function<CheckedRun(const std::function<double()>&)> checked_run;
@@ -96,6 +96,9 @@ class Backend {
   // capability, memory, clocks). Library versions are not repeated here: the descriptor's
   // `libraries` gives them once, for context.libraries.
   virtual std::vector<std::pair<std::string, std::string>> context() const = 0;
+  // The host threads its cases compute with, which the pre-emption check judges a CPU sample
+  // by; 0 where the backend cannot tell (a library's own default) or computes on a device.
+  virtual int compute_threads() const { return 0; }
 };
 
 struct Unsupported : std::runtime_error {

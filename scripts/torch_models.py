@@ -67,7 +67,7 @@ def summarize(times_s, stopped_by):
 
 
 def should_stop(times, elapsed_s, rule):
-    """layerbench's stopping rule (harness/stats.cpp): None to go on, else the reason."""
+    """layerbench's stopping rule (harness/measure/stopping_rule.cpp): None to go on, else why."""
     if len(times) >= rule.max_runs:
         return "max_samples"
     if len(times) >= rule.min_runs and elapsed_s >= rule.min_time and \

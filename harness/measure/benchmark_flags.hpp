@@ -1,5 +1,5 @@
 #pragma once
-// The --benchmark_* flags `run` passes on to Google Benchmark (harness/measure/runner.hpp),
+// The --benchmark_* flags `run` passes on to Google Benchmark (harness/measure/run_loop.hpp),
 // checked before anything is measured: Google Benchmark itself only warns about a value it
 // cannot read and ignores a flag it does not know, which would end in a "complete" file
 // measured with other settings than the ones asked for.

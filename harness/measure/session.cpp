@@ -20,10 +20,9 @@ std::pair<nlohmann::json, nlohmann::json> model_records(const Aggregation& resul
   return {models, boundaries};
 }
 
-// A point stuck in a call that does not return: recorded failed, so that --resume goes past it
-// (a call that hung once, a deadlocked library or a hung driver, would hang every resume), and
-// the file finished "interrupted" with what was measured. Runs on the watchdog's thread while
-// the point's own thread is stuck, and ends the process.
+// A stuck point is recorded failed, so that --resume goes past it (a call that hung once would
+// hang every resume). Runs on the watchdog's thread while the point's own is stuck and ends the
+// process, so it prints what it did itself.
 [[noreturn]] void stop_at_stuck_point(const PlannedPoint& pp, const PointWatchdog& watchdog,
                                       ResultsWriter& writer, const std::vector<Model>& models,
                                       const SessionConfig& config) {
@@ -76,122 +75,106 @@ std::string time_split_text(const PhaseSeconds& spent, double wall_s) {
   return text;
 }
 
-SessionOutcome run_session(const Plan& plan, const std::vector<Model>& models,
-                           ResultsWriter& writer, const SessionConfig& config,
-                           const std::function<Backend&(const PlannedPoint&)>& backend_for) {
-  std::map<std::string, Point> already;
-  for (const auto& p : writer.points()) already.emplace(p.key(), p);
-  OomSweep sweep;
-  for (const auto& [key, p] : already)
-    if (p.status == Status::oom) sweep.record_oom(p);
-
-  SessionOutcome outcome;
-  RunLoop loop;
-  loop.config = config.runner;
-  loop.backend_for = backend_for;
-  loop.stop = [&] { return interrupt::poll_stop() || outcome.write_error.has_value(); };
-
-  const bool resuming = !already.empty();
-  const std::size_t resumed = already.size();
-  // Points a backend cannot run are asked about first and listed once per backend and reason;
-  // the first round records them in their place in the plan, without a progress line.
-  std::map<std::string, Point> refused;
-  std::map<std::string, std::map<std::string, int>> refusals;  // keyed device -> reason -> points
+Session::Session(const Plan& plan, const std::vector<Model>& models, ResultsWriter& writer,
+                 const SessionConfig& config, BackendFor backend_for)
+    : plan_(plan), models_(models), writer_(writer), config_(config) {
+  for (const auto& p : writer.points()) already_.emplace(p.key(), p);
+  for (const auto& [key, p] : already_)
+    if (p.status == Status::oom) sweep_.record_oom(p);
+  loop_.config = config.runner;
+  loop_.backend_for = std::move(backend_for);
+  start_.resumed = already_.size();
+  start_.rounds = std::max(1, config.runner.rounds);
+  // Points a backend cannot run are asked about first, once; the first round records them in
+  // their place in the plan.
   for (const auto& pp : plan.points) {
-    if (already.count(point_key(pp))) continue;
+    if (already_.count(point_key(pp))) continue;
     std::optional<Point> p;
     try {
-      p = refused_point(pp, backend_for(pp), config.runner, &loop.spent);
+      p = refused_point(pp, loop_.backend_for(pp), config.runner, &loop_.spent);
     } catch (const std::exception&) {
       // A support check that ran out of memory: asked again when the point runs, which records it.
     }
     if (p) {
-      ++refusals[keyed_device(pp.device, pp.backend)][p->reason];
-      refused.emplace(p->key(), *p);
+      ++start_.refusals[keyed_device(pp.device, pp.backend)][p->reason];
+      refused_.emplace(p->key(), *p);
     }
   }
+  for (const auto& pp : plan.points)
+    if (!already_.count(point_key(pp)) && !refused_.count(point_key(pp))) ++start_.to_run;
+}
+
+std::optional<Point> Session::recorded_without_running(const PlannedPoint& pp) const {
+  if (auto it = already_.find(point_key(pp)); it != already_.end()) return it->second;
+  if (auto it = refused_.find(point_key(pp)); it != refused_.end()) return it->second;
+  if (plan_.sweep_until_oom) {
+    if (auto first = sweep_.smaller_oom_batch(pp)) {
+      Point p = describe_point(pp, problem_for(*pp.op, pp.batch, pp.pass, pp.precision));
+      p.status = Status::oom;
+      p.reason = oom_skip_reason(*first);
+      return p;
+    }
+  }
+  return std::nullopt;
+}
+
+void Session::record(const PlannedPoint& pp, const Point& p, Progress& progress,
+                     SessionOutcome& outcome) {
+  if (already_.count(p.key())) return;  // resumed: already in the file
+  if (p.status == Status::oom) sweep_.record_oom(pp);
+  try {
+    writer_.append(p);
+  } catch (const OutputError& e) {
+    outcome.write_error = e.what();
+    return;
+  }
+  if (refused_.count(p.key())) return;  // listed before the rounds
+  const int rounds = start_.rounds;
+  progress.point_done(rounds > 1 ? p.key() + " round " + std::to_string(loop_.round) : p.key(),
+                      std::string(name(p.status)), pp.gflop);
+}
+
+SessionOutcome Session::measure() {
+  SessionOutcome outcome;
   double total_gflop = 0;
-  int to_run = 0;
-  for (const auto& pp : plan.points) {
-    if (already.count(point_key(pp)) || refused.count(point_key(pp))) continue;
-    total_gflop += pp.gflop;
-    ++to_run;
-  }
-  const int rounds = std::max(1, config.runner.rounds);
-  Progress progress(config.progress, to_run * rounds, total_gflop * rounds);
-  if (config.progress != Progress::Mode::quiet) {
-    if (resuming)
-      std::cerr << "resuming " << writer.file().string() << ": " << resumed
-                << " points already in the file, " << to_run << " to go\n";
-    for (const auto& [device, reasons] : refusals) {
-      int points = 0;
-      for (const auto& [reason, n] : reasons) points += n;
-      std::cerr << device << " cannot run " << points << " point" << (points == 1 ? "" : "s")
-                << " (recorded as unsupported):\n";
-      for (const auto& [reason, n] : reasons) std::cerr << "  " << n << "  " << reason << "\n";
-    }
-    if (rounds > 1) std::cerr << to_run << " points to measure in " << rounds << " rounds\n";
-  }
-
-  loop.pre_empt = [&](const PlannedPoint& pp) -> std::optional<Point> {
-    if (auto it = already.find(point_key(pp)); it != already.end()) return it->second;
-    if (auto it = refused.find(point_key(pp)); it != refused.end()) return it->second;
-    if (plan.sweep_until_oom) {
-      if (auto first = sweep.smaller_oom_batch(pp)) {
-        const Problem problem = problem_for(*pp.op, pp.batch, pp.pass, pp.precision);
-        Point p = describe_point(pp, problem);
-        p.status = Status::oom;
-        p.reason = oom_skip_reason(*first);
-        return p;
-      }
-    }
-    return std::nullopt;
+  for (const auto& pp : plan_.points)
+    if (!already_.count(point_key(pp)) && !refused_.count(point_key(pp))) total_gflop += pp.gflop;
+  Progress progress(config_.progress, start_.to_run * start_.rounds, total_gflop * start_.rounds);
+  loop_.stop = [&] { return interrupt::poll_stop() || outcome.write_error.has_value(); };
+  loop_.pre_empt = [this](const PlannedPoint& pp) { return recorded_without_running(pp); };
+  loop_.on_point = [&](const PlannedPoint& pp, const Point& p) {
+    record(pp, p, progress, outcome);
   };
-  loop.on_point = [&](const PlannedPoint& pp, const Point& p) {
-    if (already.count(p.key())) return;  // resumed: already in the file
-    if (p.status == Status::oom) sweep.record_oom(pp);
-    try {
-      writer.append(p);
-    } catch (const OutputError& e) {
-      outcome.write_error = e.what();
-      return;
-    }
-    if (refused.count(p.key())) return;  // listed before the rounds
-    progress.point_done(rounds > 1 ? p.key() + " round " + std::to_string(loop.round) : p.key(),
-                        std::string(name(p.status)), pp.gflop);
-  };
-
   std::optional<PointWatchdog> watchdog;
-  if (config.point_time_bound_s > 0) {
-    const double bound_s = config.point_time_bound_s;
+  if (config_.point_time_bound_s > 0) {
+    const double bound_s = config_.point_time_bound_s;
     watchdog.emplace(bound_s, point_stuck_grace_s(bound_s), [&](const PlannedPoint& pp) {
-      stop_at_stuck_point(pp, *watchdog, writer, models, config);
+      stop_at_stuck_point(pp, *watchdog, writer_, models_, config_);
     });
-    loop.watchdog = &*watchdog;
+    loop_.watchdog = &*watchdog;
   }
   const auto start = std::chrono::steady_clock::now();
-  loop.run(plan.points, config.benchmark_args);
+  loop_.run(plan_.points, config_.benchmark_args);
   progress.finish();
-  outcome.spent = loop.spent;
+  loop_.watchdog = nullptr;
+  outcome.spent = loop_.spent;
   outcome.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  writer.set_context("time_split", time_split_json(outcome.spent, outcome.wall_s, rounds));
-  if (config.progress != Progress::Mode::quiet)
-    std::cerr << time_split_text(outcome.spent, outcome.wall_s) << "\n";
-
-  outcome.results = aggregate(writer.points(), models, config.device_limits);
-  const auto [model_json, boundary_json] = model_records(outcome.results);
+  writer_.set_context("time_split", time_split_json(outcome.spent, outcome.wall_s, start_.rounds));
+  outcome.results = aggregate(writer_.points(), models_, config_.device_limits);
   outcome.interrupted = interrupt::stop_requested().load();
-  if (!outcome.write_error) {
-    if (config.before_finish) config.before_finish(writer);
-    try {
-      writer.finish(outcome.interrupted ? "interrupted" : "complete", model_json, boundary_json);
-    } catch (const OutputError& e) {
-      outcome.write_error = e.what();
-    }
-  }
-  for (const auto& p : writer.points())
+  for (const auto& p : writer_.points())
     if (p.status == Status::failed) ++outcome.failed;
   return outcome;
+}
+
+std::optional<std::string> Session::finish(const SessionOutcome& outcome) {
+  const auto [model_json, boundary_json] = model_records(outcome.results);
+  try {
+    writer_.finish(outcome.interrupted ? "interrupted" : "complete", model_json, boundary_json);
+  } catch (const OutputError& e) {
+    return e.what();
+  }
+  return std::nullopt;
 }
 
 }  // namespace lb

@@ -472,9 +472,9 @@ std::vector<Operation> candidates(const Problem& problem, const dnnl::engine& en
   return fast.empty() ? all : fast;
 }
 
-// One autotuning round of a candidate: the fastest of at least 2 runs and 0.01 s, at most 7 runs
-// or 0.1 s, a run partly off its core counting only when none of the round's was clean (the
-// fastest, as noise only adds time; the measurements behind the bounds: docs/measuring.md).
+// One autotuning round of a candidate: the fastest of 2 to 7 timed runs, 0.01 to 0.1 s (the
+// minimum: on a busy machine noise only adds time). With `checked_run` a pre-empted run counts
+// only when no run of the round was clean, re-taken up to 7 times (docs/measuring.md says why).
 double round_time(OnednnCase& c, const CaseOptions& options, int& preempted_runs) {
   const std::function<double()> run = [&c] { return c.run_timed(); };
   constexpr double none = std::numeric_limits<double>::infinity();
@@ -565,6 +565,8 @@ class OnednnBackend : public Backend {
             {"threading", threading_runtime},
             {"isa", probe().isa}};
   }
+
+  int compute_threads() const override { return effective_threads_; }
 
  private:
   std::unique_ptr<OnednnCase> make_case(const Problem& problem, const Operation& op,

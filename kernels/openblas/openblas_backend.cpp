@@ -53,6 +53,8 @@ class OpenblasBackend : public Backend {
             {"core", core_text()}};
   }
 
+  int compute_threads() const override { return effective_threads_; }
+
  private:
   int threads_;
   int effective_threads_;

@@ -1,6 +1,6 @@
 #include "harness/plan/plan.hpp"
 #include "harness/measure/oom_sweep.hpp"
-#include "harness/measure/runner.hpp"
+#include "harness/measure/point_measurement.hpp"
 #include "harness/model/model_file.hpp"
 #include "harness/results/point.hpp"
 

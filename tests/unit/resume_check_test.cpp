@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "harness/measure/runner.hpp"
+#include "harness/measure/point_measurement.hpp"
 #include "harness/model/model_file.hpp"
 #include "harness/results/resume_check.hpp"
 

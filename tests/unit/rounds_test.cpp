@@ -7,7 +7,7 @@
 
 #include <stdexcept>
 
-#include "harness/measure/runner.hpp"
+#include "harness/measure/point_measurement.hpp"
 
 namespace lb {
 namespace {

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "harness/check/reference.hpp"
-#include "harness/measure/runner.hpp"
+#include "harness/measure/run_loop.hpp"
 #include "harness/model/ops.hpp"
 
 namespace lb {

@@ -1,0 +1,130 @@
+#include "harness/measure/sampler.hpp"
+
+#include <gtest/gtest.h>
+
+namespace lb {
+namespace {
+
+TEST(Sampler, WarmsUpThenMeasures) {
+  Sampler sampler;
+  sampler.rule.min_time_s = 0, sampler.rule.min_samples = 5, sampler.warmup_runs = 3;
+  sampler.warmup_min_s = 0;
+  int calls = 0;
+  // The first three calls are slow (cold); the measured ones must not see them.
+  auto st = sampler.measure([&] { return ++calls <= 3 ? 100.0 : 1.0; });
+  EXPECT_DOUBLE_EQ(st.max_s, 1.0);
+  EXPECT_EQ(st.samples, 5);
+  EXPECT_EQ(st.stopped_by, "noise");
+}
+
+// A Sampler fed synthetic CPU readings: each sample's CPU time is either far more than its wall
+// time (clean) or none with a switch (pre-empted), from a script.
+struct ScriptedCpu {
+  std::vector<bool> preempted_script;  // per sample; past its end, clean
+  std::size_t reads = 0;
+  PreemptionCheck::CpuReading now;
+  PreemptionCheck::CpuReading read() {
+    if (reads++ % 2 == 1) {  // the reading after a sample
+      const std::size_t sample = reads / 2 - 1;
+      const bool lost = sample < preempted_script.size() && preempted_script[sample];
+      now.cpu_s += lost ? 0 : 1e3;
+      now.involuntary_switches += lost ? 1 : 0;
+    }
+    return now;
+  }
+};
+
+Sampler scripted_sampler(ScriptedCpu& cpu) {
+  Sampler sampler;
+  sampler.rule.min_time_s = 0, sampler.rule.min_samples = 5, sampler.warmup_runs = 0;
+  sampler.warmup_min_s = 0;
+  sampler.preemption.threads = 2;
+  cpu.now.involuntary_switches = 0;
+  sampler.preemption.usage = [&cpu] { return cpu.read(); };
+  return sampler;
+}
+
+TEST(Sampler, RetakesPreemptedSamplesAndCountsThem) {
+  ScriptedCpu cpu{{false, true, false, true}};
+  int calls = 0;
+  // Pre-empted samples take 50x as long; none may reach the statistics.
+  const auto st =
+      scripted_sampler(cpu).measure([&] { return ++calls == 2 || calls == 4 ? 50 : 1; });
+  EXPECT_EQ(st.preempted_samples, 2);
+  EXPECT_EQ(st.samples, 5);
+  EXPECT_DOUBLE_EQ(st.max_s, 1.0);
+  EXPECT_FALSE(st.contended);
+  ASSERT_TRUE(st.cpu_share.has_value());
+  EXPECT_GT(*st.cpu_share, 1.0);  // the script's clean samples get far more CPU than wall
+}
+
+TEST(Sampler, APointThatCannotBeTakenCleanIsContended) {
+  ScriptedCpu cpu{std::vector<bool>(100, true)};
+  const auto st = scripted_sampler(cpu).measure([] { return 1.0; });
+  EXPECT_TRUE(st.contended);
+  EXPECT_GE(st.samples, 5);
+  // Re-takes stop at the bound: min_samples (5) re-taken, then every one kept.
+  EXPECT_EQ(st.preempted_samples, 5 + st.samples);
+  EXPECT_DOUBLE_EQ(*st.cpu_share, 0.0);
+}
+
+TEST(Sampler, WithoutTheCheckNothingIsJudged) {
+  Sampler sampler;
+  sampler.rule.min_time_s = 0, sampler.warmup_runs = 0, sampler.warmup_min_s = 0;
+  const auto st = sampler.measure([] { return 1.0; });
+  EXPECT_EQ(st.preempted_samples, 0);
+  EXPECT_FALSE(st.cpu_share.has_value());
+  EXPECT_FALSE(st.contended);
+}
+
+// Synthetic device samples (test data): a throttled sample takes 2x as long.
+Sampler throttle_sampler() {
+  Sampler sampler;
+  sampler.rule.min_time_s = 0, sampler.rule.min_samples = 5, sampler.warmup_runs = 2;
+  sampler.warmup_min_s = 0;
+  sampler.discard_throttled = true;
+  return sampler;
+}
+
+TEST(Sampler, DiscardThrottledRetakesThemAfterTheWarmUp) {
+  int calls = 0, began_at = -1;
+  Sampler::Hooks hooks;
+  hooks.begin_samples = [&] { began_at = calls; };
+  hooks.throttled = [&] { return calls == 4 || calls == 6; };
+  const auto st =
+      throttle_sampler().measure([&] { return ++calls == 4 || calls == 6 ? 2.0 : 1.0; }, hooks);
+  EXPECT_EQ(began_at, 2);  // after the two warm-up runs
+  EXPECT_EQ(st.throttled_retakes, 2);
+  EXPECT_FALSE(st.throttled);
+  EXPECT_EQ(st.samples, 5);
+  EXPECT_DOUBLE_EQ(st.max_s, 1.0);
+}
+
+TEST(Sampler, AlwaysThrottledIsKeptAndFlagged) {
+  Sampler::Hooks hooks;
+  hooks.throttled = [] { return true; };
+  const auto st = throttle_sampler().measure([] { return 1.0; }, hooks);
+  EXPECT_TRUE(st.throttled);
+  EXPECT_EQ(st.throttled_retakes, 5);  // the bound: min_samples re-taken, then kept
+  Sampler keep = throttle_sampler();
+  keep.discard_throttled = false;
+  const auto kept = keep.measure([] { return 1.0; }, hooks);
+  EXPECT_EQ(kept.throttled_retakes, 0);
+  EXPECT_FALSE(kept.throttled);
+}
+
+TEST(Sampler, FixedRunsSetTheStoppingRuleAside) {
+  Sampler sampler = throttle_sampler();
+  sampler.discard_throttled = false;
+  sampler.fixed_runs = 12;
+  int calls = 0, ended_at = -1;
+  Sampler::Hooks hooks;
+  hooks.end_samples = [&] { ended_at = calls; };
+  const auto st = sampler.measure([&] { return ++calls % 2 ? 1.0 : 3.0; }, hooks);
+  EXPECT_EQ(st.samples, 12);  // the noise target alone would have gone on
+  EXPECT_EQ(st.stopped_by, "fixed_runs");
+  EXPECT_EQ(ended_at, 2 + 12);  // after the warm-up and every sample
+}
+
+}  // namespace
+}  // namespace lb
