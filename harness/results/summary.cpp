@@ -47,13 +47,12 @@ struct Config {
   const ModelResult* first = nullptr;
 };
 
-}  // namespace
+using Configs = std::map<std::tuple<size_t, int, size_t, size_t>, Config>;
 
-std::string summary_table(const std::vector<ModelResult>& results) {
-  if (results.empty()) return "No model results.\n";
+// Rows by model, pass set, device, precision; each in first-appearance order.
+Configs configurations(const std::vector<ModelResult>& results) {
   std::vector<std::string> models, devices, precisions;
-  // Rows by model, pass set, device, precision; each in first-appearance order.
-  std::map<std::tuple<size_t, int, size_t, size_t>, Config> configs;
+  Configs configs;
   for (const auto& r : results) {
     Config& c = configs[{order_of(models, r.model), static_cast<int>(r.pass),
                          order_of(devices, keyed_device(r.device, r.backend)),
@@ -61,6 +60,11 @@ std::string summary_table(const std::vector<ModelResult>& results) {
     if (!c.first) c.first = &r;
     if (r.status == "ok" && (!c.best || *r.images_per_s > *c.best->images_per_s)) c.best = &r;
   }
+  return configs;
+}
+
+// The table's rows, headers first; an images/J column only when some best row has energy.
+std::vector<std::vector<std::string>> summary_rows(const Configs& configs) {
   const auto best_rate = [&](const ModelResult& r,
                              const std::string& device) -> std::optional<double> {
     for (const auto& [key, c] : configs)
@@ -69,16 +73,20 @@ std::string summary_table(const std::vector<ModelResult>& results) {
         return *c.best->images_per_s;
     return std::nullopt;
   };
-
+  const bool energy = std::any_of(configs.begin(), configs.end(), [](const auto& entry) {
+    return entry.second.best && entry.second.best->images_per_joule;
+  });
   std::vector<std::vector<std::string>> rows = {{"model", "pass", "device", "precision", "batch",
                                                  "images/s", "vs CPU FP32", "vs GPU FP32",
                                                  "noise, rounds"}};
+  if (energy) rows[0].push_back("images/J");
   for (const auto& [key, c] : configs) {
     const ModelResult& r = c.best ? *c.best : *c.first;
     const std::string where = keyed_device(r.device, r.backend);
     std::vector<std::string> row = {r.model, std::string(name(r.pass)), where, r.precision};
     if (!c.best) {
       row.insert(row.end(), {"-", r.status, "-", "-", "-"});
+      if (energy) row.push_back("-");
     } else {
       row.push_back(std::to_string(r.batch));
       row.push_back(format_rate(*r.images_per_s) + (r.contended_points ? " (contended)" : "") +
@@ -89,17 +97,20 @@ std::string summary_table(const std::vector<ModelResult>& results) {
       row.push_back(gpu ? format_speedup(*r.images_per_s / *gpu) : "-");
       row.push_back(format_percent(r.worst_point_noise) + ", " +
                     (r.worst_round_spread ? format_percent(*r.worst_round_spread) : "-"));
+      if (energy) row.push_back(r.images_per_joule ? format_rate(*r.images_per_joule) : "-");
     }
     rows.push_back(std::move(row));
   }
+  return rows;
+}
 
+// The rows as aligned columns: text left, numbers from the batch on right.
+std::string aligned(const std::vector<std::vector<std::string>>& rows) {
   std::vector<size_t> width(rows[0].size(), 0);
   for (const auto& row : rows)
     for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
   constexpr size_t first_numeric_column = 4;  // batch, images/s and speed-ups align right
-  std::string out =
-      "Best images/s per model, pass, device and precision over the batches run; speed-ups "
-      "compare these bests.\n";
+  std::string out;
   for (const auto& row : rows) {
     std::string line;
     for (size_t i = 0; i < row.size(); ++i) {
@@ -109,6 +120,18 @@ std::string summary_table(const std::vector<ModelResult>& results) {
     line.erase(line.find_last_not_of(' ') + 1);
     out += line + "\n";
   }
+  return out;
+}
+
+}  // namespace
+
+std::string summary_table(const std::vector<ModelResult>& results) {
+  if (results.empty()) return "No model results.\n";
+  const Configs configs = configurations(results);
+  std::string out =
+      "Best images/s per model, pass, device and precision over the batches run; speed-ups "
+      "compare these bests.\n" +
+      aligned(summary_rows(configs));
   for (const auto& [key, c] : configs)
     if (c.best && c.best->contended_points > 0) {
       out +=

@@ -125,5 +125,18 @@ TEST(Summary, TheNoiseAndTheSpreadBetweenRoundsOfTheSummedPoints) {
       << text;
 }
 
+// An images/J column where some row's sum has an energy figure (NVML, RAPL), "-" in the rows
+// without one; none at all on a machine that measured no energy.
+TEST(Summary, ImagesPerJouleWhereAnEnergyWasMeasured) {
+  ModelResult gpu = ok("resnet50", PassSet::fwd, "gpu:0", "fp32", 8, 2000);
+  gpu.images_per_joule = 12.34;
+  const std::string text = summary_table({ok("resnet50", PassSet::fwd, "cpu", "fp32", 8, 20), gpu});
+  EXPECT_NE(text.find("noise, rounds  images/J\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("0.0%, -      12.3\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("0.0%, -         -\n"), std::string::npos) << text;
+  EXPECT_EQ(summary_table({ok("resnet50", PassSet::fwd, "cpu", "fp32", 1, 10)}).find("images/J"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace lb
