@@ -19,11 +19,13 @@ run_step "unit and command-line tests under ASan + UBSan" \
   -E '^(windows_wine_doctor|slurm\.fleet|cli\.signals)$'
 
 # ThreadSanitizer on the tests whose code starts threads of its own: validate's reference
-# workers, cpu_peak's and cpu_bandwidth's, and the runner, progress and results writer around
-# them. oneDNN's OpenMP threads are left out: GNU OpenMP is not instrumented, so TSan takes its
-# internal synchronisation for races (tried: onednn_backend_test fails on a "data race" inside
-# the OpenMP runtime's own mutex at the first reorder, nothing of layerbench's).
-tsan_tests=(validate_test cpu_peak_test cpu_bandwidth_test runner_test progress_test point_test)
+# workers, cpu_peak's and cpu_bandwidth's, the point watchdog, and the run loop, progress and
+# results writer around them. oneDNN's OpenMP threads are left out: GNU OpenMP is not
+# instrumented, so TSan takes its internal synchronisation for races (tried: onednn_backend_test
+# fails on a "data race" inside the OpenMP runtime's own mutex at the first reorder, nothing of
+# layerbench's).
+tsan_tests=(validate_test cpu_peak_test cpu_bandwidth_test run_loop_test point_watchdog_test progress_test
+  point_test)
 run_step "configure (tsan preset: clang, ThreadSanitizer, CPU only)" cmake --preset tsan
 run_step "build (tsan: ${tsan_tests[*]})" cmake --build --preset tsan -j "$(nproc)" --target "${tsan_tests[@]}"
 for test in "${tsan_tests[@]}"; do
