@@ -16,7 +16,9 @@ if command -v ccache >/dev/null && [ -z "${LAYERBENCH_NO_CCACHE:-}" ]; then
   done
 fi
 
-step() { printf '\n== %s\n' "$*"; }
+# Each step says when it began, in seconds since the script started: a log splits a run's wall
+# time into its steps (set-up, build, tests, measuring) without a stopwatch.
+step() { printf '\n== [%4d s] %s\n' "$SECONDS" "$*"; }
 # Run a named step; on failure say which step failed and stop.
 run_step() {
   local what="$1"; shift
