@@ -221,7 +221,8 @@ MachineRecord machine_record(const RunContext& machine,
         {"device_type", name(backend->device_kind)},
         {"primary", backend->primary},
         {"point_backends", backend->point_backends.empty() ? std::vector<std::string>{backend->name}
-                                                           : backend->point_backends}};
+                                                           : backend->point_backends},
+        {"library_names", backend->library_names}};
   }
   // One record per device, made with its first backend; any other backend on the same device
   // adds its facts to that record's "other_backends".

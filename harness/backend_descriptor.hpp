@@ -92,6 +92,9 @@ struct BackendDescriptor {
   bool primary = false;
   // What its points record as their `backend`, the library that measured them; empty: its name.
   std::vector<std::string> point_backends;
+  // How reports name each of those libraries ("onednn" -> "oneDNN"); a name left out is shown
+  // as it is.
+  std::map<std::string, std::string> library_names;
   // Adds what only this backend's libraries can tell (versions, devices), as
   // doctor::BackendFinding rows in snapshot.backends. Never throws and never needs a driver: a
   // library that cannot be loaded is a finding with its problem and fix.

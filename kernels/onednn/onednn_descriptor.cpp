@@ -30,6 +30,7 @@ const BackendDescriptor& descriptor() {
       .device_kind = DeviceKind::cpu,
       .primary = true,
       .point_backends = {"onednn"},
+      .library_names = {{"onednn", "oneDNN"}},
       .probe = probe_into,
       .usability = cpu_always_usable,
       .version_rows =

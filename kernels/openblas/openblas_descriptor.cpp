@@ -54,6 +54,7 @@ const BackendDescriptor& descriptor() {
       .device_kind = DeviceKind::cpu,
       .primary = false,
       .point_backends = {"openblas"},
+      .library_names = {{"openblas", "OpenBLAS"}},
       .probe = probe_into,
       .usability = cpu_always_usable,
       .version_rows =

@@ -54,3 +54,17 @@ def check_backend_roles(context: Fields):
         names = role.get("point_backends", list)
         if not names or not all(isinstance(n, str) and n for n in names):
             role.fail("point_backends", "expected a non-empty list of backend names")
+        shown = role.get("library_names", dict, optional=True)
+        if shown is not None and not all(isinstance(n, str) and n for n in shown.values()):
+            role.fail("library_names", "expected an object of library names (text)")
+
+
+def library_name(context: dict, backend) -> str:
+    """How a point's library is named to people ("oneDNN"), as its backend's descriptor says in
+    context.backends; files without the name show the `backend` value itself."""
+    roles = context.get("backends")
+    for role in roles.values() if isinstance(roles, dict) else ():
+        shown = role.get("library_names") or {}
+        if backend in shown:
+            return shown[backend]
+    return backend or "?"

@@ -55,6 +55,9 @@ json "$work/two.json" "[p['reason'] for p in d['points'] if p['status'] == 'unsu
   "[('', 'ok'), ('openblas', 'unsupported')]" ] || fail "model sums: one per backend, OpenBLAS's without convolutions"
 [ "$(json "$work/two.json" "list(d['context']['devices'][0]['other_backends'])")" = "['openblas']" ] \
   || fail "context: OpenBLAS facts missing"
+# Each backend's descriptor names its libraries for the report.
+[ "$(json "$work/two.json" "[d['context']['backends'][b]['library_names'] for b in ('onednn', 'openblas')]")" = \
+  "[{'onednn': 'oneDNN'}, {'openblas': 'OpenBLAS'}]" ] || fail "context.backends: library names missing"
 
 # kill -9 in the middle of a two-backend training run; --resume measures the rest, each point once.
 train=(--device cpu --model-file "$tiny" --model tiny --batch 1,2 --precision fp32 --pass train

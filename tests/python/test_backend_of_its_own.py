@@ -53,7 +53,8 @@ def test_its_points_reach_every_section(tmp_path):
         assert section.title in with_it, section.title
         assert with_it[section.title] != without_it[section.title], section.title
     assert DEVICE in with_it["Best throughput per device and precision"]
-    assert "test_library vs test_library_b" in with_it["Library vs library on the same device"]
+    # named as its descriptor names it; test_library_b gives no name and is shown as it is
+    assert "Test Library A vs test_library_b" in with_it["Library vs library on the same device"]
 
 
 def test_a_device_kind_no_backend_declares_is_refused(tmp_path):

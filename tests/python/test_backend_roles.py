@@ -50,6 +50,8 @@ def test_the_files_roles_choose_the_primary_backend():
     ({"onednn": role(True, [])}, "point_backends"),
     ({"onednn": role(True, [3])}, "point_backends"),
     ({"onednn": "cpu"}, "onednn"),
+    ({"onednn": dict(role(True, ["onednn"]), library_names={"onednn": ""})}, "library_names"),
+    ({"onednn": dict(role(True, ["onednn"]), library_names=["oneDNN"])}, "library_names"),
 ])
 def test_bad_roles_are_refused_naming_the_field(bad, field):
     with pytest.raises(BadResultsFile, match=field):

@@ -45,6 +45,7 @@ const BackendDescriptor& descriptor() {
       .device_kind = DeviceKind::gpu,
       .primary = true,
       .point_backends = {"cuda", "cudnn", "cublaslt"},
+      .library_names = {{"cuda", "CUDA"}, {"cudnn", "cuDNN"}, {"cublaslt", "cuBLASLt"}},
       .probe = probe,
       .usability = usability,
       .version_rows =

@@ -2,17 +2,12 @@
 from __future__ import annotations
 
 from layerbench_report import results_file
+from layerbench_report.backend_roles import library_name
 
 from layerbench_report.markup import P, Raw, esc, fmt_ms, noise_text, note, status_pill, table
 from layerbench_report.uncertainty import noise, ranged_text
 
 GEMM_KINDS = ("linear", "bmm")
-LIBRARY_NAMES = {"onednn": "oneDNN", "openblas": "OpenBLAS", "cublaslt": "cuBLASLt",
-                 "cudnn": "cuDNN"}
-
-
-def library_name(backend) -> str:
-    return LIBRARY_NAMES.get(backend, backend or "?")
 
 
 def gemms_by_library(data, model):
@@ -75,7 +70,7 @@ def render(data, model, charts) -> str:
         rows = comparison_rows(shapes, libraries) if len(libraries) > 1 else []
         if not rows:
             continue
-        names = [library_name(library) for library in libraries]
+        names = [library_name(device.file.context, library) for library in libraries]
         parts.append(f"<h4>{esc(device.label)}: {esc(' vs '.join(names))}</h4>")
         parts.append(f"<p>The same GEMMs (linear layers and batched products) through each "
                      f"library on this device: median time, TFLOP/s per execution and the "
