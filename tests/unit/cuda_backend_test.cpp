@@ -15,6 +15,7 @@
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_context.hpp"
 #include "kernels/cuda/logic/memory_bound_ops.hpp"
+#include "tests/unit/backend_case_support.hpp"
 #include "tests/unit/cuda_test_support.hpp"
 #endif
 
@@ -94,15 +95,9 @@ TEST(CudaBackend, GemmsInEveryPrecisionAndTranspose) {
               << *why;  // only FP8 may be missing (compute capability < 8.9)
           continue;
         }
-        const auto in = make_inputs(problem, 1);
-        auto c = backend->prepare(problem, in, CaseOptions{});
+        const auto [c, v] = testing::prepare_run_validate(*backend, problem, {}, 1, 1);
         EXPECT_EQ(c->library(), "cublaslt");
-        const double seconds = c->run_timed();
-        EXPECT_GT(seconds, 0.0);
-        EXPECT_LT(seconds, 1.0);
-        const HostTensor out = c->output();
-        EXPECT_EQ(out.dims, (std::vector<std::int64_t>{3, 48, 32}));
-        const Validation v = validate(problem, in, out, p);
+        EXPECT_EQ(c->output().dims, (std::vector<std::int64_t>{3, 48, 32}));
         EXPECT_TRUE(v.passed) << "rel_l2 " << v.rel_l2 << " tolerance " << v.tolerance;
         EXPECT_NE(note(*c, "cublaslt_heuristic_choice"), "<absent>");
         const std::string compute = note(*c, "cublas_compute_type");
@@ -143,19 +138,16 @@ TEST(CudaBackend, ConvolutionPassesLayoutsAndPrecisions) {
             EXPECT_NE(p, Precision::fp32) << *why;
             continue;
           }
-          CaseOptions options;
-          const auto in = make_inputs(problem, 2);
-          std::unique_ptr<Case> c;
+          testing::CaseOutcome outcome;
           try {
-            c = backend->prepare(problem, in, options);
+            outcome = testing::prepare_run_validate(*backend, problem, {}, 1, 2);
           } catch (const Unsupported& e) {
             // cuDNN has no engine for some grouped/dilated 16-bit cases: fine, but never for fp32.
             EXPECT_NE(p, Precision::fp32) << e.what();
             continue;
           }
+          const auto& [c, v] = outcome;
           EXPECT_EQ(c->library(), "cudnn");
-          EXPECT_GT(c->run_timed(), 0.0);
-          const Validation v = validate(problem, in, c->output(), p);
           EXPECT_TRUE(v.passed) << "rel_l2 " << v.rel_l2 << " tolerance " << v.tolerance;
           if (p == Precision::fp32) {
             EXPECT_EQ(note(*c, "tensor_cores"), "no");
@@ -174,11 +166,8 @@ TEST(CudaBackend, Tf32ConvolutionRunsOnTensorCores) {
   s.n = 2, s.c = 64, s.h = 56, s.w = 56, s.k = 64, s.r = 3, s.s = 3, s.pad_h = 1, s.pad_w = 1;
   const Problem problem{ConvProblem{s, Pass::fwd}, Precision::tf32};
   if (auto why = backend->unsupported_reason(problem)) GTEST_SKIP() << *why;  // before cc 8.0
-  const auto in = make_inputs(problem, 4);
-  auto c = backend->prepare(problem, in, CaseOptions{});
+  const auto [c, v] = testing::prepare_run_validate(*backend, problem, {}, 1, 4);
   EXPECT_EQ(note(*c, "tensor_cores"), "yes") << note(*c, "cudnn_autotune");
-  c->run_timed();
-  const Validation v = validate(problem, in, c->output(), Precision::tf32);
   EXPECT_TRUE(v.passed) << "rel_l2 " << v.rel_l2 << " tolerance " << v.tolerance;
 }
 
@@ -293,10 +282,7 @@ TEST(CudaBackend, MaxPoolBackwardValidatesDespiteTiedMaxima) {
       EXPECT_EQ(p, Precision::bf16) << *why;
       continue;
     }
-    const auto in = make_inputs(problem, 5);
-    auto c = backend->prepare(problem, in, CaseOptions{});
-    c->run_timed();
-    const Validation v = validate(problem, in, c->output(), p);
+    const auto [c, v] = testing::prepare_run_validate(*backend, problem, {}, 1, 5);
     EXPECT_TRUE(v.passed) << c->implementation() << ": rel_l2 " << v.rel_l2;
   }
 }
@@ -350,23 +336,17 @@ TEST(CudaBackend, MemoryBoundOpsValidateInEveryPassAndPrecision) {
             continue;
           }
           ASSERT_TRUE(p != Precision::tf32 && p != Precision::fp8);
-          CaseOptions options;
-          const auto in = make_inputs(problem, 4);
-          std::unique_ptr<Case> c;
+          testing::CaseOutcome outcome;
           try {
-            c = backend->prepare(problem, in, options);
+            outcome = testing::prepare_run_validate(*backend, problem, {}, 1, 4);
           } catch (const Unsupported& e) {
             EXPECT_NE(p, Precision::fp32) << e.what();  // cuDNN may lack a 16-bit case, never fp32
             continue;
           }
+          const auto& [c, v] = outcome;
           const bool kernel = shape.op == MemoryOp::layer_norm || shape.op == MemoryOp::gelu_erf;
           EXPECT_EQ(c->library(), kernel ? "cuda" : "cudnn");
-          const double seconds = c->run_timed();
-          EXPECT_GT(seconds, 0.0);
-          EXPECT_LT(seconds, 1.0);
-          const HostTensor out = c->output();
-          EXPECT_EQ(out.dims, tensor_dims(problem).output);
-          const Validation v = validate(problem, in, out, p);
+          EXPECT_EQ(c->output().dims, tensor_dims(problem).output);
           EXPECT_TRUE(v.passed) << c->implementation() << ": rel_l2 " << v.rel_l2 << " tolerance "
                                 << v.tolerance;
           const bool derives = pass == Pass::bwd_data && shape.op != MemoryOp::add &&
