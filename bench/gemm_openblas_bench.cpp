@@ -2,14 +2,13 @@
 // GEMMs: exit 1 when oneDNN is more than 5% slower on any, 2 without OpenBLAS (how it times:
 // docs/measuring.md, "The harness against bare loops").
 //   gemm_openblas_bench [--threads N] [--openblas LIBRARY]
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "bench/bare_loop.hpp"
 #include "harness/measure/inputs.hpp"
 #include "harness/measure/sampler.hpp"
 #include "harness/platform.hpp"
@@ -115,12 +114,10 @@ bool compare_shape(const OpenBlas& blas, lb::Backend& backend, const lb::Sampler
     onednn_medians.push_back(sampler.measure([&] { return onednn_case->run_timed(); }).median_s);
     blas_medians.push_back(sampler
                                .measure([&] {
-                                 const auto start = std::chrono::steady_clock::now();
-                                 openblas_gemm(blas, shape.gemm, inputs[0].data.data(),
-                                               inputs[1].data.data(), c.data());
-                                 return std::chrono::duration<double>(
-                                            std::chrono::steady_clock::now() - start)
-                                     .count();
+                                 return lb::bench::steady_seconds([&] {
+                                   openblas_gemm(blas, shape.gemm, inputs[0].data.data(),
+                                                 inputs[1].data.data(), c.data());
+                                 });
                                })
                                .median_s);
   }
@@ -150,7 +147,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--threads" && i + 1 < argc) {
-      threads = std::atoi(argv[++i]);
+      threads = lb::bench::threads_value("gemm_openblas_bench", argv[++i]);
     } else if (arg == "--openblas" && i + 1 < argc) {
       library_names = {argv[++i]};
     } else {

@@ -5,7 +5,6 @@
 // (docs/measuring.md, "The harness against bare loops").
 //   onednn_batch_norm_bench [--threads N]     (1, the default; 0 = every logical processor)
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +17,7 @@
 
 #include <dnnl.hpp>
 
+#include "bench/bare_loop.hpp"
 #include "harness/measure/inputs.hpp"
 #include "harness/measure/sampler.hpp"
 #include "harness/problem.hpp"
@@ -112,18 +112,7 @@ std::string note(const lb::Case& c, const std::string& key) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int threads = 1;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--threads" && i + 1 < argc) {
-      threads = std::atoi(argv[++i]);
-    } else {
-      std::fprintf(stderr,
-                   "onednn_batch_norm_bench: unknown argument '%s' (usage: [--threads N])\n",
-                   arg.c_str());
-      return 2;
-    }
-  }
+  const int threads = lb::bench::threads_flag(argc, argv, "onednn_batch_norm_bench", 1);
   // ResNet-50 v1.5's batch norms at batch 1: channels and height (= width).
   const std::pair<std::int64_t, std::int64_t> shapes[] = {
       {64, 112}, {64, 56},  {256, 56},  {128, 56}, {128, 28}, {512, 28},
@@ -149,15 +138,8 @@ int main(int argc, char** argv) {
     for (int round = 0; round < rounds; ++round) {
       harness_medians.push_back(
           sampler.measure([&] { return harness_case->run_timed(); }).median_s);
-      bare_medians.push_back(sampler
-                                 .measure([&] {
-                                   const auto start = std::chrono::steady_clock::now();
-                                   bare.run();
-                                   return std::chrono::duration<double>(
-                                              std::chrono::steady_clock::now() - start)
-                                       .count();
-                                 })
-                                 .median_s);
+      bare_medians.push_back(
+          sampler.measure([&] { return lb::bench::steady_seconds([&] { bare.run(); }); }).median_s);
     }
     const double harness = lb::summarize(harness_medians).median_s;
     const double alone = lb::summarize(bare_medians).median_s;

@@ -3,9 +3,7 @@
 // (docs/measuring.md, "The harness against bare loops").
 //   onednn_elementwise_ceiling_bench [--threads N]     (1, the default; the loop is 1-thread)
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -13,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bare_loop.hpp"
 #include "harness/measure/inputs.hpp"
 #include "harness/measure/sampler.hpp"
 #include "kernels/onednn/onednn_backend.hpp"
@@ -130,11 +129,7 @@ int measure(int threads) {
     // Whole rounds alternate, not single runs: the two working sets together would no longer
     // fit the caches that hold each alone, and each side's runs would find the other's bytes.
     const auto timed = [](const std::function<void()>& run) {
-      return [&run] {
-        const auto start = std::chrono::steady_clock::now();
-        run();
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      };
+      return [&run] { return lb::bench::steady_seconds(run); };
     };
     const std::function<void()> bare = [&] { lb::onednn::execute_untimed(*c); };
     const std::function<void()> plain = loop;
@@ -161,19 +156,7 @@ int measure(int threads) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int threads = 1;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--threads" && i + 1 < argc) {
-      threads = std::atoi(argv[++i]);
-    } else {
-      std::fprintf(stderr,
-                   "onednn_elementwise_ceiling_bench: unknown argument '%s' (usage: [--threads "
-                   "N])\n",
-                   arg.c_str());
-      return 2;
-    }
-  }
+  const int threads = lb::bench::threads_flag(argc, argv, "onednn_elementwise_ceiling_bench", 1);
   try {
     return measure(threads);
   } catch (const std::exception& e) {  // no oneDNN CPU engine, no memory for a point, ...

@@ -2,13 +2,12 @@
 // timing the same oneDNN call; exit 1 when they differ by more than 2% (docs/measuring.md, "The
 // harness against bare loops").
 //   onednn_overhead_bench [--threads N]     (0, the default, = every logical processor)
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "bench/bare_loop.hpp"
 #include "harness/measure/cpu_peak.hpp"
 #include "harness/measure/inputs.hpp"
 #include "harness/measure/sampler.hpp"
@@ -35,17 +34,7 @@ std::vector<Point> points() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int threads = 0;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--threads" && i + 1 < argc) {
-      threads = std::atoi(argv[++i]);
-    } else {
-      std::fprintf(stderr, "onednn_overhead_bench: unknown argument '%s' (usage: [--threads N])\n",
-                   arg.c_str());
-      return 2;
-    }
-  }
+  const int threads = lb::bench::threads_flag(argc, argv, "onednn_overhead_bench", 0);
   auto backend = lb::onednn::make_backend(threads);
   lb::CpuPeakOptions peak_options;
   peak_options.threads = threads;
@@ -67,10 +56,7 @@ int main(int argc, char** argv) {
       // Each harness sample follows a bare one: the pairs see the same machine load.
       std::vector<double> bare_samples;
       const auto stats = sampler.measure([&] {
-        const auto start = std::chrono::steady_clock::now();
-        lb::onednn::execute_untimed(*c);
-        bare_samples.push_back(
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        bare_samples.push_back(lb::bench::steady_seconds([&] { lb::onednn::execute_untimed(*c); }));
         return c->run_timed();
       });
       harness_medians.push_back(stats.median_s);
