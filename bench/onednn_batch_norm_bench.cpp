@@ -27,21 +27,19 @@ namespace {
 
 using Tag = dnnl::memory::format_tag;
 
-// A buffer of its own, starting `offset` bytes into a fresh page-aligned allocation.
+// A buffer of its own, starting `offset` bytes into a page of an allocation of its own.
 class OwnBuffer {
  public:
   OwnBuffer(std::size_t bytes, std::size_t offset)
-      : block_(static_cast<char*>(std::aligned_alloc(4096, round_up(bytes + offset)))),
-        offset_(offset) {}
-  ~OwnBuffer() { std::free(block_); }
-  OwnBuffer(const OwnBuffer&) = delete;
-  OwnBuffer& operator=(const OwnBuffer&) = delete;
-  float* data() const { return reinterpret_cast<float*>(block_ + offset_); }
+      : block_(std::make_unique<char[]>(bytes + offset + 4096)), offset_(offset) {}
+  float* data() const {
+    const auto address = reinterpret_cast<std::uintptr_t>(block_.get());
+    return reinterpret_cast<float*>((address + 4095) / 4096 * 4096 + offset_);
+  }
   std::size_t page_offset() const { return reinterpret_cast<std::uintptr_t>(data()) % 4096; }
 
  private:
-  static std::size_t round_up(std::size_t bytes) { return (bytes + 4095) / 4096 * 4096; }
-  char* block_;
+  std::unique_ptr<char[]> block_;
   std::size_t offset_;
 };
 
