@@ -45,6 +45,9 @@ struct CaseOptions {
   // not checked. Autotuning keeps the runs no other program interrupted where it can, so that
   // a busy spell falling on one candidate does not pick another.
   std::function<CheckedRun(const std::function<double()>&)> checked_run;
+  // The point's wall-time bound in seconds (--point-timeout), set-up included; 0: none. A case
+  // that runs long on its own before its samples (the GPU's sustained mode) keeps within it.
+  double time_bound_s = 0;
 };
 
 // A prepared benchmark case. Everything expensive (allocation, fill, algorithm choice, layout

@@ -152,6 +152,7 @@ SessionOutcome Session::measure() {
       stop_at_stuck_point(pp, *watchdog, writer_, models_, config_);
     });
     loop_.watchdog = &*watchdog;
+    loop_.config.case_options.time_bound_s = bound_s;
   }
   const auto start = std::chrono::steady_clock::now();
   loop_.run(plan_.points, config_.benchmark_args);

@@ -132,7 +132,7 @@ CublasLtGemmCase::CublasLtGemmCase(std::shared_ptr<DeviceContext> context, const
   }
   notes_.emplace_back("cublaslt_algo", describe_algo(algos_[chosen_].algo));
   notes_.emplace_back("algo_choice", logic::choice_note(options.algo, options.implementation));
-  if (options.sustained) sustain_before_samples(flop_count(problem) / 1e9);
+  if (options.sustained) sustain_before_samples(flop_count(problem) / 1e9, options.time_bound_s);
 }
 
 // Creates the matmul descriptor and asks the heuristic; false when it has no algorithm.

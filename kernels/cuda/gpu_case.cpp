@@ -104,7 +104,7 @@ void GpuCase::capture_graph() {
 void GpuCase::run_until_settled(double gflop) {
   const cudaStream_t stream = context_->stream();
   NvmlTelemetry& nvml = context_->nvml();
-  const logic::SettleCriterion criterion;
+  const logic::SettleCriterion criterion = logic::criterion_within(point_bound_s_);
   const int launches = logic::launches_per_reading(last_run_s_);
   std::vector<logic::NvmlReading> readings{nvml.read()};
   std::vector<logic::TimedRun> runs;

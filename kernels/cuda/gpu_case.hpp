@@ -62,7 +62,9 @@ class GpuCase : public Case {
   DeviceContext& context() const { return *context_; }
   // Before its samples, run the operation (`gflop` a launch) until power and clock settle, and
   // record the burst and sustained rates (logic/sustained.hpp); the GEMM case's --sustained.
-  void sustain_before_samples(double gflop) { sustained_gflop_ = gflop; }
+  void sustain_before_samples(double gflop, double point_bound_s) {
+    sustained_gflop_ = gflop, point_bound_s_ = point_bound_s;
+  }
 
  private:
   struct GraphExecDestroy {
@@ -84,6 +86,7 @@ class GpuCase : public Case {
   int graph_launches_ = 1;
   std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, GraphExecDestroy> graph_;
   std::optional<double> sustained_gflop_;
+  double point_bound_s_ = 0;
   std::vector<std::pair<std::string, std::string>> sustained_notes_;
   std::optional<unsigned> clock_before_mhz_;
   bool sampling_ = false, last_run_throttled_ = false, range_open_ = false;

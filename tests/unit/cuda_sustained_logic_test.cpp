@@ -132,5 +132,16 @@ TEST(CudaSustained, TheNotesSayTheOutcomeAndTheFiguresKnown) {
   EXPECT_EQ(sustained_notes(missing, {}, criterion, 0).front().second, missing.why);
 }
 
+// The sustained loop keeps to half the point's --point-timeout, so the watchdog never finds it
+// stuck; without a bound, or with a long one, it keeps its own.
+TEST(CudaSustained, TheBoundIsAtMostHalfThePointsTimeBound) {
+  EXPECT_DOUBLE_EQ(criterion_within(0).max_s, SettleCriterion{}.max_s);
+  EXPECT_DOUBLE_EQ(criterion_within(1000).max_s, SettleCriterion{}.max_s);
+  EXPECT_DOUBLE_EQ(criterion_within(20).max_s, 10);
+  const auto falling = [](double t) { return std::pair{600.0, 1980 * std::pow(0.99, t)}; };
+  EXPECT_EQ(settle(series(9.5, falling), criterion_within(20)).state, SettleState::running);
+  EXPECT_EQ(settle(series(10, falling), criterion_within(20)).state, SettleState::bound_reached);
+}
+
 }  // namespace
 }  // namespace lb::cuda::logic

@@ -1,5 +1,6 @@
 #include "kernels/cuda/logic/sustained.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -44,6 +45,12 @@ int launches_per_reading(double one_launch_s) {
   if (!(one_launch_s > 0)) return 1;
   const double wanted = std::ceil(reading_interval_s / one_launch_s);
   return wanted >= most ? most : static_cast<int>(wanted);
+}
+
+SettleCriterion criterion_within(double point_bound_s) {
+  SettleCriterion criterion;
+  if (point_bound_s > 0) criterion.max_s = std::min(criterion.max_s, point_bound_s / 2);
+  return criterion;
 }
 
 SettleVerdict settle(const std::vector<NvmlReading>& series, const SettleCriterion& criterion) {

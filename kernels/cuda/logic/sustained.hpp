@@ -15,12 +15,17 @@ namespace lb::cuda::logic {
 
 // Settled: board power's and SM clock's medians over the last `window_s` of readings each within
 // `tolerance` of the window before's; a window spans several of NVML's ~1 s power averages. The
-// values are choices; the 120 s bound stays inside the default --point-timeout (300 s and more).
+// values are choices.
 struct SettleCriterion {
   double window_s = 5;
   double tolerance = 0.02;
   double max_s = 120;
 };
+
+// The criterion for a point whose wall time is bounded at `point_bound_s` (--point-timeout; 0:
+// none): the GEMM runs at most half the bound, so the warm-up, samples and validation keep the
+// other half and the point watchdog never finds the sustained loop stuck.
+SettleCriterion criterion_within(double point_bound_s);
 
 // The GEMM is launched back to back between two readings for about reading_interval_s, ten
 // readings per NVML power average of about a second (a choice), from 1 to 10000 launches given
