@@ -13,6 +13,9 @@
 #if LAYERBENCH_HAVE_CUDA
 #include "kernels/cuda/loader/cuda_loader.hpp"
 #endif
+#if LAYERBENCH_HAVE_TEST_ACCELERATOR
+#include "tests/backends/test_accelerator/test_accelerator.hpp"
+#endif
 
 namespace lb {
 
@@ -26,6 +29,9 @@ const std::vector<const BackendDescriptor*>& backend_descriptors() {
 #endif
 #if LAYERBENCH_HAVE_CUDA
     &cuda::descriptor(),
+#endif
+#if LAYERBENCH_HAVE_TEST_ACCELERATOR
+    &test_accelerator::descriptor(),  // TEST DATA, in the tests' build alone
 #endif
   };
   return descriptors;

@@ -173,27 +173,31 @@ std::vector<Model> read_models(const RunFlags& f) {
   return models;
 }
 
-// --dry-run's plan (after --benchmark_filter, as the run) and estimate. Its GPUs are the ones the
-// run would measure on, chosen from the doctor's verdict as the run chooses them (or assumed
-// usable for another machine); none is touched. The CPU backends are asked which points they
-// cannot run, as the run asks them, so those count as nothing; GPU points count as runnable.
+// --dry-run's plan (after --benchmark_filter, as the run) and estimate. Its devices other than
+// the CPU are the ones the run would measure on, chosen from the verdicts as the run chooses them
+// (or assumed usable for another machine); none is touched. The CPU backends are asked which
+// points they cannot run, as the run asks them, so those count as nothing; other points count
+// as runnable.
 struct DryRun {
-  nlohmann::json estimate;    // null when there is nothing to plan
-  bool gpu_unusable = false;  // a GPU asked for by name cannot be used: the run would exit 1
+  nlohmann::json estimate;       // null when there is nothing to plan
+  bool device_unusable = false;  // a device asked for by name cannot be used: the run exits 1
 };
 DryRun dry_run_estimate(const RunFlags& f, const RunSetup& setup,
                         const std::vector<Model>& models) {
   const RunOptions& o = f.settings;
-  const GpuVerdict verdict =
-      f.assume_usable_gpu ? assumed_usable_gpus(setup.devices) : gpu_verdict(probe_run_context(""));
+  const std::vector<DeviceVerdict> verdicts = f.assume_usable_gpu
+                                                  ? assumed_usable(setup.devices)
+                                                  : accelerator_verdicts(probe_run_context(""));
   DryRun dry;
-  const std::vector<int> gpus = gpus_to_run(setup.devices, verdict, f.quiet, dry.gpu_unusable);
-  const std::vector<DeviceTarget> targets = dry_run_targets(setup.devices, setup.backends, gpus);
-  if (targets.empty() && dry.gpu_unusable) return dry;  // the run measures nothing either
+  const std::vector<DeviceId> accelerators =
+      accelerators_to_run(setup.devices, verdicts, f.quiet, dry.device_unusable);
+  const std::vector<DeviceTarget> targets =
+      dry_run_targets(setup.devices, setup.backends, accelerators);
+  if (targets.empty() && dry.device_unusable) return dry;  // the run measures nothing either
   const Plan plan = filter_plan(f.benchmark_args, expand_plan(setup.request, models, targets));
   std::map<std::string, std::unique_ptr<Backend>> cpu_backends;
   for (const BackendDescriptor* d : setup.backends)
-    if (d->device_kind == DeviceKind::cpu && setup.devices.cpu)
+    if (d->device_kind == cpu_kind && setup.devices.cpu)
       cpu_backends[keyed_device("cpu", d->name)] =
           d->make(0, o.threads, options_of(*d, o.backend_options));
   const auto refused = [&](const PlannedPoint& pp) {
@@ -208,8 +212,9 @@ DryRun dry_run_estimate(const RunFlags& f, const RunSetup& setup,
   const EstimateRule rule{o.max_time_per_point, setup.runner.rounds,
                           setup.runner.sampler.warmup_min_s, ExtraRoundsRule{}.budget_fraction};
   dry.estimate = estimate_json(estimate_plan(plan, rule, refused), rule);
-  if (setup.devices.all_gpus || !setup.devices.gpus.empty())
-    dry.estimate["gpu_verdict"] = verdict.verdict;
+  for (const DeviceVerdict& v : verdicts)
+    if (v.kind == gpu_kind && setup.devices.asks_for(gpu_kind))
+      dry.estimate["gpu_verdict"] = v.verdict;
   return dry;
 }
 
@@ -250,7 +255,7 @@ SessionOutcome run_session(const Plan& plan, const std::vector<Model>& models,
 
 // The summary and the exit code of a finished session.
 int report_outcome(const SessionOutcome& outcome, const ResultsWriter& writer, bool quiet,
-                   bool gpu_unusable) {
+                   bool device_unusable) {
   if (outcome.write_error) {
     std::cerr << "layerbench run: " << *outcome.write_error
               << "\n  The points measured before it are in " << writer.file().string()
@@ -268,7 +273,7 @@ int report_outcome(const SessionOutcome& outcome, const ResultsWriter& writer, b
               << (unstable ? ", " + std::to_string(unstable) + " unstable" : "") << ")\n";
   }
   if (outcome.interrupted) return exit_interrupted;
-  return outcome.failed > 0 || gpu_unusable ? exit_failed : exit_ok;
+  return outcome.failed > 0 || device_unusable ? exit_failed : exit_ok;
 }
 
 int run_main(RunFlags f, const CLI::App& sub) {
@@ -293,7 +298,7 @@ int run_main(RunFlags f, const CLI::App& sub) {
   if (f.dry_run) {
     const DryRun dry = dry_run_estimate(f, setup, models);
     if (!dry.estimate.is_null()) std::cout << dry.estimate.dump(2) << "\n";
-    return dry.gpu_unusable ? exit_failed : exit_ok;
+    return dry.device_unusable ? exit_failed : exit_ok;
   }
   std::string python;
   try {
@@ -303,7 +308,7 @@ int run_main(RunFlags f, const CLI::App& sub) {
   }
   ChosenDevices devices =
       choose_devices(setup.devices, setup.backends, o.threads, o.backend_options, f.quiet, python);
-  if (devices.targets.empty() && devices.gpu_unusable) return exit_failed;  // nothing else asked
+  if (devices.targets.empty() && devices.device_unusable) return exit_failed;  // nothing else
   const Plan plan = expand_plan(setup.request, models, devices.targets);
   filter_plan(f.benchmark_args, plan);  // refuses a filter that leaves nothing to measure
   if (previous) check_resumed_file(f, *previous, plan, devices, setup.runner);
@@ -326,7 +331,7 @@ int run_main(RunFlags f, const CLI::App& sub) {
   interrupt::note_results_file_exists();
   const SessionOutcome outcome = run_session(plan, models, *writer, session, devices, f.quiet);
 
-  return report_outcome(outcome, *writer, f.quiet, devices.gpu_unusable);
+  return report_outcome(outcome, *writer, f.quiet, devices.device_unusable);
 }
 
 // The flags this build's backends declare (the CUDA backend's --layout, --cudnn-api,
@@ -369,7 +374,8 @@ void add_run(CLI::App& app, Action& action) {
   add_model_flags(*sub, o.models, o.model_files, o.precisions, o.pass,
                   "Precisions, e.g. fp32,tf32,fp16,bf16,fp8 (default: the suite's)");
   sub->add_option("--batch", o.batches, "Batch sizes, e.g. 1,8,32");
-  sub->add_option("--device", o.device, "auto (default), cpu, gpu, gpu:N or all");
+  sub->add_option("--device", o.device,
+                  "auto (default), cpu, gpu, gpu:N, KIND:N (a backend's own device kind) or all");
   sub->add_option("--backend", o.backends,
                   "Backends, e.g. onednn,openblas (default: every backend of each device)");
   sub->add_option("--threads", o.threads, "CPU threads (default: all cores)");

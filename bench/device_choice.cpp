@@ -14,21 +14,34 @@
 
 namespace lb::cli {
 
+std::vector<std::string> device_kinds() {
+  std::vector<std::string> kinds = {std::string(cpu_kind), std::string(gpu_kind)};
+  for (const BackendDescriptor* d : backend_descriptors())
+    if (std::find(kinds.begin(), kinds.end(), d->device_kind) == kinds.end())
+      kinds.push_back(d->device_kind);
+  return kinds;
+}
+
 DeviceChoice parse_device(const std::string& text, std::string_view label) {
   DeviceChoice d;
   if (text == "auto" || text == "all") {
-    d.cpu = d.all_gpus = true;
-    d.gpu_required = text == "all";
+    d.cpu = d.every_accelerator = true;
+    d.required = text == "all";
     return d;
   }
+  const std::vector<std::string> kinds = device_kinds();
   const std::optional<DeviceId> id = parse_device_id(text);
-  if (!id)
-    throw InputError(std::string(label) + ": '" + text + "' is not cpu, gpu, gpu:N, all or auto");
-  if (id->kind == DeviceKind::cpu) {
+  if (!id || std::find(kinds.begin(), kinds.end(), id->kind) == kinds.end()) {
+    std::string known;
+    for (const std::string& kind : kinds)
+      known += kind == cpu_kind ? kind + ", " : kind + ", " + kind + ":N, ";
+    throw InputError(std::string(label) + ": '" + text + "' is not " + known + "all or auto");
+  }
+  if (id->is_cpu()) {
     d.cpu = true;
   } else {
-    d.gpus = {id->index};
-    d.gpu_required = true;
+    d.named = id;
+    d.required = true;
   }
   return d;
 }
@@ -52,22 +65,40 @@ std::vector<const BackendDescriptor*> parse_backends(const std::string& text,
   return chosen;
 }
 
+namespace {
+
+// How messages name a kind's devices: "the CPU", "a GPU", "a test_accelerator device".
+std::string one_of(std::string_view kind) {
+  if (kind == cpu_kind) return "the CPU";
+  if (kind == gpu_kind) return "a GPU";
+  return "a " + std::string(kind) + " device";
+}
+std::string all_of(std::string_view kind) {
+  if (kind == cpu_kind) return "the CPU";
+  if (kind == gpu_kind) return "GPUs";
+  return std::string(kind) + " devices";
+}
+
+}  // namespace
+
 void check_backends_serve(const DeviceChoice& choice,
                           const std::vector<const BackendDescriptor*>& backends,
                           std::string_view device_label, std::string_view backend_label) {
-  const bool gpus = choice.all_gpus || !choice.gpus.empty();
-  const auto serves = [&](const BackendDescriptor* d) {
-    return d->device_kind == DeviceKind::cpu ? choice.cpu : gpus;
-  };
+  const auto serves = [&](const BackendDescriptor* d) { return choice.asks_for(d->device_kind); };
   if (std::any_of(backends.begin(), backends.end(), serves)) return;
-  std::string chosen, others;
-  for (const BackendDescriptor* d : backends) chosen += (chosen.empty() ? "" : ",") + d->name;
+  std::string chosen, runs_on, others;
+  for (const BackendDescriptor* d : backends) {
+    chosen += (chosen.empty() ? "" : ",") + d->name;
+    if (runs_on.find(all_of(d->device_kind)) == std::string::npos)
+      runs_on += (runs_on.empty() ? "" : " and ") + all_of(d->device_kind);
+  }
   for (const BackendDescriptor* d : backend_descriptors())
     if (serves(d)) others += (others.empty() ? "" : ", ") + d->name;
-  const std::string asked = choice.cpu ? "the CPU" : "a GPU";
-  throw InputError(std::string(backend_label) + " " + chosen + ": runs on " +
-                   (choice.cpu ? "GPUs" : "the CPU") + " only, and " + std::string(device_label) +
-                   " asks for " + asked + " alone, so there is nothing to measure; " +
+  // Only a choice of one device kind can leave every backend out: the CPU, or one named device.
+  const std::string asked = choice.cpu ? one_of(cpu_kind) : one_of(choice.named->kind);
+  throw InputError(std::string(backend_label) + " " + chosen + ": runs on " + runs_on +
+                   " only, and " + std::string(device_label) + " asks for " + asked +
+                   " alone, so there is nothing to measure; " +
                    (others.empty() ? "this build has no backend for " + asked
                                    : "choose a backend for " + asked + " (" + others + ")") +
                    " or another device");
@@ -90,31 +121,33 @@ bool lists_text(const std::vector<std::string>& texts, const std::string& text) 
   return std::find(texts.begin(), texts.end(), text) != texts.end();
 }
 
-GpuVerdict without_gpu_backend(const doctor::Diagnosis& diagnosis) {
-  GpuVerdict v;
-  v.verdict =
-      diagnosis.gpu_usable ? "No usable GPU: this build has no GPU backend" : diagnosis.verdict;
-  v.fixes = diagnosis.fixes;
-  return v;
-}
+// "GPU" in a verdict's words, the kind's own name for any other.
+std::string title(std::string_view kind) { return kind == gpu_kind ? "GPU" : std::string(kind); }
 
 }  // namespace
 
-GpuVerdict gpu_verdict(const std::vector<const BackendDescriptor*>& registered,
-                       const std::map<std::string, DeviceUsability>& usability,
-                       const doctor::Diagnosis& diagnosis) {
-  std::vector<std::pair<std::string, const DeviceUsability*>> gpu_backends;
+DeviceVerdict device_verdict(std::string_view kind,
+                             const std::vector<const BackendDescriptor*>& registered,
+                             const std::map<std::string, DeviceUsability>& usability,
+                             const doctor::Diagnosis& diagnosis) {
+  std::vector<std::pair<std::string, const DeviceUsability*>> of_kind;
   for (const BackendDescriptor* d : registered)
-    if (const auto it = usability.find(d->name);
-        d->device_kind == DeviceKind::gpu && it != usability.end())
-      gpu_backends.emplace_back(d->name, &it->second);
-  if (gpu_backends.empty()) return without_gpu_backend(diagnosis);
-  GpuVerdict v;
+    if (const auto it = usability.find(d->name); d->device_kind == kind && it != usability.end())
+      of_kind.emplace_back(d->name, &it->second);
+  DeviceVerdict v;
+  v.kind = std::string(kind);
+  if (of_kind.empty()) {
+    const bool doctor_says = kind == gpu_kind && !diagnosis.gpu_usable;
+    v.verdict = doctor_says ? diagnosis.verdict
+                            : "No usable " + title(kind) + ": this build has no " + title(kind) +
+                                  " backend";
+    if (doctor_says) v.fixes = diagnosis.fixes;
+    return v;
+  }
   std::set<int> usable;
-  for (const auto& [name, check] : gpu_backends) {
+  for (const auto& [name, check] : of_kind) {
     usable.insert(check->usable.begin(), check->usable.end());
-    const std::string named =
-        gpu_backends.size() > 1 ? name + ": " + check->verdict : check->verdict;
+    const std::string named = of_kind.size() > 1 ? name + ": " + check->verdict : check->verdict;
     v.verdict += (v.verdict.empty() ? "" : "; ") + named;
     if (!check->usable.empty()) continue;
     for (const auto& fix : check->fixes)
@@ -124,37 +157,56 @@ GpuVerdict gpu_verdict(const std::vector<const BackendDescriptor*>& registered,
   return v;
 }
 
-GpuVerdict gpu_verdict(const RunContext& machine) {
-  return gpu_verdict(backend_descriptors(), machine.usability, machine.diagnosis);
+std::vector<DeviceVerdict> accelerator_verdicts(const RunContext& machine) {
+  std::vector<DeviceVerdict> verdicts;
+  for (const std::string& kind : device_kinds())
+    if (kind != cpu_kind)
+      verdicts.push_back(
+          device_verdict(kind, backend_descriptors(), machine.usability, machine.diagnosis));
+  return verdicts;
 }
 
-std::vector<int> gpus_to_run(const DeviceChoice& choice, const GpuVerdict& gpus, bool quiet,
-                             bool& gpu_unusable) {
-  if (choice.gpus.empty() && !choice.all_gpus) return {};
-  if (gpus.usable.empty()) {
-    if (choice.gpu_required) {
-      std::cerr << gpus.verdict << "\n";
-      for (const auto& fix : gpus.fixes) std::cerr << "  How to fix: " << fix << "\n";
-      gpu_unusable = true;
-    } else if (!quiet) {
-      std::cerr << "layerbench: " << gpus.verdict << " (CPU points only)\n";
+std::vector<DeviceId> accelerators_to_run(const DeviceChoice& choice,
+                                          const std::vector<DeviceVerdict>& verdicts, bool quiet,
+                                          bool& unusable) {
+  std::vector<DeviceId> chosen;
+  std::vector<const DeviceVerdict*> left_out;
+  for (const DeviceVerdict& v : verdicts) {
+    if (!choice.asks_for(v.kind)) continue;
+    if (v.usable.empty()) {
+      if (choice.required) {
+        std::cerr << v.verdict << "\n";
+        for (const auto& fix : v.fixes) std::cerr << "  How to fix: " << fix << "\n";
+        unusable = true;
+      } else {
+        left_out.push_back(&v);
+      }
+      continue;
     }
-    return {};
+    if (choice.every_accelerator) {
+      for (int i : v.usable) chosen.push_back({v.kind, i});
+      continue;
+    }
+    if (!lists(v.usable, choice.named->index))
+      throw InputError("--device: " + to_string(*choice.named) + " is not a usable " +
+                       title(v.kind) + " here (" + v.verdict + ")");
+    chosen.push_back(*choice.named);
   }
-  if (choice.all_gpus) return gpus.usable;
-  for (int i : choice.gpus)
-    if (!lists(gpus.usable, i))
-      throw InputError("--device: " + to_string(DeviceId{DeviceKind::gpu, i}) +
-                       " is not a usable GPU here (" + gpus.verdict + ")");
-  return choice.gpus;
+  if (!quiet)
+    for (const DeviceVerdict* v : left_out)
+      std::cerr << "layerbench: " << v->verdict
+                << (chosen.empty() ? " (CPU points only)" : " (no " + title(v->kind) + " points)")
+                << "\n";
+  return chosen;
 }
 
-GpuVerdict assumed_usable_gpus(const DeviceChoice& choice) {
-  GpuVerdict assumed;
-  assumed.usable = choice.gpus;
-  if (choice.all_gpus) assumed.usable.push_back(0);
-  assumed.verdict = "GPU assumed usable (--assume-usable-gpu)";
-  return assumed;
+std::vector<DeviceVerdict> assumed_usable(const DeviceChoice& choice) {
+  DeviceVerdict assumed;
+  assumed.kind = choice.named ? choice.named->kind : std::string(gpu_kind);
+  if (choice.named) assumed.usable = {choice.named->index};
+  if (choice.every_accelerator) assumed.usable = {0};
+  assumed.verdict = title(assumed.kind) + " assumed usable (--assume-usable-gpu)";
+  return {assumed};
 }
 
 ChosenDevices choose_devices(const DeviceChoice& choice,
@@ -163,15 +215,17 @@ ChosenDevices choose_devices(const DeviceChoice& choice,
                              const std::string& python) {
   ChosenDevices chosen;
   chosen.machine = probe_run_context(python);
-  const GpuVerdict gpus = gpu_verdict(chosen.machine);
-  const std::vector<int> gpu_indices = gpus_to_run(choice, gpus, quiet, chosen.gpu_unusable);
+  const std::vector<DeviceId> accelerators = accelerators_to_run(
+      choice, accelerator_verdicts(chosen.machine), quiet, chosen.device_unusable);
   for (const BackendDescriptor* descriptor : descriptors) {
-    const bool cpu = descriptor->device_kind == DeviceKind::cpu;
-    const std::vector<int> asked =
-        cpu ? (choice.cpu ? std::vector<int>{0} : std::vector<int>{}) : gpu_indices;
+    const bool cpu = descriptor->device_kind == cpu_kind;
+    std::vector<int> asked;
+    if (cpu && choice.cpu) asked.push_back(0);
+    for (const DeviceId& id : accelerators)
+      if (id.kind == descriptor->device_kind) asked.push_back(id.index);
     const std::vector<int>& usable = chosen.machine.usability.at(descriptor->name).usable;
     for (int index : asked) {
-      if (!lists(usable, index)) continue;  // another GPU backend's device
+      if (!lists(usable, index)) continue;  // another backend's device
       auto backend = descriptor->make(index, threads, options_of(*descriptor, backend_options));
       chosen.targets.push_back({backend->device(), !cpu, descriptor->name});
       chosen.backends[keyed_device(backend->device(), descriptor->name)] = std::move(backend);
@@ -182,19 +236,19 @@ ChosenDevices choose_devices(const DeviceChoice& choice,
 
 std::vector<DeviceTarget> dry_run_targets(const DeviceChoice& choice,
                                           const std::vector<const BackendDescriptor*>& backends,
-                                          const std::vector<int>& gpus) {
+                                          const std::vector<DeviceId>& accelerators) {
   std::vector<DeviceTarget> devices;
-  std::vector<std::string> gpu_backends;
-  for (const BackendDescriptor* d : backends) {
-    if (d->device_kind == DeviceKind::cpu && choice.cpu)
-      devices.push_back({to_string(DeviceId{DeviceKind::cpu, 0}), false, d->name});
-    if (d->device_kind == DeviceKind::gpu) gpu_backends.push_back(d->name);
-  }
+  for (const BackendDescriptor* d : backends)
+    if (d->device_kind == cpu_kind && choice.cpu)
+      devices.push_back({std::string(cpu_kind), false, d->name});
   const bool every_backend = backends.size() == backend_descriptors().size();
-  if (gpu_backends.empty() && every_backend) gpu_backends.push_back("");
-  for (int i : gpus)
-    for (const auto& backend : gpu_backends)
-      devices.push_back({to_string(DeviceId{DeviceKind::gpu, i}), true, backend});
+  for (const DeviceId& id : accelerators) {
+    std::vector<std::string> of_kind;
+    for (const BackendDescriptor* d : backends)
+      if (d->device_kind == id.kind) of_kind.push_back(d->name);
+    if (of_kind.empty() && every_backend && id.kind == gpu_kind) of_kind.push_back("");
+    for (const auto& backend : of_kind) devices.push_back({to_string(id), true, backend});
+  }
   return devices;
 }
 

@@ -76,19 +76,25 @@ nlohmann::json cpu_device(const RunContext& machine, const Backend& backend, int
   return device;
 }
 
-nlohmann::json gpu_device(const RunContext& machine, const Backend& backend, DeviceLimits& limits) {
-  for (const auto& [fact, value] : backend.context())
-    if (fact == "memory_bytes") limits.memory_bytes = std::stoull(value);
+// A device other than the CPU. Its name is the backend's "name" fact, or for a GPU the doctor's;
+// peaks and bandwidth come from the datasheet table, which knows GPUs only.
+nlohmann::json accelerator_device(const RunContext& machine, const Backend& backend,
+                                  DeviceLimits& limits) {
+  const DeviceId id = parse_device_id(backend.device()).value();
   nlohmann::json d = {{"id", backend.device()},
-                      {"kind", "gpu"},
+                      {"kind", id.kind},
                       {"name", ""},
                       {"backend", backend.name()},
                       {"facts", facts_json(backend)},
                       {"peaks", nlohmann::json::object()},
                       {"memory_bandwidth_gbps", nullptr}};
-  const int index = parse_device_id(backend.device()).value().index;
+  for (const auto& [fact, value] : backend.context()) {
+    if (fact == "memory_bytes") limits.memory_bytes = std::stoull(value);
+    if (fact == "name") d["name"] = value;
+  }
+  if (id.kind != gpu_kind) return d;
   for (const auto& gpu : machine.snapshot.nvidia.gpus) {
-    if (gpu.index != index) continue;
+    if (gpu.index != id.index) continue;
     d["name"] = gpu.name;
     if (auto peaks = lookup_gpu_peaks(gpu.name, gpu.cc_major, gpu.cc_minor, gpu.sm_count)) {
       for (const auto& [precision, tflops] : peaks->tflops) {
@@ -116,7 +122,7 @@ std::vector<std::pair<std::string, std::string>> gpu_bus_ids(const nlohmann::jso
 int compute_threads(const std::map<std::string, std::unique_ptr<Backend>>& backends,
                     int processors) {
   for (const auto& [id, backend] : backends)
-    if (parse_device_id(backend->device()).value().kind == DeviceKind::cpu)
+    if (parse_device_id(backend->device()).value().is_cpu())
       return std::max(1, backend->compute_threads());
   return processors;
 }
@@ -218,7 +224,7 @@ MachineRecord machine_record(const RunContext& machine,
   for (const BackendDescriptor* backend : backend_descriptors()) {
     for (const auto& [library, version] : backend->libraries(s)) libraries[library] = version;
     backend_roles[backend->name] = {
-        {"device_type", name(backend->device_kind)},
+        {"device_type", backend->device_kind},
         {"primary", backend->primary},
         {"point_backends", backend->point_backends.empty() ? std::vector<std::string>{backend->name}
                                                            : backend->point_backends},
@@ -235,9 +241,9 @@ MachineRecord machine_record(const RunContext& machine,
       continue;
     }
     DeviceLimits& limits = record.limits[backend->device()];
-    devices.push_back(parse_device_id(backend->device()).value().kind == DeviceKind::cpu
+    devices.push_back(parse_device_id(backend->device()).value().is_cpu()
                           ? cpu_device(machine, *backend, threads, measure_cpu_roofs, limits)
-                          : gpu_device(machine, *backend, limits));
+                          : accelerator_device(machine, *backend, limits));
   }
   nlohmann::json state = machine_state_json(devices, backends);
   record.context = {{"machine_state", std::move(state)},
@@ -270,7 +276,7 @@ std::map<std::string, DeviceLimits> recorded_limits(const nlohmann::json& contex
   std::map<std::string, DeviceLimits> limits;
   for (const auto& d : context.value("devices", nlohmann::json::array())) {
     DeviceLimits& l = limits[d.at("id").get<std::string>()];
-    if (d.value("kind", "") == "gpu") {
+    if (d.value("kind", "") != cpu_kind) {
       const nlohmann::json facts = d.value("facts", nlohmann::json::object());
       if (facts.contains("memory_bytes"))
         l.memory_bytes = std::stoull(facts.at("memory_bytes").get<std::string>());
@@ -285,7 +291,7 @@ std::map<std::string, DeviceLimits> recorded_limits(const nlohmann::json& contex
 void cap_gpu_memory(std::map<std::string, DeviceLimits>& limits, double memory_limit_gb) {
   if (memory_limit_gb <= 0) return;
   for (auto& [id, l] : limits)
-    if (const auto device = parse_device_id(id); device && device->kind == DeviceKind::gpu)
+    if (const auto device = parse_device_id(id); device && !device->is_cpu())
       l.memory_bytes = static_cast<std::uint64_t>(memory_limit_gb * (1ull << 30));
 }
 

@@ -18,7 +18,7 @@ void row(std::ostream& out, const std::string& library, const std::string& text)
   out << "  " << library << std::string(18 - library.size(), ' ') << text << "\n";
 }
 
-bool has_backend_for(DeviceKind kind) {
+bool has_backend_for(std::string_view kind) {
   for (const BackendDescriptor* backend : backend_descriptors())
     if (backend->device_kind == kind) return true;
   return false;
@@ -50,7 +50,7 @@ void print_version(std::ostream& out) {
           {NLOHMANN_JSON_VERSION_MAJOR, NLOHMANN_JSON_VERSION_MINOR, NLOHMANN_JSON_VERSION_PATCH}) +
           " (header-only)");
   row(out, "CLI11", std::string(CLI11_VERSION) + " (header-only)");
-  if (!has_backend_for(DeviceKind::gpu)) row(out, "CUDA", "not used: CPU-only build");
+  if (!has_backend_for(gpu_kind)) row(out, "CUDA", "not used: CPU-only build");
 }
 
 }  // namespace lb::cli

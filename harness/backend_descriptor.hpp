@@ -84,8 +84,8 @@ inline DeviceUsability cpu_always_usable(const doctor::Snapshot& snapshot, const
 }
 
 struct BackendDescriptor {
-  std::string name;  // "onednn", "cuda"
-  DeviceKind device_kind;
+  std::string name;         // "onednn", "cuda"
+  std::string device_kind;  // "cpu", "gpu" or a kind of its own (harness/device_id.hpp)
   // Whether it is its device kind's primary library: its points are keyed by the device id
   // alone, those of any other backend on the device by "device@name" (results-schema.md,
   // "Point identity"), and a run without --backend measures with the primary ones.

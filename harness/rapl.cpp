@@ -107,7 +107,7 @@ const RaplPackages& cpu_rapl_packages(const std::string& device) {
   static const RaplPackages none;
   static const RaplPackages machine = find_rapl_packages();
   const auto id = parse_device_id(device);
-  return id && id->kind == DeviceKind::cpu ? machine : none;
+  return id && id->is_cpu() ? machine : none;
 }
 
 }  // namespace lb

@@ -18,6 +18,7 @@ run_step "C++ and command-line tests (ctest)" \
   ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$(nproc)" --timeout 600
 if compgen -G "$ROOT/tests/python/test_*.py" >/dev/null; then
   run_step "Python tests (pytest)" env LAYERBENCH_BINARY="$BUILD_DIR/layerbench" \
+    LAYERBENCH_TEST_ACCELERATOR_BINARY="$BUILD_DIR/tests/layerbench_with_test_accelerator" \
     "$PY" -m pytest -q "$ROOT/tests/python"
 fi
 if [ "$all" = 1 ]; then

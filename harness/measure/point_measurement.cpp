@@ -47,8 +47,7 @@ Sampler sampler_for(const Sampler& sampler, const std::string& device, const Bac
   Sampler checked = sampler;
   checked.preemption.threads = 0;
   const auto id = parse_device_id(device);
-  if (id && id->kind == DeviceKind::cpu)
-    checked.preemption.threads = std::max(1, backend.compute_threads());
+  if (id && id->is_cpu()) checked.preemption.threads = std::max(1, backend.compute_threads());
   checked.preemption.usage = [] {
     const platform::CpuUsage u = platform::process_cpu_usage();
     return PreemptionCheck::CpuReading{u.cpu_s, u.involuntary_switches, u.run_queue_wait_s};

@@ -50,8 +50,8 @@ std::vector<const Model*> chosen_models(const RunRequest& request, const Suite& 
   return models;
 }
 
-std::vector<Precision> default_precisions(bool is_gpu) {
-  if (is_gpu) return {std::begin(all_precisions), std::end(all_precisions)};
+std::vector<Precision> default_precisions(bool accelerator) {
+  if (accelerator) return {std::begin(all_precisions), std::end(all_precisions)};
   return {Precision::fp32, Precision::bf16};
 }
 
@@ -91,10 +91,10 @@ Plan expand_plan(const RunRequest& request, const std::vector<Model>& available_
   for (const auto& device : devices) {
     if (!seen_devices.insert(keyed_device(device.id, device.backend)).second) continue;
     const auto& batches = !request.batches.empty() ? request.batches
-                          : device.is_gpu          ? suite.gpu_batches
+                          : device.accelerator     ? suite.gpu_batches
                                                    : suite.cpu_batches;
     const auto precisions =
-        !request.precisions.empty() ? request.precisions : default_precisions(device.is_gpu);
+        !request.precisions.empty() ? request.precisions : default_precisions(device.accelerator);
     for (const Model* model : models)
       for (Precision precision : precisions)
         for (int batch : batches) {
@@ -104,8 +104,8 @@ Plan expand_plan(const RunRequest& request, const std::vector<Model>& available_
             for (const Op& op : model->ops) {
               if (!op_runs_pass(op, pass_sets, pass)) continue;
               const double gflop = flop_count(problem_for(op, batch, pass, precision)) / 1e9;
-              group.points.push_back({model, &op, batch, precision, pass, device.id, device.is_gpu,
-                                      device.backend, gflop});
+              group.points.push_back({model, &op, batch, precision, pass, device.id,
+                                      device.accelerator, device.backend, gflop});
               group.gflop += gflop;
             }
           groups.push_back(std::move(group));

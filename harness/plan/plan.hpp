@@ -16,11 +16,12 @@
 
 namespace lb {
 
-// A device the run may use, as the caller found it: id "cpu" or "gpu:N", and the backend that
-// measures on it ("onednn", "openblas", "cuda"). A device may appear once per backend.
+// A device the run may use, as the caller found it: id "cpu", "gpu:N" or "<kind>:N", and the
+// backend that measures on it ("onednn", "openblas", "cuda"). A device may appear once per
+// backend. Any device but the CPU is an accelerator: the suite's GPU batches, every precision.
 struct DeviceTarget {
   std::string id;
-  bool is_gpu = false;
+  bool accelerator = false;
   std::string backend;
 };
 
@@ -42,7 +43,7 @@ struct PlannedPoint {
   Precision precision = Precision::fp32;
   Pass pass = Pass::fwd;
   std::string device;
-  bool is_gpu = false;
+  bool accelerator = false;
   std::string backend;  // the DeviceTarget's
   double gflop = 0;     // work of one executed problem (one layer of the op's shape)
 };

@@ -7,6 +7,8 @@
 #include <optional>
 #include <tuple>
 
+#include "harness/device_id.hpp"
+
 namespace lb {
 
 namespace {
@@ -31,7 +33,10 @@ std::string format_percent(double fraction) {
   return buffer;
 }
 
-bool is_gpu(const std::string& device) { return device.rfind("gpu", 0) == 0; }
+bool is_accelerator(const std::string& device) {
+  const auto id = parse_device_id(device);
+  return id && !id->is_cpu();
+}
 
 // Index of a value in first-appearance order, adding it when new.
 size_t order_of(std::vector<std::string>& seen, const std::string& value) {
@@ -77,7 +82,7 @@ std::vector<std::vector<std::string>> summary_rows(const Configs& configs) {
     return entry.second.best && entry.second.best->images_per_joule;
   });
   std::vector<std::vector<std::string>> rows = {{"model", "pass", "device", "precision", "batch",
-                                                 "images/s", "vs CPU FP32", "vs GPU FP32",
+                                                 "images/s", "vs CPU FP32", "vs own FP32",
                                                  "noise, rounds"}};
   if (energy) rows[0].push_back("images/J");
   for (const auto& [key, c] : configs) {
@@ -93,7 +98,7 @@ std::vector<std::vector<std::string>> summary_rows(const Configs& configs) {
                     (r.unstable_points ? " (unstable)" : ""));
       const auto cpu = best_rate(r, "cpu");
       row.push_back(cpu ? format_speedup(*r.images_per_s / *cpu) : "-");
-      const auto gpu = is_gpu(r.device) ? best_rate(r, where) : std::nullopt;
+      const auto gpu = is_accelerator(r.device) ? best_rate(r, where) : std::nullopt;
       row.push_back(gpu ? format_speedup(*r.images_per_s / *gpu) : "-");
       row.push_back(format_percent(r.worst_point_noise) + ", " +
                     (r.worst_round_spread ? format_percent(*r.worst_round_spread) : "-"));

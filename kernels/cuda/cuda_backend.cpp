@@ -34,7 +34,7 @@ class CudaBackend final : public Backend {
 
   std::string name() const override { return "cuda"; }
   std::string device() const override {
-    return to_string(DeviceId{DeviceKind::gpu, context_->device()});
+    return to_string(DeviceId{std::string(gpu_kind), context_->device()});
   }
 
   std::optional<std::string> unsupported_reason(const Problem& problem) const override {

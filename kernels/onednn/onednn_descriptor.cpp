@@ -27,7 +27,7 @@ void probe_into(doctor::Snapshot& snapshot) {
 const BackendDescriptor& descriptor() {
   static const BackendDescriptor onednn{
       .name = "onednn",
-      .device_kind = DeviceKind::cpu,
+      .device_kind = std::string(cpu_kind),
       .primary = true,
       .point_backends = {"onednn"},
       .library_names = {{"onednn", "oneDNN"}},

@@ -51,7 +51,7 @@ void probe_into(doctor::Snapshot& snapshot) {
 const BackendDescriptor& descriptor() {
   static const BackendDescriptor openblas{
       .name = "openblas",
-      .device_kind = DeviceKind::cpu,
+      .device_kind = std::string(cpu_kind),
       .primary = false,
       .point_backends = {"openblas"},
       .library_names = {{"openblas", "OpenBLAS"}},

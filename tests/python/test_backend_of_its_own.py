@@ -2,11 +2,19 @@
 
 fixtures/fixture_test_accelerator.json is TEST DATA (make_fixtures.py): "test_library" on two
 "test_accelerator" devices, a second library on the first, and a CPU; its roles are in
-context.backends, which is all the report may know of them."""
+context.backends, which is all the report may know of them. The same backend exists in C++ too
+(tests/backends/test_accelerator, TEST DATA): the build's layerbench_with_test_accelerator
+measures with it, and its real results file is reported here."""
 import html
+import json
+import os
 import re
+import subprocess
+from pathlib import Path
 
-from conftest import FIXTURES, read_fixture, write_json
+import pytest
+
+from conftest import FIXTURES, ROOT, read_fixture, write_json
 
 from layerbench_report import cli, results_file
 from layerbench_report.checked_json import BadResultsFile
@@ -16,6 +24,14 @@ ACCELERATOR = FIXTURES / "fixture_test_accelerator.json"
 DEVICE = "Test accelerator 0 (fixture)"
 # Its subject is a framework's own run, which no framework makes on a test device.
 NEEDS_A_FRAMEWORK = "Explained share: the estimate against a framework"
+# Two libraries on one device: the fixture has them; the C++ test backend is one library.
+NEEDS_TWO_LIBRARIES = "Library vs library on the same device"
+TEST_BINARY = "layerbench_with_test_accelerator"
+# Every memory-bound kind, two batches, and FP8, which the test backend refuses.
+REAL_RUN = ["run", "--device", "auto", "--model-file",
+            str(ROOT / "tests" / "data" / "models" / "tiny_memory.json"), "--model", "tiny_memory",
+            "--batch", "1,2", "--precision", "fp32,bf16,fp8", "--pass", "fwd",
+            "--max-time-per-point", "0.05", "--cpu-roofs", "skip", "--quiet"]
 
 
 def sections(page):
@@ -67,3 +83,36 @@ def test_a_device_kind_no_backend_declares_is_refused(tmp_path):
         assert "kind" in str(e) and "test_accelerator" in str(e)
     else:
         raise AssertionError("a device kind no backend declares was read")
+
+
+def test_points_of_a_real_run_reach_every_section(tmp_path):
+    """The C++ test backend, registered by one line, measured by the real binary: its devices,
+    roles and points are in the file and in every section one library can reach."""
+    exe = Path(os.environ.get("LAYERBENCH_TEST_ACCELERATOR_BINARY")
+               or ROOT / "build" / "tests" / TEST_BINARY)
+    if not exe.is_file():
+        pytest.skip(f"no {TEST_BINARY} at {exe}: build the tests, or set "
+                    "LAYERBENCH_TEST_ACCELERATOR_BINARY")
+    out = tmp_path / "run.json"
+    proc = subprocess.run([str(exe), *REAL_RUN, "-o", str(out)], capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    kinds = {d["id"]: d["kind"] for d in doc["context"]["devices"]}
+    assert kinds == {"cpu": "cpu", "test_accelerator:0": "test_accelerator",
+                     "test_accelerator:1": "test_accelerator"}
+    assert doc["context"]["backends"]["test_library"]["device_type"] == "test_accelerator"
+    mine = [p for p in doc["points"] if p["device"].startswith("test_accelerator")]
+    assert {p["status"] for p in mine if p["precision"] != "fp8"} == {"ok"}
+    assert all(p["validation"]["passed"] for p in mine if p["status"] == "ok")
+    assert {(p["status"], p["reason"]) for p in mine if p["precision"] == "fp8"} == {
+        ("unsupported", "the test accelerator (test data) stores no FP8")}
+
+    with_it = report_sections(json.loads(out.read_text(encoding="utf-8")), tmp_path / "with")
+    without_it = report_sections(without_the_test_backend(doc), tmp_path / "without")
+    for section in MODEL_SECTIONS:
+        if section.title in (NEEDS_A_FRAMEWORK, NEEDS_TWO_LIBRARIES):
+            continue
+        assert section.title in with_it, section.title
+        assert with_it[section.title] != without_it[section.title], section.title
+    assert "Test accelerator 1 (test data)" in with_it["Best throughput per device and precision"]

@@ -28,12 +28,12 @@ TEST(BackendRegistry, ListsExactlyTheBackendsOfThisBuild) {
 }
 
 TEST(BackendRegistry, CpuBackendsComeFirst) {
-  bool seen_gpu = false;
+  bool seen_other = false;
   for (const BackendDescriptor* backend : backend_descriptors()) {
-    if (backend->device_kind == DeviceKind::gpu)
-      seen_gpu = true;
+    if (backend->device_kind != cpu_kind)
+      seen_other = true;
     else
-      EXPECT_FALSE(seen_gpu) << backend->name << " is listed after a GPU backend";
+      EXPECT_FALSE(seen_other) << backend->name << " is listed after a backend of another device";
   }
 }
 
@@ -77,7 +77,7 @@ TEST(BackendRegistry, LibrariesAreRecordedOnceUnderTheirKeys) {
   if (LAYERBENCH_HAVE_CUDA) expected.insert({"cuda_runtime", "driver", "cudnn", "cublas"});
   EXPECT_EQ(keys, expected);
   for (const BackendDescriptor* backend : backend_descriptors()) {
-    if (backend->device_kind != DeviceKind::cpu) continue;  // a GPU backend needs a GPU
+    if (backend->device_kind != cpu_kind) continue;  // a GPU backend needs a GPU
     for (const auto& [fact, value] : backend->make(0, 0, {})->context())
       EXPECT_FALSE(keys.count(fact) || fact.find("version") != std::string::npos)
           << backend->name << " repeats a library version in its device facts: " << fact;
@@ -96,7 +96,7 @@ TEST(BackendRegistry, CudaPluginLoadsAndItsErrorsReachTheBinary) {
   EXPECT_TRUE(snapshot.nvidia.cudnn.loaded && snapshot.nvidia.cublas.loaded);
   EXPECT_FALSE(snapshot.nvidia.cudnn.path.empty());
   for (const BackendDescriptor* backend : backend_descriptors()) {
-    if (backend->device_kind != DeviceKind::gpu) continue;
+    if (backend->device_kind != gpu_kind) continue;
     if (snapshot.nvidia.device_count > 0)
       EXPECT_EQ(backend->make(0, 0, {})->device(), "gpu:0");
     else
@@ -106,7 +106,7 @@ TEST(BackendRegistry, CudaPluginLoadsAndItsErrorsReachTheBinary) {
 
 TEST(BackendRegistry, CpuDescriptorsMakeACpuBackendOfTheirName) {
   for (const BackendDescriptor* backend : backend_descriptors()) {
-    if (backend->device_kind != DeviceKind::cpu) continue;
+    if (backend->device_kind != cpu_kind) continue;
     // 0 threads: the library's default, which every build can take (a build without OpenMP
     // cannot set a count).
     const auto made = backend->make(0, 0, {});

@@ -14,7 +14,8 @@ namespace {
 Plan plan_of(int cpu_points, int gpu_points) {
   Plan plan;
   for (int i = 0; i < cpu_points; ++i) plan.points.push_back({.batch = i + 1, .device = "cpu"});
-  for (int i = 0; i < gpu_points; ++i) plan.points.push_back({.device = "gpu:0", .is_gpu = true});
+  for (int i = 0; i < gpu_points; ++i)
+    plan.points.push_back({.device = "gpu:0", .accelerator = true});
   return plan;
 }
 
@@ -24,8 +25,8 @@ TEST(PlanEstimate, RoundsOfCapWarmupAndSetupPerRunnablePoint) {
   const EstimateRule rule{.max_time_per_point_s = 0.5, .rounds = 2, .warmup_s = 0.05};
   const double per_point = 2 * (0.5 + 0.05 + setup_per_visit_s()) + first_visit_s();
   // Of 3 CPU points, batch 2 is refused; the 5 GPU points all run.
-  const auto e = estimate_plan(plan_of(3, 5), rule,
-                               [](const PlannedPoint& p) { return !p.is_gpu && p.batch == 2; });
+  const auto e = estimate_plan(
+      plan_of(3, 5), rule, [](const PlannedPoint& p) { return !p.accelerator && p.batch == 2; });
   ASSERT_EQ(e.size(), 2u);
   EXPECT_EQ(e.at("cpu").points, 3);
   EXPECT_EQ(e.at("cpu").refused, 1);
@@ -86,19 +87,20 @@ TEST(PlanEstimate, AnEmptyPlanTakesNoTime) {
   EXPECT_TRUE(j.at("devices").empty());
 }
 
-// The dry run's devices come from the run's own choice of GPUs (gpus_to_run) given the GPU
+// The dry run's devices come from the run's own choice (accelerators_to_run) given the GPU
 // backends' verdict: where no GPU is usable, --device auto plans the CPU alone, as the run measures
 // it, and a GPU asked for by name is planned nowhere and marked unusable (the run exits 1).
 TEST(PlanEstimate, NoGpuPointIsPlannedWhereTheDoctorFindsNoUsableGpu) {
-  cli::GpuVerdict no_gpu;
-  no_gpu.verdict = "No usable GPU: NVIDIA driver not found";
+  const std::vector<cli::DeviceVerdict> no_gpu = {
+      {"gpu", {}, "No usable GPU: NVIDIA driver not found", {}}};
   const auto& backends = backend_descriptors();
   const std::vector<Model> models = load_builtin_models();
   const EstimateRule rule{.max_time_per_point_s = 0.1, .rounds = 2, .warmup_s = 0.05};
 
   const cli::DeviceChoice automatic = cli::parse_device("auto");
   bool gpu_unusable = false;
-  const std::vector<int> gpus = cli::gpus_to_run(automatic, no_gpu, true, gpu_unusable);
+  const std::vector<DeviceId> gpus =
+      cli::accelerators_to_run(automatic, no_gpu, true, gpu_unusable);
   EXPECT_TRUE(gpus.empty());
   EXPECT_FALSE(gpu_unusable);
   const auto here =
@@ -107,9 +109,10 @@ TEST(PlanEstimate, NoGpuPointIsPlannedWhereTheDoctorFindsNoUsableGpu) {
   for (const auto& [device, e] : here) EXPECT_EQ(device.rfind("cpu", 0), 0u) << device;
 
   // The same plan for a node whose GPU is usable adds gpu:0 (every GPU of auto) and its points.
-  const std::vector<int> node_gpus =
-      cli::gpus_to_run(automatic, cli::assumed_usable_gpus(automatic), true, gpu_unusable);
-  EXPECT_EQ(node_gpus, std::vector<int>{0});
+  const std::vector<DeviceId> node_gpus =
+      cli::accelerators_to_run(automatic, cli::assumed_usable(automatic), true, gpu_unusable);
+  ASSERT_EQ(node_gpus.size(), 1u);
+  EXPECT_EQ(to_string(node_gpus[0]), "gpu:0");
   const auto node = estimate_plan(
       expand_plan({}, models, cli::dry_run_targets(automatic, backends, node_gpus)), rule);
   const auto gpu = std::find_if(node.begin(), node.end(), [](const auto& entry) {
@@ -120,7 +123,7 @@ TEST(PlanEstimate, NoGpuPointIsPlannedWhereTheDoctorFindsNoUsableGpu) {
 
   const cli::DeviceChoice named = cli::parse_device("gpu");
   gpu_unusable = false;
-  EXPECT_TRUE(cli::gpus_to_run(named, no_gpu, true, gpu_unusable).empty());
+  EXPECT_TRUE(cli::accelerators_to_run(named, no_gpu, true, gpu_unusable).empty());
   EXPECT_TRUE(gpu_unusable);
   EXPECT_TRUE(cli::dry_run_targets(named, backends, {}).empty());
 }

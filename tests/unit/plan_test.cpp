@@ -56,7 +56,7 @@ TEST(Plan, QuickSuiteOnCpu) {
             static_cast<size_t>((op_count("resnet50") + op_count("vit_b_16")) * 2 * 2));
   for (const auto& p : plan.points) {
     EXPECT_EQ(p.device, "cpu");
-    EXPECT_FALSE(p.is_gpu);
+    EXPECT_FALSE(p.accelerator);
   }
 }
 
@@ -80,7 +80,7 @@ TEST(Plan, QuickSuiteOnGpuHasEveryPrecision) {
   const Plan plan = expand_plan({}, shipped(), {cpu, gpu});
   std::set<Precision> gpu_precisions;
   for (const auto& p : plan.points)
-    if (p.is_gpu) gpu_precisions.insert(p.precision);
+    if (p.accelerator) gpu_precisions.insert(p.precision);
   EXPECT_EQ(gpu_precisions,
             std::set<Precision>(std::begin(all_precisions), std::end(all_precisions)));
   EXPECT_EQ(plan.points.size(),
@@ -94,7 +94,7 @@ TEST(Plan, StandardSuiteTrainsEveryModelWithDeviceBatchRanges) {
   EXPECT_EQ(collect<std::string>(plan, [](auto& p) { return p.model->name; }).size(),
             shipped().size());
   std::set<int> cpu_batches, gpu_batches;
-  for (const auto& p : plan.points) (p.is_gpu ? gpu_batches : cpu_batches).insert(p.batch);
+  for (const auto& p : plan.points) (p.accelerator ? gpu_batches : cpu_batches).insert(p.batch);
   EXPECT_EQ(cpu_batches, (std::set<int>{1, 2, 4, 8}));
   EXPECT_EQ(gpu_batches, (std::set<int>{1, 2, 4, 8, 16, 32, 64}));
   // Training: fwd, bwd_data and bwd_weights for every op but the input layer's bwd_data; the

@@ -49,8 +49,8 @@ TEST(RunSettings, ParsedOnceIntoTypedValues) {
   EXPECT_EQ(setup.request.precisions, (std::vector<Precision>{Precision::fp32, Precision::bf16}));
   EXPECT_EQ(setup.request.pass, PassSet::train);
   EXPECT_TRUE(setup.devices.cpu);
-  EXPECT_TRUE(setup.devices.gpus.empty());
-  EXPECT_FALSE(setup.devices.all_gpus);
+  EXPECT_FALSE(setup.devices.named);
+  EXPECT_FALSE(setup.devices.every_accelerator);
   EXPECT_EQ(setup.runner.case_options.algo, AlgoChoice::heuristic);
   EXPECT_EQ(setup.runner.case_options.cache, CacheMode::warm);
   EXPECT_EQ(setup.runner.case_options.memory_limit_bytes, 2ull << 30);

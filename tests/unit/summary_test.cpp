@@ -45,7 +45,7 @@ TEST(Summary, BestBatchPerConfigurationWithSpeedups) {
   EXPECT_EQ(summary_table(results),
             "Best images/s per model, pass, device and precision over the batches run; speed-ups "
             "compare these bests.\n"
-            "model     pass   device  precision  batch     images/s  vs CPU FP32  vs GPU FP32  "
+            "model     pass   device  precision  batch     images/s  vs CPU FP32  vs own FP32  "
             "noise, rounds\n"
             "resnet50  fwd    cpu     fp32           8         20.0        1.00x            -  "
             "      0.0%, -\n"

@@ -42,7 +42,7 @@ std::string library_row(const doctor::LibraryInfo& lib, doctor::LibraryVersion (
 const BackendDescriptor& descriptor() {
   static const BackendDescriptor cuda{
       .name = "cuda",
-      .device_kind = DeviceKind::gpu,
+      .device_kind = std::string(gpu_kind),
       .primary = true,
       .point_backends = {"cuda", "cudnn", "cublaslt"},
       .library_names = {{"cuda", "CUDA"}, {"cudnn", "cuDNN"}, {"cublaslt", "cuBLASLt"}},
