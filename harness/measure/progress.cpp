@@ -47,6 +47,18 @@ void Progress::point_done(const std::string& name, const std::string& status, do
   std::fflush(out_);
 }
 
+void Progress::extra_point_done(const std::string& name, const std::string& status) {
+  ++extra_done_;
+  if (mode_ == Mode::quiet) return;
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  std::fprintf(out_,
+               mode_ == Mode::terminal ? "\r\033[K[extra %d] %s %s  elapsed %s"
+                                       : "[extra %d] %s %s (elapsed %s)\n",
+               extra_done_, name.c_str(), status.c_str(), format_duration(elapsed).c_str());
+  std::fflush(out_);
+}
+
 void Progress::finish() {
   if (mode_ == Mode::terminal) std::fputc('\n', out_);
 }

@@ -14,6 +14,10 @@ class Progress {
   Progress(Mode mode, int total_points, double total_gflop, std::FILE* out = stderr);
 
   void point_done(const std::string& name, const std::string& status, double gflop);
+  // A point measured again in an extra round (its rounds disagreed): counted apart from the
+  // total, which cannot know how many there will be, and without an ETA (the extra rounds
+  // have a time budget of their own).
+  void extra_point_done(const std::string& name, const std::string& status);
   void finish();
 
   // "1m05s"; "?" for a negative or unknown duration.
@@ -23,7 +27,7 @@ class Progress {
 
  private:
   Mode mode_;
-  int total_, done_ = 0;
+  int total_, done_ = 0, extra_done_ = 0;
   double total_gflop_, done_gflop_ = 0;
   std::FILE* out_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();

@@ -130,8 +130,12 @@ void Session::record(const PlannedPoint& pp, const Point& p, Progress& progress,
   }
   if (refused_.count(p.key())) return;  // listed before the rounds
   const int rounds = start_.rounds;
-  progress.point_done(rounds > 1 ? p.key() + " round " + std::to_string(loop_.round) : p.key(),
-                      std::string(name(p.status)), pp.gflop);
+  const std::string label =
+      rounds > 1 ? p.key() + " round " + std::to_string(loop_.round) : p.key();
+  if (loop_.round > rounds)
+    progress.extra_point_done(label, std::string(name(p.status)));
+  else
+    progress.point_done(label, std::string(name(p.status)), pp.gflop);
 }
 
 SessionOutcome Session::measure() {

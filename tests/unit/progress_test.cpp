@@ -52,6 +52,21 @@ TEST(Progress, OnePlainLinePerPointWithoutATerminal) {
   EXPECT_NE(text.find("ETA 0s)\n", text.find("[2/2]")), std::string::npos) << text;
 }
 
+TEST(Progress, ExtraRoundsAreCountedApartFromTheTotal) {
+  const std::string text = written(
+      Progress::Mode::lines,
+      [](Progress& p) {
+        p.point_done("m/a round 2", "ok", 1);
+        p.extra_point_done("m/a round 3", "ok");
+        p.extra_point_done("m/a round 4", "ok");
+      },
+      1, 1);
+  EXPECT_NE(text.find("[1/1] m/a round 2 ok"), std::string::npos) << text;
+  EXPECT_NE(text.find("[extra 1] m/a round 3 ok (elapsed "), std::string::npos) << text;
+  EXPECT_NE(text.find("[extra 2] m/a round 4 ok"), std::string::npos) << text;
+  EXPECT_EQ(text.find("[2/1]"), std::string::npos) << "the total is never passed";
+}
+
 TEST(Progress, QuietWritesNothing) {
   EXPECT_TRUE(written(
                   Progress::Mode::quiet, [](Progress& p) { p.point_done("m/a", "ok", 1); }, 1, 1)
