@@ -1,16 +1,15 @@
 """Compares two layerbench results files point by point.
 
-    compare.py BASE.json NEW.json [--threshold PCT] [--fail-above PCT]
+    compare.py BASE.json NEW.json [--more-base FILE ...] [--more-new FILE ...]
+               [--threshold PCT] [--fail-above PCT]
 
 Prints what differs in the set-up (devices, library versions) first, then a table of the points
-both files measured: both median times, NEW/BASE, and a verdict (see `verdict`; the rule is in
-docs/measuring.md, "Comparing two runs"): SAME within the larger of the two points' uncertainty
-(or --threshold PCT), FASTER or SLOWER when a U test over rounds or the ratio's range says so,
-else AMBIGUOUS; UNSTABLE for an unstable or contended point that is not SAME. Points found in
-only one file are listed. With --fail-above the comparison is a
-gate that judges every point BASE timed: such a point slower than PCT in NEW, or with no time in
-NEW (not measured, or not reached by an unfinished run), fails it. Exit codes: 0 done, 1 the gate
-failed, 2 bad input.
+both files measured: both median times, NEW/BASE, and a verdict (verdicts.py; the rule is in
+docs/measuring.md, "Comparing two runs"). With further runs of either command (--more-base,
+--more-new: each a run in a process of its own), a side's time is the median of its runs. Points
+found in only one file are listed. With --fail-above the comparison is a gate that judges every
+point BASE timed: such a point slower than PCT in NEW, or with no time in NEW (not measured, or
+not reached by an unfinished run), fails it. Exit codes: 0 done, 1 the gate failed, 2 bad input.
 
 scripts/compare.py is its command line.
 """
@@ -20,8 +19,8 @@ import math
 import statistics
 import sys
 
-from layerbench_report import rank_test, results_file, uncertainty
-from layerbench_report.uncertainty import ratio_range
+from layerbench_report import results_file
+from layerbench_report.verdicts import VERDICTS, verdict_over_runs
 from layerbench_report.command_line import Parser, number, pass_bytes_through, path_text
 
 PERCENTAGE = number(float, minimum=0)
@@ -43,62 +42,6 @@ def setup_differences(base: results_file.ResultsFile, new: results_file.ResultsF
         if va != vb:
             lines.append(f"library {lib}: {va or 'absent'} (BASE) vs {vb or 'absent'} (NEW)")
     return lines
-
-
-NOT_TIMED = "NOT TIMED"
-VERDICTS = ("FASTER", "SLOWER", "SAME", "AMBIGUOUS", "UNSTABLE", NOT_TIMED)
-
-
-# The U test's level: a point is FASTER or SLOWER when p is below it (two-sided).
-SIGNIFICANCE = 0.05
-
-
-def verdict(pb: dict, pn: dict, threshold_pct):
-    """(verdict: FASTER / SLOWER / SAME / AMBIGUOUS / UNSTABLE / NOT TIMED, remark, NEW/BASE
-    time ratio or None, tolerance used or None).
-
-    SAME: the difference is within the tolerance (the larger uncertainty, or --threshold).
-    Beyond it, with at least 4 counted rounds on each side (the least that can reach p < 0.05),
-    the Mann-Whitney U test over the round medians decides: FASTER or SLOWER when p < 0.05, else
-    AMBIGUOUS. With fewer rounds: FASTER or SLOWER when the ratio's range (ratio_range) excludes
-    1, else AMBIGUOUS. Not SAME, and a side's rounds disagreed widely or it was contended:
-    UNSTABLE, for its time is not one a rerun would give."""
-    tb, tn = results_file.median_ms(pb), results_file.median_ms(pn)
-    if tb is None or tn is None:
-        missing = [f"{which} {p['status']}" for which, p in (("BASE", pb), ("NEW", pn))
-                   if results_file.median_ms(p) is None]
-        return NOT_TIMED, ", ".join(missing), None, None
-    ratio = tn / tb
-    u_base, u_new = uncertainty.noise(pb), uncertainty.noise(pn)
-    tolerance = threshold_pct / 100 if threshold_pct is not None else max(u_base, u_new)
-    rounds_b, rounds_n = uncertainty.round_medians_ms(pb), uncertainty.round_medians_ms(pn)
-    remarks = []
-    if abs(ratio - 1) <= tolerance:
-        word = "SAME"
-    elif min(len(rounds_b), len(rounds_n)) >= 4:
-        p_value = rank_test.two_sided_p(rounds_n, rounds_b)
-        remarks.append(f"U test over rounds: p = {p_value:.3f}")
-        word = "AMBIGUOUS" if p_value >= SIGNIFICANCE else "FASTER" if ratio < 1 else "SLOWER"
-    else:
-        low, high = ratio_range(ratio, u_base, u_new)
-        word = "FASTER" if high < 1 else "SLOWER" if low > 1 else "AMBIGUOUS"
-        if word == "AMBIGUOUS":
-            remarks.append(f"NEW/BASE range {low:.3f}-{high:.3f} includes 1")
-    failed = [which for which, p in (("BASE", pb), ("NEW", pn)) if p["status"] == "failed"]
-    # A contended point lost CPU to other processes, an unstable one's rounds disagreed widely:
-    # neither time is one a rerun would give, so the verdict says so whenever either side is one.
-    contended = [which for which, p in (("BASE", pb), ("NEW", pn))
-                 if (p.get("timing") or {}).get("contended")]
-    unstable = [which for which, p in (("BASE", pb), ("NEW", pn)) if uncertainty.unstable(p)]
-    if failed:
-        remarks.insert(0, f"validation failed in {' and '.join(failed)}")
-    if contended:
-        remarks.append(f"contended in {' and '.join(contended)}: CPU lost to other processes")
-    if unstable:
-        remarks.append(f"unstable in {' and '.join(unstable)}: its rounds disagree")
-    if (contended or unstable) and word != "SAME":
-        word = "UNSTABLE"
-    return word, "; ".join(remarks), ratio, tolerance
 
 
 def format_table(headers, rows, right) -> str:
@@ -126,32 +69,20 @@ def sort_key(key, op_order):
             results_file.precision_order(precision), batch, op_order.get((model, op), 0))
 
 
-def main(argv=None) -> int:
-    pass_bytes_through()
-    ap = Parser(prog="compare.py",
-                description="Compare two layerbench results files point by point.")
-    ap.add_argument("base", type=path_text, help="the reference results file")
-    ap.add_argument("new", type=path_text, help="the results file to judge against it")
-    ap.add_argument("--threshold", type=PERCENTAGE, metavar="PCT",
-                    help="SAME when the times differ by at most PCT percent (default: the larger "
-                         "recorded noise of the two points)")
-    ap.add_argument("--fail-above", type=PERCENTAGE, metavar="PCT",
-                    help="exit 1 when any point BASE timed is slower by more than PCT percent "
-                         "in NEW or has no time in NEW")
-    args = ap.parse_args(argv)
-    try:
-        base, new = results_file.load(args.base), results_file.load(args.new)
-    except results_file.BadResultsFile as e:
-        print(f"compare.py: {e}", file=sys.stderr)
-        return 2
-
-    print(f"BASE: {args.base} ({base.status})")
-    print(f"NEW:  {args.new} ({new.status})")
-    for f, which in ((base, "BASE"), (new, "NEW")):
-        if f.status != "complete":
-            print(f"warning: {which} is {f.status}: points it did not reach are listed as only "
-                  "in the other file")
-    differences = setup_differences(base, new)
+def print_files(*sides) -> None:
+    """Each side's files (name, paths, loaded runs) with their status, what differs between a
+    side's runs, then what differs between the sides' first runs."""
+    for which, paths, runs in sides:
+        for i, (path, f) in enumerate(zip(paths, runs)):
+            name = which if i == 0 else f"{which} run {i + 1}"
+            print(f"{name + ':':<6} {path} ({f.status})")
+            if f.status != "complete":
+                print(f"warning: {name} is {f.status}: "
+                      + ("points it did not reach are listed as only in the other file"
+                         if i == 0 else "the points it did not reach have its other runs"))
+            for line in setup_differences(runs[0], f) if i > 0 else []:
+                print(f"warning: {name} differs from {which}: {line}")
+    differences = setup_differences(sides[0][2][0], sides[1][2][0])
     if differences:
         print("\nSET-UP DIFFERS (times below compare different machines or libraries):")
         for line in differences:
@@ -159,23 +90,56 @@ def main(argv=None) -> int:
     else:
         print("\nSame devices and library versions.")
 
+
+def main(argv=None) -> int:
+    pass_bytes_through()
+    ap = Parser(prog="compare.py",
+                description="Compare two layerbench results files point by point.")
+    ap.add_argument("base", type=path_text, help="the reference results file")
+    ap.add_argument("new", type=path_text, help="the results file to judge against it")
+    ap.add_argument("--more-base", type=path_text, nargs="+", default=[], metavar="FILE",
+                    help="further runs of BASE's command, each in a process of its own: the "
+                         "verdicts then cover the spread between processes")
+    ap.add_argument("--more-new", type=path_text, nargs="+", default=[], metavar="FILE",
+                    help="further runs of NEW's command, each in a process of its own")
+    ap.add_argument("--threshold", type=PERCENTAGE, metavar="PCT",
+                    help="SAME when the times differ by at most PCT percent (default: the larger "
+                         "recorded noise of the two points)")
+    ap.add_argument("--fail-above", type=PERCENTAGE, metavar="PCT",
+                    help="exit 1 when any point BASE timed is slower by more than PCT percent "
+                         "in NEW or has no time in NEW")
+    args = ap.parse_args(argv)
+    base_paths, new_paths = [args.base, *args.more_base], [args.new, *args.more_new]
+    try:
+        base_runs = [results_file.load(path) for path in base_paths]
+        new_runs = [results_file.load(path) for path in new_paths]
+    except results_file.BadResultsFile as e:
+        print(f"compare.py: {e}", file=sys.stderr)
+        return 2
+    base, new = base_runs[0], new_runs[0]
+    print_files(("BASE", base_paths, base_runs), ("NEW", new_paths, new_runs))
+
     # Points match on their identity: model, op, batch, precision, pass and device id.
     a = {base.point_id(p): p for p in base.points}
     b = {new.point_id(p): p for p in new.points}
+    a_runs = [{f.point_id(p): p for p in f.points} for f in base_runs]
+    b_runs = [{f.point_id(p): p for p in f.points} for f in new_runs]
     op_order = {}
     for p in base.points + new.points:
         op_order.setdefault((p["model"], p["op"]), len(op_order))
     both = sorted(set(a) & set(b), key=lambda k: sort_key(k, op_order))
     rows, counts, regressions, ratios = [], {}, [], []
     for key in both:
-        word, remark, ratio, tolerance = verdict(a[key], b[key], args.threshold)
+        word, remark, ratio, tolerance = verdict_over_runs(
+            [run[key] for run in a_runs if key in run], [run[key] for run in b_runs if key in run],
+            args.threshold)
         counts[word] = counts.get(word, 0) + 1
         if ratio is not None:
             ratios.append(ratio)
         model, op, batch, precision, pass_, device = key
         change = None if ratio is None else (ratio - 1) * 100
         rows.append([model, op, pass_, results_file.precision_name(precision), batch, device,
-                     _ms(a[key]), _ms(b[key]), "-" if ratio is None else f"{ratio:.3f}",
+                     _ms(a_runs, key), _ms(b_runs, key), "-" if ratio is None else f"{ratio:.3f}",
                      "-" if change is None else f"{change:+.1f}%",
                      "-" if tolerance is None else f"{tolerance * 100:.1f}%",
                      f"{word} ({remark})" if remark else word])
@@ -248,7 +212,10 @@ def gate(a, b, new, regressions, fail_above, op_order) -> int:
     return 1 if regressions or untimed else 0
 
 
-def _ms(p) -> str:
-    t = results_file.median_ms(p)
-    return p["status"] if t is None else f"{t:.4g}"
+def _ms(runs, key) -> str:
+    """A side's time for the point: the median over its runs that timed it, else the status of
+    its first run that has the point."""
+    points = [run[key] for run in runs if key in run]
+    times = [results_file.median_ms(p) for p in points if results_file.median_ms(p) is not None]
+    return f"{statistics.median(times):.4g}" if times else points[0]["status"]
 

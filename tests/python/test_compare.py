@@ -304,3 +304,64 @@ def test_a_whole_run_that_moved_one_way_is_said_so(tmp_path, pair):
     out = run_script("compare.py", *pair).stdout
     assert "NEW/BASE has a geometric mean of" in out
     assert "the way the whole run moved" not in out
+
+
+def runs_of(tmp_path, name, factors, key, unstable=()):
+    """Runs of one command, each a copy of the fixture with `key` scaled by its factor (and
+    marked unstable in the runs `unstable` lists), written as name1.json, name2.json, ..."""
+    paths = []
+    for i, factor in enumerate(factors):
+        doc = read_fixture(GPU_A)
+        find(doc, key)["timing"].update({"noise": 0.01, "uncertainty": 0.01})
+        scale(doc, key, factor)
+        find(doc, key)["timing"]["unstable"] = i in unstable
+        paths.append(write_json(tmp_path / f"{name}{i + 1}.json", doc))
+    return paths
+
+
+def compare_runs(base_runs, new_runs, *flags):
+    return run_script("compare.py", base_runs[0], new_runs[0], "--more-base", *base_runs[1:],
+                      "--more-new", *new_runs[1:], *flags).stdout
+
+
+def test_the_spread_between_runs_joins_the_tolerance(tmp_path):
+    """Runs 10% apart on each side: +4% is SAME, though each run's own noise is 1%; +50% with
+    every NEW run slower than every BASE run is SLOWER."""
+    base = runs_of(tmp_path, "base", [1.0, 1.1], ABOVE_NOISE)
+    new = runs_of(tmp_path, "new", [1.05, 1.13], ABOVE_NOISE)
+    out = compare_runs(base, new)
+    assert verdict(out, ABOVE_NOISE) == "SAME"
+    assert "spread between runs 10.0%" in " ".join(row(out, ABOVE_NOISE))
+    assert out.splitlines()[1].startswith("BASE run 2:")
+    new = runs_of(tmp_path, "slow", [1.5, 1.6], ABOVE_NOISE)
+    assert verdict(compare_runs(base, new), ABOVE_NOISE) == "SLOWER"
+
+
+def test_runs_that_overlap_are_ambiguous(tmp_path):
+    """Beyond a 5% threshold (+12%), but a NEW run is faster than a BASE run: AMBIGUOUS, as is a
+    side of one run, which shows no spread between runs."""
+    base = runs_of(tmp_path, "base", [1.0, 1.1], ABOVE_NOISE)
+    new = runs_of(tmp_path, "new", [1.05, 1.3], ABOVE_NOISE)
+    out = compare_runs(base, new, "--threshold", "5")
+    assert verdict(out, ABOVE_NOISE) == "AMBIGUOUS"
+    assert "the runs of the two sides overlap" in " ".join(row(out, ABOVE_NOISE))
+    one = runs_of(tmp_path, "one", [1.5], ABOVE_NOISE)
+    out = run_script("compare.py", base[0], one[0], "--more-base", base[1]).stdout
+    assert verdict(out, ABOVE_NOISE) == "AMBIGUOUS"
+
+
+def test_a_side_is_unstable_when_most_of_its_runs_are(tmp_path):
+    base = runs_of(tmp_path, "base", [1.0, 1.02, 1.01], ABOVE_NOISE)
+    one_unstable = runs_of(tmp_path, "new", [1.5, 1.52, 1.51], ABOVE_NOISE, unstable=[0])
+    assert verdict(compare_runs(base, one_unstable), ABOVE_NOISE) == "SLOWER"
+    most_unstable = runs_of(tmp_path, "new", [1.5, 1.52, 1.51], ABOVE_NOISE, unstable=[0, 2])
+    assert verdict(compare_runs(base, most_unstable), ABOVE_NOISE) == "UNSTABLE"
+
+
+def test_a_run_of_another_set_up_is_warned_of(tmp_path):
+    base = runs_of(tmp_path, "base", [1.0, 1.0], ABOVE_NOISE)
+    other = read_fixture(GPU_A)
+    other["context"]["libraries"]["cudnn"] = "0.0.0 (test data)"
+    base.append(write_json(tmp_path / "other.json", other))
+    out = compare_runs(base, runs_of(tmp_path, "new", [1.0, 1.0], ABOVE_NOISE))
+    assert "warning: BASE run 3 differs from BASE: library cudnn" in out
