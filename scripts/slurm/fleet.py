@@ -565,6 +565,12 @@ def fleet_main(args) -> int:
             jobs, out=out, python=python, device=device, report_options=report_options))
         return 0
 
+    return submit_fleet(scripts, out=out, python=python, device=device,
+                        report_options=report_options)
+
+
+def submit_fleet(scripts, *, out, python, device, report_options) -> int:
+    """Submits each target's job, then the report job that waits for them all."""
     for folder in (out, out / "results", out / "logs", out / "jobs"):
         output_folder(folder, "--out")
     jobs = []
