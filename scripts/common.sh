@@ -8,13 +8,15 @@ PY="$VENV/bin/python"
 # A compiler cache where one is installed (scripts/setup.sh --tests installs ccache): CMake takes
 # these as every build tree's launchers when it first configures one, and paths under the tree
 # are hashed relative to it, so a fresh clone reuses what another clone compiled.
-if command -v ccache >/dev/null && [ -z "${LAYERBENCH_NO_CCACHE:-}" ]; then
+use_compiler_cache() {
+  command -v ccache >/dev/null && [ -z "${LAYERBENCH_NO_CCACHE:-}" ] || return 0
   export CCACHE_BASEDIR="$ROOT" CCACHE_NOHASHDIR=1
   for launcher in CMAKE_C_COMPILER_LAUNCHER CMAKE_CXX_COMPILER_LAUNCHER \
                   CMAKE_CUDA_COMPILER_LAUNCHER; do
     export "$launcher=${!launcher:-ccache}"
   done
-fi
+}
+use_compiler_cache
 
 # Each step says when it began, in seconds since the script started: a log splits a run's wall
 # time into its steps (set-up, build, tests, measuring) without a stopwatch.
@@ -32,6 +34,7 @@ run_step() {
 # configure_and_build [TARGET...]: every target when none is named.
 configure_and_build() {
   local generator=() targets=()
+  use_compiler_cache  # again: the set-up step may have just installed it
   if [ ! -f "$BUILD_DIR/CMakeCache.txt" ] && command -v ninja >/dev/null; then generator=(-G Ninja); fi
   [ "$#" -eq 0 ] || targets=(--target "$@")
   run_step "configure ($BUILD_DIR)" cmake -S "$ROOT" -B "$BUILD_DIR" "${generator[@]}" \
@@ -42,6 +45,7 @@ configure_and_build() {
 # The Windows cross build (preset windows-mingw, build-windows/): layerbench.exe, which the Wine
 # test runs, and the run path's sources compiled for Windows. Skipped without MinGW-w64.
 build_windows() {
+  use_compiler_cache
   if ! command -v x86_64-w64-mingw32-g++-posix >/dev/null; then
     step "Windows cross build skipped: no MinGW-w64 (scripts/setup.sh installs it)"
     return
