@@ -76,10 +76,10 @@ def verdict_over_runs(pbs: list, pns: list, threshold_pct):
     point's record in each run of BASE and of NEW). With one run each it is verdict(). Otherwise
     the ratio is that of the sides' medians over their runs, and the tolerance is the larger of
     each side's median uncertainty and the spread between each side's runs (process_spread), which
-    one process cannot see. SAME within
-    it; beyond it FASTER or SLOWER only when every run of one side is faster than every run of
-    the other and each side had at least 2 runs, else AMBIGUOUS; UNSTABLE as in verdict(), when
-    most runs of a side are unstable or contended."""
+    one process cannot see. SAME within it; beyond it FASTER or SLOWER only when every run of one
+    side is faster than every run of the other and each side had at least 2 runs, else
+    AMBIGUOUS; UNSTABLE as in verdict(), when most runs of a side are unstable or one of them is
+    contended."""
     if len(pbs) == 1 and len(pns) == 1:
         return verdict(pbs[0], pns[0], threshold_pct)
     timed_b = [results_file.median_ms(p) for p in pbs if results_file.median_ms(p) is not None]
@@ -105,12 +105,13 @@ def verdict_over_runs(pbs: list, pns: list, threshold_pct):
                        "one run on a side shows no spread between runs")
     failed = [w for w, ps in (("BASE", pbs), ("NEW", pns)) if any(p["status"] == "failed"
                                                                  for p in ps)]
-    # With several runs the spread between them covers one run's disagreeing rounds: a side is
-    # unstable or contended when most of its runs are.
+    # The spread between runs covers one run's disagreeing rounds, so a side is unstable when
+    # most of its runs are; a run that lost CPU says the machine was busy while that side ran,
+    # when its other runs may have lost CPU unseen, so one contended run makes it contended.
     def most(ps, flagged):
         return sum(1 for p in ps if flagged(p)) * 2 > len(ps)
     contended = [w for w, ps in (("BASE", pbs), ("NEW", pns))
-                 if most(ps, lambda p: (p.get("timing") or {}).get("contended"))]
+                 if any((p.get("timing") or {}).get("contended") for p in ps)]
     unstable = [w for w, ps in (("BASE", pbs), ("NEW", pns)) if most(ps, uncertainty.unstable)]
     if failed:
         remarks.insert(0, f"validation failed in {' and '.join(failed)}")

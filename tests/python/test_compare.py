@@ -306,15 +306,16 @@ def test_a_whole_run_that_moved_one_way_is_said_so(tmp_path, pair):
     assert "the way the whole run moved" not in out
 
 
-def runs_of(tmp_path, name, factors, key, unstable=()):
+def runs_of(tmp_path, name, factors, key, unstable=(), contended=()):
     """Runs of one command, each a copy of the fixture with `key` scaled by its factor (and
-    marked unstable in the runs `unstable` lists), written as name1.json, name2.json, ..."""
+    marked unstable or contended in the runs those list), written as name1.json, name2.json..."""
     paths = []
     for i, factor in enumerate(factors):
         doc = read_fixture(GPU_A)
         find(doc, key)["timing"].update({"noise": 0.01, "uncertainty": 0.01})
         scale(doc, key, factor)
         find(doc, key)["timing"]["unstable"] = i in unstable
+        find(doc, key)["timing"]["contended"] = i in contended
         paths.append(write_json(tmp_path / f"{name}{i + 1}.json", doc))
     return paths
 
@@ -356,6 +357,17 @@ def test_a_side_is_unstable_when_most_of_its_runs_are(tmp_path):
     assert verdict(compare_runs(base, one_unstable), ABOVE_NOISE) == "SLOWER"
     most_unstable = runs_of(tmp_path, "new", [1.5, 1.52, 1.51], ABOVE_NOISE, unstable=[0, 2])
     assert verdict(compare_runs(base, most_unstable), ABOVE_NOISE) == "UNSTABLE"
+
+
+def test_a_side_is_contended_when_one_of_its_runs_is(tmp_path):
+    """A run that lost CPU says the machine was busy while its side ran: no plain verdict."""
+    base = runs_of(tmp_path, "base", [1.0, 1.02, 1.01], ABOVE_NOISE)
+    clean = runs_of(tmp_path, "new", [1.5, 1.52, 1.51], ABOVE_NOISE)
+    assert verdict(compare_runs(base, clean), ABOVE_NOISE) == "SLOWER"
+    one_contended = runs_of(tmp_path, "busy", [1.5, 1.52, 1.51], ABOVE_NOISE, contended=[1])
+    out = compare_runs(base, one_contended)
+    assert verdict(out, ABOVE_NOISE) == "UNSTABLE"
+    assert "contended in NEW" in " ".join(row(out, ABOVE_NOISE))
 
 
 def test_a_run_of_another_set_up_is_warned_of(tmp_path):
