@@ -49,12 +49,23 @@ def verdict(pb: dict, pn: dict, threshold_pct):
         word = "FASTER" if high < 1 else "SLOWER" if low > 1 else "AMBIGUOUS"
         if word == "AMBIGUOUS":
             remarks.append(f"NEW/BASE range {low:.3f}-{high:.3f} includes 1")
-    failed = [which for which, p in (("BASE", pb), ("NEW", pn)) if p["status"] == "failed"]
-    # A contended point lost CPU to other processes, an unstable one's rounds disagreed widely:
-    # neither time is one a rerun would give, so the verdict says so whenever either side is one.
-    contended = [which for which, p in (("BASE", pb), ("NEW", pn))
-                 if (p.get("timing") or {}).get("contended")]
-    unstable = [which for which, p in (("BASE", pb), ("NEW", pn)) if uncertainty.unstable(p)]
+    word, remark = flagged(word, remarks, [pb], [pn])
+    return word, remark, ratio, tolerance
+
+
+def flagged(word: str, remarks: list, pbs: list, pns: list):
+    """The verdict and its remark once the sides' flags are known (pbs, pns: the point in each
+    run of a side). A contended point lost CPU to other processes, an unstable one's rounds
+    disagreed widely: neither time is one a rerun would give, so a verdict but SAME becomes
+    UNSTABLE. The spread between runs covers one run's disagreeing rounds, so a side is unstable
+    when most of its runs are; a run that lost CPU says the machine was busy while its side ran,
+    and the side's other runs may have lost CPU unseen, so one contended run makes it contended."""
+    sides = (("BASE", pbs), ("NEW", pns))
+    failed = [w for w, ps in sides if any(p["status"] == "failed" for p in ps)]
+    contended = [w for w, ps in sides
+                 if any((p.get("timing") or {}).get("contended") for p in ps)]
+    unstable = [w for w, ps in sides
+                if sum(1 for p in ps if uncertainty.unstable(p)) * 2 > len(ps)]
     if failed:
         remarks.insert(0, f"validation failed in {' and '.join(failed)}")
     if contended:
@@ -63,7 +74,7 @@ def verdict(pb: dict, pn: dict, threshold_pct):
         remarks.append(f"unstable in {' and '.join(unstable)}: its rounds disagree")
     if (contended or unstable) and word != "SAME":
         word = "UNSTABLE"
-    return word, "; ".join(remarks), ratio, tolerance
+    return word, "; ".join(remarks)
 
 
 def process_spread(medians) -> float:
@@ -103,22 +114,5 @@ def verdict_over_runs(pbs: list, pns: list, threshold_pct):
         word = "AMBIGUOUS"
         remarks.append("the runs of the two sides overlap" if not apart else
                        "one run on a side shows no spread between runs")
-    failed = [w for w, ps in (("BASE", pbs), ("NEW", pns)) if any(p["status"] == "failed"
-                                                                 for p in ps)]
-    # The spread between runs covers one run's disagreeing rounds, so a side is unstable when
-    # most of its runs are; a run that lost CPU says the machine was busy while that side ran,
-    # when its other runs may have lost CPU unseen, so one contended run makes it contended.
-    def most(ps, flagged):
-        return sum(1 for p in ps if flagged(p)) * 2 > len(ps)
-    contended = [w for w, ps in (("BASE", pbs), ("NEW", pns))
-                 if any((p.get("timing") or {}).get("contended") for p in ps)]
-    unstable = [w for w, ps in (("BASE", pbs), ("NEW", pns)) if most(ps, uncertainty.unstable)]
-    if failed:
-        remarks.insert(0, f"validation failed in {' and '.join(failed)}")
-    if contended:
-        remarks.append(f"contended in {' and '.join(contended)}: CPU lost to other processes")
-    if unstable:
-        remarks.append(f"unstable in {' and '.join(unstable)}: its rounds disagree")
-    if (contended or unstable) and word != "SAME":
-        word = "UNSTABLE"
-    return word, "; ".join(remarks), ratio, tolerance
+    word, remark = flagged(word, remarks, pbs, pns)
+    return word, remark, ratio, tolerance
