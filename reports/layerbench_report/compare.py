@@ -120,10 +120,9 @@ def main(argv=None) -> int:
     print_files(("BASE", base_paths, base_runs), ("NEW", new_paths, new_runs))
 
     # Points match on their identity: model, op, batch, precision, pass and device id.
-    a = {base.point_id(p): p for p in base.points}
-    b = {new.point_id(p): p for p in new.points}
     a_runs = [{f.point_id(p): p for p in f.points} for f in base_runs]
     b_runs = [{f.point_id(p): p for p in f.points} for f in new_runs]
+    a, b = a_runs[0], b_runs[0]
     op_order = {}
     for p in base.points + new.points:
         op_order.setdefault((p["model"], p["op"]), len(op_order))
