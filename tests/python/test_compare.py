@@ -377,3 +377,14 @@ def test_a_run_of_another_set_up_is_warned_of(tmp_path):
     base.append(write_json(tmp_path / "other.json", other))
     out = compare_runs(base, runs_of(tmp_path, "new", [1.0, 1.0], ABOVE_NOISE))
     assert "warning: BASE run 3 differs from BASE: library cudnn" in out
+
+
+def test_a_bad_further_run_is_exit_2_naming_it(tmp_path):
+    """A run given with --more-new that is not a results file stops the comparison, naming it."""
+    base = runs_of(tmp_path, "base", [1.0, 1.0], ABOVE_NOISE)
+    new = runs_of(tmp_path, "new", [1.0], ABOVE_NOISE)
+    bad = tmp_path / "cut_short.json"
+    bad.write_text(GPU_A.read_text(encoding="utf-8")[:500], encoding="utf-8")
+    proc = run_script("compare.py", base[0], new[0], "--more-base", base[1], "--more-new", bad)
+    assert proc.returncode == 2, proc.stdout
+    assert "cut_short.json" in proc.stderr and "Traceback" not in proc.stderr
