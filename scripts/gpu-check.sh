@@ -32,6 +32,11 @@ CONFIGURE_S=60
 BUILD_S=180
 GPU_TESTS_S=110
 CALLS=(check torch)
+# The tests of the programs the build step makes: every test of tests/unit/cuda_*_test.cpp (their
+# suites all name CUDA or NVML, or are the loader's ELF and folder tests) and the conformance
+# test's CUDA instance, which runs every tiny-model problem on the GPU and validates it.
+GPU_TESTS='[Cc]uda|Nvml|ElfTruncation|LibrarySearchFolders'
+
 budget_s() {
   case "$1" in
     check) echo 505 ;;
@@ -139,8 +144,8 @@ step_text() {
   case "$1" in
     onednn) echo "deps/onednn from deps/wheels where the carried deps/ lacks it (assumed)" ;;
     configure) echo "cmake configure for this GPU's architecture (assumed)" ;;
-    build) echo "cmake --build: layerbench and tests/unit/cuda_*_test (assumed)" ;;
-    tests) echo "ctest -R '[Cc]uda' (assumed)" ;;
+    build) echo "cmake --build: layerbench, tests/unit/cuda_*_test and the conformance test (assumed)" ;;
+    tests) echo "ctest -R '$GPU_TESTS' (assumed)" ;;
     torch-*) echo "torch_layers.py measure on ${1#torch-}'s points (at most $(plan_points "${1#torch-}"))" ;;
     models) echo "torch_models.py --device gpu $TORCH_MODELS_ARGS ($TORCH_MODEL_RUNS runs), report.py" ;;
     *) echo "layerbench run --device gpu $(plan_args "$1") $RUN_FLAGS --max-time-per-point $MAX_TIME (points $(plan_points "$1"))" ;;
@@ -328,6 +333,7 @@ run_check() {
   send check
   local targets=(layerbench)
   for test in "$ROOT"/tests/unit/cuda_*_test.cpp; do targets+=("$(basename "$test" .cpp)"); done
+  targets+=(backend_conformance_test)
   timed build "$stage/build.log" cmake --build "$BUILD" -j "$(nproc)" --target "${targets[@]}" ||
     grep -E "error|Error" -A3 "$stage/build.log" | head -40
   send check
@@ -340,7 +346,7 @@ run_check() {
   grep -q "CUDA backend *loaded from" "$stage/libraries.txt" ||
     fail "the CUDA backend's plugin does not load (libraries.txt)"
   timed tests "$stage/ctest.log" \
-    ctest --test-dir "$BUILD" -R '[Cc]uda' --output-on-failure --timeout 120
+    ctest --test-dir "$BUILD" -R "$GPU_TESTS" --output-on-failure --timeout 120
   cp "$BUILD/Testing/Temporary/LastTest.log" "$stage/ctest-LastTest.log" 2>/dev/null
   { cat "$stage/gpu.txt" "$stage/libraries.txt"
     grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)|\*\*\*Skipped" "$stage/ctest.log"
