@@ -47,8 +47,10 @@ class CublasLtGemmCase final : public GpuCase {
 
  protected:
   void launch() override {
+    // C is passed as null, not as D: with beta 0 it is never read, and cuBLASLt's FP8 kernels
+    // refuse an in-place C == D with CUBLAS_STATUS_NOT_SUPPORTED (seen on an H200).
     LB_CUBLAS(cublasLtMatmul(handle_, desc_.get(), &alpha_, lt_a_.get(), layouts_.a.get(),
-                             lt_b_.get(), layouts_.b.get(), &beta_, c_.get(), layouts_.c.get(),
+                             lt_b_.get(), layouts_.b.get(), &beta_, nullptr, layouts_.c.get(),
                              c_.get(), layouts_.c.get(), &algos_[chosen_].algo, workspace_.get(),
                              workspace_.bytes(), context().stream()));
   }
@@ -61,7 +63,7 @@ class CublasLtGemmCase final : public GpuCase {
   Precision precision_;
   logic::LtGemm lt_;
   cublasLtHandle_t handle_;
-  const float alpha_ = 1.0f, beta_ = 0.0f;             // beta 0: C is not read, D = C is written
+  const float alpha_ = 1.0f, beta_ = 0.0f;             // beta 0: no C, only D is written
   DeviceBuffer lt_a_, lt_b_, c_, scales_, workspace_;  // lt_a_ holds our B, lt_b_ our A
   MatmulDesc desc_;
   LtLayouts layouts_;

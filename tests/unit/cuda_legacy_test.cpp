@@ -239,7 +239,8 @@ using testing::note;
 
 TEST(CudaLegacyConv, ResNetLayerEveryPassValidates) {
   REQUIRE_GPU();
-  const Model* resnet = find_model(load_builtin_models(), "resnet50");
+  const std::vector<Model> models = load_builtin_models();  // find_model points into it
+  const Model* resnet = find_model(models, "resnet50");
   ASSERT_NE(resnet, nullptr);
   const Op* layer = nullptr;
   for (const Op& op : resnet->ops)

@@ -65,6 +65,23 @@ TEST(CudaTelemetryLogic, CounterGoingBackwardsFallsBackToPower) {
   EXPECT_NE(e.why_not_counter.find("sample 2"), std::string::npos);
 }
 
+TEST(CudaTelemetryLogic, ACounterThatStoodStillWhilePowerWasDrawnFallsBackToPower) {
+  // The counter stands still over the second 10 ms window while 500 W are drawn: its updates are
+  // coarser than the windows, so power is integrated: 2 x 500 W x 0.01 s = 10 J.
+  std::vector<SampleReadings> samples = {
+      {reading(0.0, 1980, 500000, 1000), reading(0.01, 1980, 500000, 9000)},
+      {reading(0.02, 1980, 500000, 9000), reading(0.03, 1980, 500000, 9000)}};
+  const EnergyEstimate e = energy_over(samples);
+  ASSERT_TRUE(e.joules);
+  EXPECT_DOUBLE_EQ(*e.joules, 10.0);
+  EXPECT_EQ(e.method, "power_integrated");
+  EXPECT_NE(e.why_not_counter.find("did not advance over sample 2 (10 ms)"), std::string::npos)
+      << e.why_not_counter;
+  // An idle board (no power drawn) may leave the counter still: the counter is kept.
+  for (auto& s : samples) s.before.power_mw = s.after.power_mw = 0;
+  EXPECT_EQ(energy_over(samples).method, "energy_counter");
+}
+
 TEST(CudaTelemetryLogic, MissingCounterIntegratesTrapezoids) {
   std::vector<SampleReadings> samples = {
       {reading(0.0, 1980, 200000, 0), reading(2.0, 1980, 400000, 0)}};

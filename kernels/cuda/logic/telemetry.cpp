@@ -56,6 +56,18 @@ std::optional<double> counter_joules(const std::vector<SampleReadings>& samples,
           "the energy counter went backwards (wrapped or reset) in sample " + std::to_string(i + 1);
       return std::nullopt;
     }
+    // NVML refreshes the counter less often than it is read: a window in which it stood still
+    // while the board drew power is shorter than its updates, and so are the deltas around it.
+    const bool drawing =
+        samples[i].before.power_mw.value_or(0) > 0 || samples[i].after.power_mw.value_or(0) > 0;
+    if (*after == *before && drawing) {
+      char window_ms[32];
+      std::snprintf(window_ms, sizeof window_ms, "%.3g",
+                    (samples[i].after.time_s - samples[i].before.time_s) * 1e3);
+      why_not = "the energy counter did not advance over sample " + std::to_string(i + 1) + " (" +
+                window_ms + " ms) while the board drew power: it updates less often than that";
+      return std::nullopt;
+    }
     mj += static_cast<double>(*after - *before);
   }
   return mj / 1e3;
