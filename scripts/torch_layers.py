@@ -249,13 +249,16 @@ def measure(args):
                   "pass": pass_, "status": "ok", "median_ms": None, "samples": 0, "reason": ""}
         try:
             set_precision(torch, precision)
+            layout = p.get("notes", {}).get("layout", "nhwc")
             if p.get("kind") == "conv":
                 if precision == "fp8":
                     raise RuntimeError("PyTorch has no FP8 convolution")
-                layout = p.get("notes", {}).get("layout", "nhwc")
                 fn = conv_fn(torch, shape, pass_, dtypes[precision], layout == "nhwc")
-            else:
+            elif p.get("kind") in ("linear", "bmm"):
                 fn = gemm_fn(torch, shape, dtypes[precision], precision)
+            else:  # the memory-bound layers as the CPU measure builds them, on the GPU
+                with torch.device("cuda"):
+                    fn = memory_fn(torch, p, dtypes[precision], is_image(p) and layout == "nhwc")
             cold = p.get("timing", {}).get("cache", "cold") == "cold"
             record["median_ms"], record["samples"], hold, cycles_per_ns = time_fn(
                 torch, fn, cold, args.warmup, args.max_time_per_point)

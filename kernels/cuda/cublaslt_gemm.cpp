@@ -63,8 +63,8 @@ class CublasLtGemmCase final : public GpuCase {
   Precision precision_;
   logic::LtGemm lt_;
   cublasLtHandle_t handle_;
-  const float alpha_ = 1.0f, beta_ = 0.0f;             // beta 0: no C, only D is written
-  DeviceBuffer lt_a_, lt_b_, c_, scales_, workspace_;  // lt_a_ holds our B, lt_b_ our A
+  const float alpha_ = 1.0f, beta_ = 0.0f;                        // beta 0: no C, only D is written
+  DeviceBuffer lt_a_, lt_b_, c_, a_scale_, b_scale_, workspace_;  // lt_a_: our B, lt_b_: our A
   MatmulDesc desc_;
   LtLayouts layouts_;
   std::vector<cublasLtMatmulHeuristicResult_t> algos_;
@@ -142,13 +142,16 @@ bool CublasLtGemmCase::find_algorithms(const CudaCaseOptions& options,
                                        cublasComputeType_t compute) {
   std::optional<Fp8Scales> scales;
   if (precision_ == Precision::fp8) {
-    const float ones[2] = {1.0f, 1.0f};
-    if (!scales_.get()) {
-      scales_ = DeviceBuffer(sizeof ones, context().ledger());
-      context().upload(scales_, ones, sizeof ones);
-    }
-    const float* a_scale = static_cast<const float*>(scales_.get());
-    scales = Fp8Scales{a_scale, a_scale + 1};
+    // One allocation per scale, as a framework's tensors are: with both floats in one buffer,
+    // B's scale sat 4 bytes in, and cuBLASLt's FP8 kernels refused to run.
+    const float one = 1.0f;
+    for (DeviceBuffer* scale : {&a_scale_, &b_scale_})
+      if (!scale->get()) {
+        *scale = DeviceBuffer(sizeof one, context().ledger());
+        context().upload(*scale, &one, sizeof one);
+      }
+    scales = Fp8Scales{static_cast<const float*>(a_scale_.get()),
+                       static_cast<const float*>(b_scale_.get())};
   }
   std::optional<MatmulDesc> desc = matmul_desc(lt_, compute, scales ? &*scales : nullptr);
   if (!desc) return false;
