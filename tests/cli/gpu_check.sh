@@ -24,7 +24,7 @@ expect "^== call 1: scripts/gpu-check.sh check$"
 expect "^== call 2: scripts/gpu-check.sh torch$"
 expect "^cuBLASLt: $tmp/site/nvidia/cu13/lib/libcublasLt.so.13 "
 expect "^cuDNN: $tmp/site/nvidia/cu13/lib/libcudnn.so.9 \(CUDNN_ROOT $tmp/site/nvidia/cu13\)"
-expect "set-up [0-9]+ s per process, [0-9.]+ s per point \(assumed\)"
+expect "set-up [0-9]+ s per process, [0-9.]+ s per point"
 expect "^end: give the machine back"
 
 # The device's rules: two calls, each command's budget under 540 s, 8 files, 150 s unplanned.
