@@ -21,6 +21,12 @@ struct CpuSample {
 inline constexpr double preempted_below_share = 0.9;
 bool preempted(const CpuSample& s);
 
+// A round is contended when its compute threads together got under this share of their cores
+// over its timed samples (CPU time / (wall x threads)), even with no sample judged pre-empted: a
+// thread that keeps losing a few microseconds of each short sample is caught only summed up
+// (docs/measuring.md, "Busy machines", has the quiet and busy shares this was set from).
+inline constexpr double contended_below_share = 0.8;
+
 // A timed call as PreemptionCheck::run saw it.
 struct CheckedRun {
   double seconds = 0;  // what the call returned: its own timing

@@ -61,8 +61,8 @@ SampleStats Sampler::measure(const std::function<double()>& sample, const Hooks&
   if (preemption.usage) st.cpu_median_s = median(cpu_times);
   if (preemption.usage && preemption.threads > 0) {
     st.preempted_samples = preempted_samples;
-    st.contended = contended;
     st.cpu_share = wall_total > 0 ? cpu_total / (wall_total * preemption.threads) : 0;
+    st.contended = contended || *st.cpu_share < contended_below_share;
   }
   return st;
 }

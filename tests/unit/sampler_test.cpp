@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 namespace lb {
 namespace {
 
@@ -66,6 +69,35 @@ TEST(Sampler, APointThatCannotBeTakenCleanIsContended) {
   // Re-takes stop at the bound: min_samples (5) re-taken, then every one kept.
   EXPECT_EQ(st.preempted_samples, 5 + st.samples);
   EXPECT_DOUBLE_EQ(*st.cpu_share, 0.0);
+}
+
+TEST(Sampler, ARoundWhoseThreadsGotTooLittleOfTheirCoresIsContended) {
+  // Test data: every sample's two threads get `share` of their cores, with no switch counted, so
+  // no single sample looks pre-empted (1.9 or 1.0 x wall of CPU time, both over 0.9).
+  for (const double share : {0.95, 0.5}) {
+    Sampler sampler;
+    sampler.rule.min_time_s = 0, sampler.rule.min_samples = 5, sampler.warmup_runs = 0;
+    sampler.warmup_min_s = 0;
+    sampler.preemption.threads = 2;
+    PreemptionCheck::CpuReading now;
+    now.involuntary_switches = 0;
+    auto last = std::chrono::steady_clock::now();
+    sampler.preemption.usage = [&] {
+      const auto t = std::chrono::steady_clock::now();
+      now.cpu_s += share * 2 * std::chrono::duration<double>(t - last).count();
+      last = t;
+      return now;
+    };
+    const auto st = sampler.measure([] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      return 1e-3;
+    });
+    SCOPED_TRACE(share);
+    EXPECT_EQ(st.preempted_samples, 0);
+    ASSERT_TRUE(st.cpu_share.has_value());
+    EXPECT_NEAR(*st.cpu_share, share, 0.02);
+    EXPECT_EQ(st.contended, share < contended_below_share);
+  }
 }
 
 TEST(Sampler, WithoutTheCheckNothingIsJudged) {
