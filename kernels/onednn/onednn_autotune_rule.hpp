@@ -8,7 +8,8 @@
 namespace lb::onednn {
 
 // Every candidate is timed this many times, the rounds interleaved (A B C, A B C, ...), so that
-// a slow spell of a busy machine falls on all of them rather than on one.
+// a slow spell of a busy machine falls on all of them rather than on one; a round's time is the
+// median of its runs.
 constexpr int autotune_rounds = 3;
 // Another candidate replaces oneDNN's first choice only when its best time is faster than the
 // first choice's by more than this fraction: a smaller lead is within a busy machine's noise.

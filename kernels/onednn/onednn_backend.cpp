@@ -7,7 +7,6 @@
 #include <cstddef>
 #include <cstring>
 #include <functional>
-#include <limits>
 #include <new>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <sstream>
@@ -21,6 +20,7 @@
 #include "harness/doctor/snapshot.hpp"
 #include "harness/measure/host_buffers.hpp"
 #include "harness/platform.hpp"
+#include "harness/stats.hpp"
 #include "kernels/onednn/onednn_autotune_rule.hpp"
 #include "kernels/onednn/onednn_memory_bound_ops.hpp"
 #include "kernels/onednn/onednn_operation.hpp"
@@ -477,21 +477,22 @@ std::vector<Operation> candidates(const Problem& problem, const dnnl::engine& en
 // only when no run of the round was clean, re-taken up to 7 times (docs/measuring.md says why).
 double round_time(OnednnCase& c, const CaseOptions& options, int& preempted_runs) {
   const std::function<double()> run = [&c] { return c.run_timed(); };
-  constexpr double none = std::numeric_limits<double>::infinity();
-  double best_clean = none, best_any = none, spent = 0;
-  int clean = 0, retakes = 0;
-  while (clean < 7 && spent < 0.1 && (clean < 2 || spent < 0.01)) {
+  std::vector<double> clean, preempted;
+  double spent = 0;
+  while (clean.size() < 7 && spent < 0.1 && (clean.size() < 2 || spent < 0.01)) {
     const CheckedRun r = options.checked_run ? options.checked_run(run) : CheckedRun{run()};
     spent += r.seconds;
-    best_any = std::min(best_any, r.seconds);
     if (!r.preempted) {
-      best_clean = std::min(best_clean, r.seconds), ++clean;
+      clean.push_back(r.seconds);
     } else {
       ++preempted_runs;
-      if (++retakes > 7) break;
+      preempted.push_back(r.seconds);
+      if (preempted.size() > 7) break;
     }
   }
-  return clean > 0 ? best_clean : best_any;
+  // The median, as the measurement reports: the fastest run would favour a candidate whose runs
+  // vary widely, which then measures slower than the one it beat.
+  return median(clean.empty() ? preempted : clean);
 }
 
 // ---------------------------------------------------------------- the backend
@@ -587,13 +588,13 @@ class OnednnBackend : public Backend {
     make_operation(problem, engine_, dnnl::algorithm::convolution_auto);
     const auto all = candidates(problem, engine_);
     std::vector<std::vector<double>> seconds(all.size());
+    std::vector<std::unique_ptr<OnednnCase>> trials;
     int preempted_runs = 0;
     if (all.size() > 1) {
-      std::vector<std::unique_ptr<OnednnCase>> trials;
-      // No warm-up run: a round keeps the fastest of at least 2 runs, so a first run's page
-      // faults never decide.
-      for (const auto& op : all)
+      for (const auto& op : all) {
         trials.push_back(make_case(problem, op, inputs, options.cache, options.memory_limit_bytes));
+        trials.back()->run_timed();  // untimed first run: page faults and lazy set-up
+      }
       std::vector<bool> contending(trials.size(), true);
       for (int round = 0; round < autotune_rounds; ++round) {
         for (std::size_t i = 0; i < trials.size(); ++i)
@@ -606,7 +607,12 @@ class OnednnBackend : public Backend {
       }
     }
     const std::size_t pick = all.size() > 1 ? autotune_pick(seconds, autotune_margin) : 0;
-    auto c = make_case(problem, all[pick], inputs, options.cache, options.memory_limit_bytes);
+    // The winner's trial is the case: making it again would only repeat its set-up.
+    std::unique_ptr<OnednnCase> c =
+        all.size() > 1
+            ? std::move(trials[pick])
+            : make_case(problem, all[pick], inputs, options.cache, options.memory_limit_bytes);
+    trials.clear();
     c->add_note("choice", "autotune");
     c->add_note("heuristic_choice", all.front().pd.impl_info_str());
     if (all.size() > 1) {
