@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <new>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <sstream>
@@ -475,7 +476,10 @@ std::vector<Operation> candidates(const Problem& problem, const dnnl::engine& en
 // One autotuning round of a candidate: the fastest of 2 to 7 timed runs, 0.01 to 0.1 s (the
 // minimum: on a busy machine noise only adds time). With `checked_run` a pre-empted run counts
 // only when no run of the round was clean, re-taken up to 7 times (docs/measuring.md says why).
-double round_time(OnednnCase& c, const CaseOptions& options, int& preempted_runs) {
+// One candidate's round: the median of 2 to 7 clean runs (0.01 to 0.1 s of them), or its first
+// clean run alone when that is over `hopeless_above` seconds (the round then cannot keep it).
+double round_time(OnednnCase& c, const CaseOptions& options, int& preempted_runs,
+                  double hopeless_above) {
   const std::function<double()> run = [&c] { return c.run_timed(); };
   std::vector<double> clean, preempted;
   double spent = 0;
@@ -484,6 +488,7 @@ double round_time(OnednnCase& c, const CaseOptions& options, int& preempted_runs
     spent += r.seconds;
     if (!r.preempted) {
       clean.push_back(r.seconds);
+      if (r.seconds > hopeless_above) break;
     } else {
       ++preempted_runs;
       preempted.push_back(r.seconds);
@@ -597,8 +602,16 @@ class OnednnBackend : public Backend {
       }
       std::vector<bool> contending(trials.size(), true);
       for (int round = 0; round < autotune_rounds; ++round) {
-        for (std::size_t i = 0; i < trials.size(); ++i)
-          if (contending[i]) seconds[i].push_back(round_time(*trials[i], options, preempted_runs));
+        // In the first round a candidate slower than the contender factor times the fastest so
+        // far is dropped after it anyway: one clean run of it is enough.
+        double fastest = std::numeric_limits<double>::infinity();
+        for (std::size_t i = 0; i < trials.size(); ++i) {
+          if (!contending[i]) continue;
+          const double hopeless = round == 0 && i > 0 ? autotune_contender_factor * fastest
+                                                      : std::numeric_limits<double>::infinity();
+          seconds[i].push_back(round_time(*trials[i], options, preempted_runs, hopeless));
+          fastest = std::min(fastest, seconds[i].back());
+        }
         if (round == 0) {
           std::vector<double> first_round;
           for (const auto& s : seconds) first_round.push_back(s.front());
