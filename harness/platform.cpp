@@ -146,15 +146,6 @@ void flush_lines_unordered(const char* line, const char* end) {
 }  // namespace
 #endif
 
-bool advise_huge_pages(void* data, std::size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  return madvise(data, bytes, MADV_HUGEPAGE) == 0;
-#else
-  (void)data, (void)bytes;
-  return false;
-#endif
-}
-
 bool can_evict_from_caches() {
 #ifdef LB_X86
   return true;

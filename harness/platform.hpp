@@ -49,11 +49,6 @@ std::uint64_t last_level_cache_bytes();
 bool can_evict_from_caches();
 void evict_from_caches(const void* data, std::size_t bytes);
 
-// Asks the OS to back [data, data + bytes) with huge pages (Linux's transparent huge pages,
-// madvise MADV_HUGEPAGE) before it is first touched; a hint, ignored where not granted and a
-// no-op on other systems. Returns whether the hint was taken.
-bool advise_huge_pages(void* data, std::size_t bytes);
-
 // The CPU as the doctor and the FMA microbenchmark need it. ISA flags are true only when both
 // the CPU has the instructions (CPUID) and the OS saves their registers (XGETBV): a CPU flag
 // alone is not enough to run them.

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <memory>
-#include <new>
 #include <string>
 #include <vector>
 
@@ -37,19 +36,9 @@ void triad(double* __restrict a, const double* __restrict b, const double* __res
 namespace {
 
 // Uninitialised storage: each thread writes its own part first (first touch, above).
-// Aligned to and hinted onto 2 MiB pages: the first touch of three arrays of up to 1 GiB each
-// faults in 1,536 pages instead of 786,432, which cost seconds of every run's set-up.
-constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
-struct FreeAligned {
-  void operator()(double* p) const { ::operator delete[](p, std::align_val_t{huge_page_bytes}); }
-};
 struct DoubleArray {
-  explicit DoubleArray(std::uint64_t n)
-      : data(static_cast<double*>(
-            ::operator new[](n * sizeof(double), std::align_val_t{huge_page_bytes}))),
-        huge_pages(platform::advise_huge_pages(data.get(), n * sizeof(double))) {}
-  std::unique_ptr<double[], FreeAligned> data;
-  bool huge_pages;
+  explicit DoubleArray(std::uint64_t n) : data(new double[n]) {}
+  std::unique_ptr<double[]> data;
 };
 
 std::string mib(std::uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
@@ -94,8 +83,8 @@ CpuBandwidth measure_cpu_bandwidth(const CpuBandwidthOptions& options) {
   result.gbps = summarize(gbps).median_s;  // a median of rates: the field's unit is not seconds
   result.method = "STREAM triad a = b + s*c over 3 arrays of " + mib(result.array_bytes) + " (" +
                   array_size_reason(options.array_bytes, llc) + "), bytes = 3 x 8 x elements, " +
-                  (a.huge_pages ? "on 2 MiB pages, " : "") + std::to_string(threads) +
-                  " threads, median of " + std::to_string(result.repetitions) + " passes";
+                  std::to_string(threads) + " threads, median of " +
+                  std::to_string(result.repetitions) + " passes";
   return result;
 }
 

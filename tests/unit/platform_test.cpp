@@ -7,12 +7,10 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
-#include <new>
 #include <numeric>
 #include <random>
 #include <set>
 #include <sstream>
-#include <string>
 #include <thread>
 #include <vector>
 
@@ -48,20 +46,6 @@ TEST(Platform, CpuFeaturesAgreeWithTheKernel) {
   EXPECT_EQ(f.avx512_bf16, flags.count("avx512_bf16") == 1);
   EXPECT_EQ(f.avx512_fp16, flags.count("avx512_fp16") == 1);
   EXPECT_EQ(f.amx, flags.count("amx_tile") == 1 && flags.count("amx_bf16") == 1);
-}
-
-TEST(Platform, HugePagesAreAskedForWhereTheKernelOffersThem) {
-  constexpr std::size_t bytes = std::size_t{4} << 20;
-  auto* block = static_cast<unsigned char*>(::operator new (bytes, std::align_val_t{bytes}));
-  // Linux offers them unless its setting is "[never]"; the hint leaves the contents alone.
-  std::ifstream setting("/sys/kernel/mm/transparent_hugepage/enabled");
-  std::string modes;
-  std::getline(setting, modes);
-  const bool offered = !modes.empty() && modes.find("[never]") == std::string::npos;
-  EXPECT_EQ(platform::advise_huge_pages(block, bytes), offered) << modes;
-  std::fill(block, block + bytes, 7);
-  EXPECT_EQ(std::count(block, block + bytes, 7), static_cast<std::ptrdiff_t>(bytes));
-  ::operator delete (block, std::align_val_t{bytes});
 }
 
 TEST(Platform, CpuTopology) {
