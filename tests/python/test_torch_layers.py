@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import FIXTURES, GPU_A, SCRIPTS, import_file, read_fixture, run_script
+from conftest import FIXTURES, GPU_A, ROOT, SCRIPTS, import_file, read_fixture, run_script
 
 # A real CPU run of ResNet-50 and ViT-B/16 at batch 1 and 8 with the memory-bound layers.
 CPU_MEMOPS = FIXTURES / "real/models/layerbench_models_memops_cpu.json"
@@ -216,6 +216,28 @@ def test_measure_drives_every_ok_gpu_point(fake_torch, tmp_path):
                 fake_torch.ops.aten.convolution_backward.called)
     if kinds & {"linear", "bmm"}:
         assert fake_torch.mm.called or fake_torch.bmm.called
+
+
+# A real H200 run of one of each memory-bound layer, forward and training, FP32 and BF16.
+H200_MEMORY = ROOT / "reports/reference/gpu-check-20261204T1702Z-memory.json"
+
+
+def test_measure_builds_memory_bound_gpu_layers_on_the_gpu(fake_torch, tmp_path):
+    """The memory-bound GPU points are built by the CPU measure's layer builder with CUDA as the
+    default device, not sent to the GEMM builder (which failed every one on the H200)."""
+    torch_layers = import_file(SCRIPTS / "torch_layers.py")
+    out = tmp_path / "torch.json"
+    assert torch_layers.main(["measure", str(H200_MEMORY), "-o", str(out),
+                              "--max-time-per-point", "0.001"]) == 0
+    points = [p for p in read_fixture(H200_MEMORY)["points"] if p["status"] == "ok"]
+    assert {p["kind"] for p in points} == MEMORY_KINDS
+    written = json.loads(out.read_text())["points"]
+    assert len(written) == len(points)
+    assert [r["status"] for r in written] == ["ok"] * len(points), written
+    fake_torch.device.assert_any_call("cuda")
+    functional = fake_torch.nn.functional
+    assert functional.batch_norm.called and functional.layer_norm.called
+    assert functional.max_pool2d.called and functional.avg_pool2d.called
 
 
 def test_precision_flags(fake_torch):
