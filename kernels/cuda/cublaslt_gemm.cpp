@@ -141,8 +141,8 @@ bool CublasLtGemmCase::find_algorithms(const CudaCaseOptions& options,
                                        cublasComputeType_t compute) {
   std::optional<Fp8Scales> scales;
   if (precision_ == Precision::fp8) {
-    // One allocation per scale, as a framework's tensors are: with both floats in one buffer,
-    // B's scale sat 4 bytes in, and cuBLASLt's FP8 kernels refused to run.
+    // One allocation per scale, as a framework's tensors are: cuBLASLt's FP8 kernels refused a
+    // B scale 4 bytes into A's buffer (docs/gpu-check.md).
     const float one = 1.0f;
     for (DeviceBuffer* scale : {&a_scale_, &b_scale_})
       if (!scale->get()) {

@@ -473,11 +473,10 @@ std::vector<Operation> candidates(const Problem& problem, const dnnl::engine& en
   return fast.empty() ? all : fast;
 }
 
-// One autotuning round of a candidate: the fastest of 2 to 7 timed runs, 0.01 to 0.1 s (the
-// minimum: on a busy machine noise only adds time). With `checked_run` a pre-empted run counts
-// only when no run of the round was clean, re-taken up to 7 times (docs/measuring.md says why).
-// One candidate's round: the median of 2 to 7 clean runs (0.01 to 0.1 s of them), or its first
-// clean run alone when that is over `hopeless_above` seconds (the round then cannot keep it).
+// One autotuning round of a candidate: the median of 2 to 7 timed runs, 0.01 to 0.1 s of them,
+// or its first clean run alone when that is over `hopeless_above` seconds (the round then cannot
+// keep it). With `checked_run` a pre-empted run counts only when no run of the round was clean,
+// re-taken up to 7 times (docs/measuring.md says why).
 double round_time(OnednnCase& c, const CaseOptions& options, int& preempted_runs,
                   double hopeless_above) {
   const std::function<double()> run = [&c] { return c.run_timed(); };
