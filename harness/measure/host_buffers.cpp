@@ -1,9 +1,8 @@
 #include "harness/measure/host_buffers.hpp"
 
-#include <algorithm>
 #include <mutex>
 #include <new>
-#include <utility>
+#include <vector>
 
 #include "harness/platform.hpp"
 
@@ -17,46 +16,92 @@ void require_library_headroom(const std::string& who) {
 }
 
 namespace {
-// The memory of the last arena released, kept for the next one that fits in it: a fresh
-// allocation pays a page fault per 4 KiB page as the case fills it, and every round prepares
-// each point's case again. A kept block's pages are already mapped. One block: a larger request
-// frees it first, so the process never holds more than the largest case needs.
+// The memory of released arenas, kept for the next ones that fit: a fresh allocation pays a page
+// fault per 4 KiB page as the case fills it, every round prepares each point's case again, and
+// autotuning holds one case per candidate at once (up to 9, about 40 MB each for a batch-8
+// ResNet-50 convolution). At most kept_bytes_cap in all, the oldest released freed first.
+constexpr std::size_t kept_bytes_cap = std::size_t{512} << 20;
+
 struct KeptBlock {
-  std::mutex mutex;
-  std::byte* data = nullptr;
-  std::size_t bytes = 0;
+  std::byte* data;
+  std::size_t bytes;
 };
-KeptBlock& kept_block() {
-  static KeptBlock kept;
+
+struct KeptBlocks {
+  std::mutex mutex;
+  std::vector<KeptBlock> blocks;  // in the order released
+  std::size_t bytes = 0;
+
+  // The smallest kept block of at least `bytes`, taken out; none: {nullptr, 0}.
+  KeptBlock take(std::size_t wanted) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    auto best = blocks.end();
+    for (auto it = blocks.begin(); it != blocks.end(); ++it)
+      if (it->bytes >= wanted && (best == blocks.end() || it->bytes < best->bytes)) best = it;
+    if (best == blocks.end()) return {nullptr, 0};
+    const KeptBlock block = *best;
+    blocks.erase(best);
+    bytes -= block.bytes;
+    return block;
+  }
+
+  void keep(KeptBlock block) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    blocks.push_back(block);
+    bytes += block.bytes;
+    while (bytes > kept_bytes_cap) {
+      release(blocks.front());
+      bytes -= blocks.front().bytes;
+      blocks.erase(blocks.begin());
+    }
+  }
+
+  void release_all() {
+    const std::lock_guard<std::mutex> lock(mutex);
+    for (const KeptBlock& block : blocks) release(block);
+    blocks.clear();
+    bytes = 0;
+  }
+
+  static void release(const KeptBlock& block) {
+    ::operator delete (block.data, std::align_val_t{HostArena::alignment});
+  }
+};
+
+KeptBlocks& kept_blocks() {
+  static KeptBlocks kept;
   return kept;
+}
+
+std::byte* allocate_mapped(std::size_t bytes) {
+  std::byte* data = nullptr;
+  try {
+    data = static_cast<std::byte*>(::operator new (bytes, std::align_val_t{HostArena::alignment}));
+  } catch (const std::bad_alloc&) {
+    kept_blocks().release_all();  // the kept memory is the first to give up
+    data = static_cast<std::byte*>(::operator new (bytes, std::align_val_t{HostArena::alignment}));
+  }
+  // A write to each page maps it now. Left to the case, a page it reads first (an output's
+  // eviction before the first run) maps the shared zero page, and the write after it faults
+  // again and flushes that address from every core's TLB, an interrupt to each.
+  for (std::size_t offset = 0; offset < bytes; offset += page_bytes) data[offset] = std::byte{0};
+  return data;
 }
 }  // namespace
 
-HostArena::HostArena(std::size_t bytes) : bytes_(bytes) {
-  KeptBlock& kept = kept_block();
-  {
-    const std::lock_guard<std::mutex> lock(kept.mutex);
-    if (kept.data && kept.bytes >= bytes) {
-      data_ = std::exchange(kept.data, nullptr);
-      bytes_ = std::exchange(kept.bytes, 0);
-      return;
-    }
-    if (kept.data)
-      ::operator delete (std::exchange(kept.data, nullptr), std::align_val_t{alignment});
-    kept.bytes = 0;
+HostArena::HostArena(std::size_t bytes) {
+  if (const KeptBlock kept = kept_blocks().take(bytes); kept.data) {
+    data_ = kept.data;
+    bytes_ = kept.bytes;
+    return;
   }
   // An eighth more than asked: the next point of a batch sweep is about as large but rarely
-  // exactly, and would otherwise find the kept block a little short.
+  // exactly, and would otherwise find no kept block quite large enough.
   bytes_ = bytes + bytes / 8;
-  data_ = static_cast<std::byte*>(::operator new (bytes_, std::align_val_t{alignment}));
+  data_ = allocate_mapped(bytes_);
 }
 
-HostArena::~HostArena() {
-  KeptBlock& kept = kept_block();
-  const std::lock_guard<std::mutex> lock(kept.mutex);
-  if (kept.bytes < bytes_) std::swap(kept.data, data_), std::swap(kept.bytes, bytes_);
-  if (data_) ::operator delete (data_, std::align_val_t{alignment});
-}
+HostArena::~HostArena() { kept_blocks().keep({data_, bytes_}); }
 
 std::unique_ptr<HostArena> allocate_case_arena(const std::string& who, std::uint64_t bytes,
                                                std::uint64_t memory_limit) {

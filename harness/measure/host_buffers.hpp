@@ -25,9 +25,9 @@ inline constexpr std::uint64_t library_headroom_bytes = 32ull << 20;
 void require_library_headroom(const std::string& who);
 
 // One page-aligned allocation, so that offsets within it are offsets within pages; throws
-// std::bad_alloc when the host has no room. The memory of the largest arena released is kept for
-// the next one that fits (host_buffers.cpp says why): its bytes are then whatever the last case
-// left there, never zeroes.
+// std::bad_alloc when the host has no room. The memory of released arenas is kept, up to a cap,
+// for the next ones that fit (host_buffers.cpp says why): an arena's bytes are whatever the last
+// case left there, never guaranteed zeroes.
 class HostArena {
  public:
   explicit HostArena(std::size_t bytes);
