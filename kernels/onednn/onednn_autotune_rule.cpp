@@ -24,6 +24,30 @@ std::vector<bool> autotune_contenders(const std::vector<double>& first_round) {
   return contending;
 }
 
+std::vector<bool> autotune_next_round(const std::vector<std::vector<double>>& seconds) {
+  if (seconds.empty() || seconds.front().empty())
+    throw std::invalid_argument("autotune: no round timed");
+  const std::vector<double>& first = seconds.front();
+  const std::size_t done = first.size();
+  std::vector<bool> next(seconds.size(), false);
+  if (done >= static_cast<std::size_t>(autotune_rounds)) return next;
+  std::vector<double> first_round;  // every candidate is timed in the first round
+  for (const auto& s : seconds) {
+    if (s.empty()) throw std::invalid_argument("autotune: a candidate with no time");
+    first_round.push_back(s.front());
+  }
+  const std::vector<bool> contenders = autotune_contenders(first_round);
+  for (std::size_t i = 1; i < seconds.size(); ++i) {
+    if (seconds[i].size() != done || !contenders[i]) continue;  // dropped in an earlier round
+    std::size_t won = 0;
+    for (std::size_t r = 0; r < done; ++r) won += seconds[i][r] < first[r];
+    const std::size_t left = static_cast<std::size_t>(autotune_rounds) - done;
+    next[i] = 2 * (won + left) > static_cast<std::size_t>(autotune_rounds);
+  }
+  next[0] = std::find(next.begin() + 1, next.end(), true) != next.end();
+  return next;
+}
+
 std::size_t autotune_pick(const std::vector<std::vector<double>>& seconds, double margin) {
   if (seconds.empty()) throw std::invalid_argument("autotune: no candidates");
   const double bar = best(seconds.front()) * (1.0 - margin);

@@ -24,6 +24,14 @@ constexpr double autotune_contender_factor = 2.0;
 // oneDNN's first choice, always kept).
 std::vector<bool> autotune_contenders(const std::vector<double>& first_round);
 
+// Which candidates to time in the next round, from their times so far (seconds[i]: candidate
+// i's, one per round; candidate 0 is oneDNN's first choice and has every round so far). After
+// the first round the contenders; after any round, only those that can still be faster than
+// candidate 0 in most of the autotune_rounds rounds, as autotune_pick asks: one that lost the
+// first two of three cannot. Candidate 0 is timed while another can still win; all false when
+// none can, or every round is done: its time cannot change the pick.
+std::vector<bool> autotune_next_round(const std::vector<std::vector<double>>& seconds);
+
 // The candidate to keep: seconds[i] holds candidate i's times, one per round; candidate 0 is
 // oneDNN's first choice. A candidate wins clearly when its best time beats candidate 0's best
 // by more than `margin` and it was faster than candidate 0 in most of candidate 0's rounds (so one

@@ -600,7 +600,7 @@ class OnednnBackend : public Backend {
         trials.back()->run_timed();  // untimed first run: page faults and lazy set-up
       }
       std::vector<bool> contending(trials.size(), true);
-      for (int round = 0; round < autotune_rounds; ++round) {
+      for (int round = 0; contending.front(); ++round) {
         // In the first round a candidate slower than the contender factor times the fastest so
         // far is dropped after it anyway: one clean run of it is enough.
         double fastest = std::numeric_limits<double>::infinity();
@@ -611,11 +611,7 @@ class OnednnBackend : public Backend {
           seconds[i].push_back(round_time(*trials[i], options, preempted_runs, hopeless));
           fastest = std::min(fastest, seconds[i].back());
         }
-        if (round == 0) {
-          std::vector<double> first_round;
-          for (const auto& s : seconds) first_round.push_back(s.front());
-          contending = autotune_contenders(first_round);
-        }
+        contending = autotune_next_round(seconds);
       }
     }
     const std::size_t pick = all.size() > 1 ? autotune_pick(seconds, autotune_margin) : 0;
