@@ -9,6 +9,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from layerbench_report import rounds
 from layerbench_report.backend_roles import (check_backend_roles, device_kinds, is_primary_backend,
                                              keyed_device, point_id, primary_point_backends)
 from layerbench_report.checked_json import (BadResultsFile, Fields, json_words, loads, quoted,
@@ -280,9 +281,14 @@ def _merge_journal(results: ResultsFile):
 
 
 def load(path) -> ResultsFile:
-    """Reads and checks one results file. Raises BadResultsFile naming the file."""
+    """Reads and checks one results file, each timed point's timing given its run's floor
+    (rounds.RUN_FLOOR). Raises BadResultsFile naming the file."""
     results = check(path, read_document(path, "layerbench results file"))
     _merge_journal(results)
+    floor = rounds.round_spread_floor(results.points)
+    for p in results.points:
+        if isinstance(p.get("timing"), dict):
+            p["timing"][rounds.RUN_FLOOR] = floor
     return results
 
 

@@ -5,7 +5,7 @@ within a factor (1 + u) either way, and a ratio of two figures within the produc
 """
 from __future__ import annotations
 
-from layerbench_report import results_file
+from layerbench_report import results_file, rounds
 from layerbench_report.markup import fmt_ratio
 
 
@@ -39,29 +39,18 @@ def record_uncertainty(data, model, device, record) -> float:
 def noise(p: dict) -> float:
     """The point's relative uncertainty: timing.uncertainty, else (files from before it) the
     larger of its in-round noise and the spread between its rounds (timing.round_spread; absent
-    in files from before interleaved rounds)."""
+    in files from before interleaved rounds); at least its run's floor, which the reader adds
+    (rounds.RUN_FLOOR)."""
     t = p.get("timing")
     if not isinstance(t, dict):
         return 0.0
-    if t.get("uncertainty") is not None:
-        return float(t["uncertainty"])
-    return max(float(t.get("noise") or 0.0), float(t.get("round_spread") or 0.0))
+    own = t.get("uncertainty")
+    if own is None:
+        own = max(float(t.get("noise") or 0.0), float(t.get("round_spread") or 0.0))
+    return max(float(own), float(t.get(rounds.RUN_FLOOR) or 0.0))
 
 
 def unstable(p: dict) -> bool:
     """Whether the point's rounds still disagreed widely (timing.unstable)."""
     t = p.get("timing")
     return isinstance(t, dict) and t.get("unstable") is True
-
-
-def round_medians_ms(p: dict) -> list:
-    """The medians of the rounds that counted (timing.round_medians_ms, those measured clean,
-    or all when none was), else the point's one median; [] when untimed."""
-    t = p.get("timing")
-    if not isinstance(t, dict):
-        return []
-    medians = t.get("round_medians_ms") or [t["median_ms"]]
-    contended = t.get("round_contended")
-    if isinstance(contended, list) and len(contended) == len(medians) and not all(contended):
-        medians = [m for m, c in zip(medians, contended) if c is not True]
-    return list(medians)

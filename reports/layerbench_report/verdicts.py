@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import statistics
 
-from layerbench_report import rank_test, results_file, uncertainty
+from layerbench_report import rank_test, results_file, rounds, uncertainty
 from layerbench_report.uncertainty import ratio_range
 
 NOT_TIMED = "NOT TIMED"
@@ -36,7 +36,7 @@ def verdict(pb: dict, pn: dict, threshold_pct):
     ratio = tn / tb
     u_base, u_new = uncertainty.noise(pb), uncertainty.noise(pn)
     tolerance = threshold_pct / 100 if threshold_pct is not None else max(u_base, u_new)
-    rounds_b, rounds_n = uncertainty.round_medians_ms(pb), uncertainty.round_medians_ms(pn)
+    rounds_b, rounds_n = rounds.round_medians_ms(pb), rounds.round_medians_ms(pn)
     remarks = []
     if abs(ratio - 1) <= tolerance:
         word = "SAME"

@@ -2,7 +2,7 @@
 import pytest
 
 from conftest import GPU_A, read_fixture, run_script, write_json
-from layerbench_report import rank_test
+from layerbench_report import rank_test, rounds
 
 # Points of fixture_gpu_a.json, chosen by (op, batch, precision, pass, device).
 SLOWER_50 = ("conv7x7_3to64_s2", 32, "fp16", "fwd", "gpu:0")
@@ -243,6 +243,45 @@ def rounds_of(doc, key, medians_ms, noise=0.01):
               "rounds": len(medians_ms), "round_medians_ms": medians_ms,
               "round_contended": [False] * len(medians_ms), "best_round": 1,
               "round_spread": spread, "uncertainty": max(noise, spread), "unstable": False})
+
+
+def test_a_point_whose_rounds_agree_by_chance_gets_its_runs_floor(tmp_path):
+    """+6% with rounds 0.1% apart and 1% in-round noise: SLOWER while the run's other points'
+    rounds agree too; SAME once most of them are 8% apart, in both runs."""
+    base, new = read_fixture(GPU_A), read_fixture(GPU_A)
+    rounds_of(base, ABOVE_NOISE, [1.000, 1.001])
+    rounds_of(new, ABOVE_NOISE, [1.060, 1.061])
+    others = [p for p in base["points"] if p.get("timing") and
+              (p["op"], p["batch"], p["precision"], p["pass"], p["device"]) != ABOVE_NOISE][:6]
+    keys = [(p["op"], p["batch"], p["precision"], p["pass"], p["device"]) for p in others]
+    files = tmp_path / "base.json", tmp_path / "new.json"
+
+    def others_apart(spread):
+        for doc in (base, new):
+            for key in keys:
+                rounds_of(doc, key, [2.0, 2.0 * (1 + spread)])
+        write_json(files[0], base), write_json(files[1], new)
+        return verdict(run_script("compare.py", *files).stdout, ABOVE_NOISE)
+
+    assert others_apart(0.0) == "SLOWER"
+    assert others_apart(0.08) == "SAME"
+
+
+def test_the_runs_floor_is_the_upper_quartile_of_its_points_round_spreads():
+    def point(*medians, contended=None):
+        return {"timing": {"median_ms": medians[0], "round_medians_ms": list(medians),
+                           "round_contended": contended or [False] * len(medians)}}
+
+    spreads = [point(1.0, 1.0 + s) for s in (0.0, 0.01, 0.02, 0.03, 0.04)]
+    assert rounds.round_spread_floor(spreads) == pytest.approx(0.03)
+    # One round, or one clean round beside a contended one, says nothing of a spread.
+    assert rounds.round_spread_floor([point(1.0), point(1.0, 5.0, contended=[False, True]),
+                                      {"status": "failed"}]) == 0.0
+    assert rounds.round_spread_floor([point(1.0, 1.2, 1.1)]) == pytest.approx(0.2)
+    # A contended point's rounds measure the machine's load, not the run's noise.
+    busy = point(1.0, 3.0, contended=[True, True])
+    busy["timing"]["contended"] = True
+    assert rounds.round_spread_floor([busy, point(1.0, 1.01)]) == pytest.approx(0.01)
 
 
 def test_with_four_rounds_a_side_the_u_test_over_rounds_decides(tmp_path):
