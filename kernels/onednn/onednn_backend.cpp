@@ -473,7 +473,7 @@ std::vector<Operation> candidates(const Problem& problem, const dnnl::engine& en
   return fast.empty() ? all : fast;
 }
 
-// One autotuning round of a candidate: the median of 2 to 7 timed runs, 0.01 to 0.1 s of them,
+// One autotuning round of a candidate: the median of 3 to 7 timed runs, 0.01 to 0.1 s of them,
 // or its first clean run alone when that is over `hopeless_above` seconds (the round then cannot
 // keep it). With `checked_run` a pre-empted run counts only when no run of the round was clean,
 // re-taken up to 7 times (docs/measuring.md says why).
@@ -482,7 +482,7 @@ double round_time(OnednnCase& c, const CaseOptions& options, int& preempted_runs
   const std::function<double()> run = [&c] { return c.run_timed(); };
   std::vector<double> clean, preempted;
   double spent = 0;
-  while (clean.size() < 7 && spent < 0.1 && (clean.size() < 2 || spent < 0.01)) {
+  while (clean.size() < 7 && spent < 0.1 && (clean.size() < 3 || spent < 0.01)) {
     const CheckedRun r = options.checked_run ? options.checked_run(run) : CheckedRun{run()};
     spent += r.seconds;
     if (!r.preempted) {
@@ -495,7 +495,8 @@ double round_time(OnednnCase& c, const CaseOptions& options, int& preempted_runs
     }
   }
   // The median, as the measurement reports: the fastest run would favour a candidate whose runs
-  // vary widely, which then measures slower than the one it beat.
+  // vary widely, which then measures slower than the one it beat. Of 3 at least, so that the
+  // first run after the other candidates', slower for some, is not half the figure.
   return median(clean.empty() ? preempted : clean);
 }
 
