@@ -32,7 +32,7 @@ struct KeptBlocks {
   std::vector<KeptBlock> blocks;  // in the order released
   std::size_t bytes = 0;
 
-  // The smallest kept block of at least `bytes`, taken out; none: {nullptr, 0}.
+  // The smallest kept block of at least `wanted` bytes, taken out; none: {nullptr, 0}.
   KeptBlock take(std::size_t wanted) {
     const std::lock_guard<std::mutex> lock(mutex);
     auto best = blocks.end();

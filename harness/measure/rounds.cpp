@@ -34,7 +34,7 @@ RoundsSummary combine_rounds(const std::vector<SampleStats>& rounds) {
   const RoundsAgreement agreement = judge_rounds(counted_medians, standard_errors);
   s.disagree = agreement.disagree;
   s.unstable = agreement.unstable;
-  s.uncertainty = std::max(rounds[s.representative].noise, s.spread);
+  s.uncertainty = std::max(rounds[s.representative].noise, agreement.spread);
   return s;
 }
 

@@ -26,7 +26,9 @@ struct RoundsSummary {
   // The counted rounds against each other (judge_rounds): whether their medians differ by more
   // than their in-round noise explains, and whether widely (`unstable`).
   bool disagree = false, unstable = false;
-  // The figure's relative uncertainty: the larger of the in-round noise and `spread`.
+  // The figure's relative uncertainty: the larger of the in-round noise and the spread of the
+  // counted rounds, those the figure is the median of (a contended round left out of the figure
+  // says nothing of how well it is known).
   double uncertainty = 0;
 };
 

@@ -54,6 +54,7 @@ TEST(Rounds, AContendedRoundIsLeftOutWhileAnyRoundIsClean) {
   EXPECT_FALSE(s.contended);
   EXPECT_NEAR(s.spread, (1.2 - 0.5) / 0.5, 1e-12);
   EXPECT_EQ(s.contended_rounds, (std::vector<bool>{true, false, false}));
+  EXPECT_NEAR(s.uncertainty, 0.2, 1e-12);  // the clean rounds' spread, the figure's own
 }
 
 TEST(Rounds, ContendedOnlyWhenNoRoundWasClean) {
