@@ -305,14 +305,28 @@ def test_with_four_rounds_a_side_the_u_test_over_rounds_decides(tmp_path):
     assert "1 AMBIGUOUS" in out.splitlines()[-1]
 
 
-def test_an_unstable_point_is_never_faster_or_slower(tmp_path):
+def test_an_unstable_point_is_slower_only_beyond_the_whole_spread_of_its_rounds(tmp_path):
+    """BASE's rounds 1.0 and 1.1 (figure 1.1, uncertainty 10%). NEW's 1.6 and 2.0, unstable
+    (figure 2.0, 25%): the ratio 1.82's range, from 1.82 / (1.1 x 1.25) = 1.32, excludes 1:
+    SLOWER, remarked. NEW's 1.15 and 1.61 (ratio 1.46, beyond its 40%; from 1.46 / (1.1 x 1.4)
+    = 0.95): AMBIGUOUS, for an unstable point UNSTABLE."""
     base, new = read_fixture(GPU_A), read_fixture(GPU_A)
-    rounds_of(new, SLOWER_50, [2.0, 3.0])
-    find(new, SLOWER_50)["timing"]["unstable"] = True
-    out = run_script("compare.py", write_json(tmp_path / "base.json", base),
-                     write_json(tmp_path / "new.json", new)).stdout
-    assert verdict(out, SLOWER_50) == "UNSTABLE"
-    assert "unstable in NEW: its rounds disagree" in " ".join(row(out, SLOWER_50))
+    rounds_of(base, ABOVE_NOISE, [1.0, 1.1])
+    files = tmp_path / "base.json", tmp_path / "new.json"
+    write_json(files[0], base)
+
+    def unstable_new(medians_ms):
+        rounds_of(new, ABOVE_NOISE, medians_ms)
+        find(new, ABOVE_NOISE)["timing"]["unstable"] = True
+        write_json(files[1], new)
+        return row(run_script("compare.py", *files).stdout, ABOVE_NOISE)
+
+    beyond = unstable_new([1.6, 2.0])
+    assert beyond[11] == "SLOWER"
+    assert "unstable in NEW: its rounds disagree" in " ".join(beyond)
+    within = unstable_new([1.15, 1.61])
+    assert within[11] == "UNSTABLE"
+    assert "unstable in NEW: its rounds disagree" in " ".join(within)
 
 
 def test_a_round_median_that_is_not_a_number_is_bad_input(tmp_path):
@@ -391,11 +405,20 @@ def test_runs_that_overlap_are_ambiguous(tmp_path):
 
 
 def test_a_side_is_unstable_when_most_of_its_runs_are(tmp_path):
+    """Runs that overlap (+12% beyond a 5% threshold): AMBIGUOUS, and UNSTABLE once most runs
+    of a side are unstable; runs wholly apart stay SLOWER, remarked."""
+    base = runs_of(tmp_path, "base", [1.0, 1.1], ABOVE_NOISE)
+    one_unstable = runs_of(tmp_path, "new", [1.05, 1.3], ABOVE_NOISE, unstable=[0])
+    assert verdict(compare_runs(base, one_unstable, "--threshold", "5"), ABOVE_NOISE) == \
+        "AMBIGUOUS"
+    most_unstable = runs_of(tmp_path, "new", [1.05, 1.3], ABOVE_NOISE, unstable=[0, 1])
+    out = compare_runs(base, most_unstable, "--threshold", "5")
+    assert verdict(out, ABOVE_NOISE) == "UNSTABLE"
     base = runs_of(tmp_path, "base", [1.0, 1.02, 1.01], ABOVE_NOISE)
-    one_unstable = runs_of(tmp_path, "new", [1.5, 1.52, 1.51], ABOVE_NOISE, unstable=[0])
-    assert verdict(compare_runs(base, one_unstable), ABOVE_NOISE) == "SLOWER"
-    most_unstable = runs_of(tmp_path, "new", [1.5, 1.52, 1.51], ABOVE_NOISE, unstable=[0, 2])
-    assert verdict(compare_runs(base, most_unstable), ABOVE_NOISE) == "UNSTABLE"
+    apart = runs_of(tmp_path, "new", [1.5, 1.52, 1.51], ABOVE_NOISE, unstable=[0, 2])
+    out = compare_runs(base, apart)
+    assert verdict(out, ABOVE_NOISE) == "SLOWER"
+    assert "unstable in NEW" in " ".join(row(out, ABOVE_NOISE))
 
 
 def test_a_side_is_contended_when_one_of_its_runs_is(tmp_path):
