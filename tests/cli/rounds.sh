@@ -32,11 +32,13 @@ for p in ok:
     medians = t["round_medians_ms"]
     # 2 rounds, and up to 4 where the first ones disagree (extra rounds).
     assert 2 <= t["rounds"] <= 4 and len(medians) == t["rounds"], (t, p["notes"])
-    assert t["uncertainty"] == max(t["noise"], t["round_spread"]), t
     assert isinstance(t["unstable"], bool), t
     # The median of the clean rounds' medians (all of them when none was); best_round, the
-    # counted round nearest it (two rounds are equally near: either, to rounding).
+    # counted round nearest it (two rounds are equally near: either, to rounding). The
+    # uncertainty: the larger of the noise and those counted rounds' spread.
     clean = [m for m, c in zip(medians, t["round_contended"]) if not c] or medians
+    counted_spread = (max(clean) - min(clean)) / min(clean)
+    assert abs(t["uncertainty"] - max(t["noise"], counted_spread)) < 1e-9, t
     figure = statistics.median(clean)
     best = medians[t["best_round"] - 1]
     assert best in clean, t
