@@ -116,6 +116,8 @@ std::unique_ptr<HostArena> allocate_case_arena(const std::string& who, std::uint
     throw OutOfMemory(who + ": host allocation of " + std::to_string(bytes) + " bytes failed",
                       bytes, memory_limit);
   }
+  // Kept memory is the first to give up the libraries' headroom too.
+  if (!platform::address_space_available(library_headroom_bytes)) kept_blocks().release_all();
   require_library_headroom(who);
   return arena;
 }

@@ -6,8 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <set>
+
+#ifdef __linux__
+#include <sys/resource.h>
+#endif
 
 namespace lb {
 namespace {
@@ -43,6 +49,55 @@ TEST(HostArena, AnArenaLargerThanAnyReleasedOneGetsNewMemory) {
   EXPECT_NE(larger.at(0), released);
   const HostArena smaller(1 * mib);  // the released one is still kept for it
   EXPECT_EQ(smaller.at(0), released);
+}
+
+#if defined(__linux__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#define LB_CAN_LIMIT_ADDRESS_SPACE 1
+#endif
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#undef LB_CAN_LIMIT_ADDRESS_SPACE
+#endif
+#endif
+
+#ifdef LB_CAN_LIMIT_ADDRESS_SPACE
+// The process's address space in use now, from /proc/self/statm (pages).
+std::size_t address_space_in_use() {
+  std::ifstream statm("/proc/self/statm");
+  std::size_t pages = 0;
+  statm >> pages;
+  return pages * page_bytes;
+}
+
+// In a child: keeps an arena of `kept` bytes, limits its address space to `room` bytes beyond
+// what it then uses (the kept arena included), and asks for a case arena of `asked` bytes, which
+// fits only once the kept one is given up. Exits 0 when the case arena is had.
+[[noreturn]] void ask_beside_kept_memory(std::size_t kept, std::size_t asked, std::size_t room) {
+  { const HostArena released(kept); }
+  const rlimit limit{address_space_in_use() + room, RLIM_INFINITY};
+  if (setrlimit(RLIMIT_AS, &limit) != 0) std::_Exit(2);
+  try {
+    allocate_case_arena("test case", asked, 0);
+  } catch (const OutOfMemory&) {
+    std::_Exit(1);
+  }
+  std::_Exit(0);
+}
+#endif
+
+TEST(HostArenaDeathTest, KeptMemoryIsGivenUpBeforeACaseIsOutOfMemory) {
+#ifndef LB_CAN_LIMIT_ADDRESS_SPACE
+  GTEST_SKIP() << "needs Linux's RLIMIT_AS, which sanitizer builds cannot run under";
+#else
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  // Arenas are an eighth larger than asked. The kept one (225 MiB) is too small to serve 240,
+  // and the new one (270) does not fit in 200 more: the allocation fails first.
+  EXPECT_EXIT(ask_beside_kept_memory(200 * mib, 240 * mib, 200 * mib), testing::ExitedWithCode(0),
+              "");
+  // The new one (168.75) fits in 190 more, but leaves less than the libraries' 32 MiB headroom.
+  EXPECT_EXIT(ask_beside_kept_memory(100 * mib, 150 * mib, 190 * mib), testing::ExitedWithCode(0),
+              "");
+#endif
 }
 
 }  // namespace
