@@ -26,7 +26,8 @@ TRANSFER_S=15
 ARCHIVE_RESERVE_S=10
 PROCESS_SETUP_S=10
 POINT_SETUP_S=0.5
-# PyTorch's set-up per point is smaller: the H200 timed 67 points in 16 s at 0.1 s each.
+# PyTorch's set-up per point is smaller: on the H200 its 67 points took 16 s, 0.24 s each with
+# their 2 x 0.1 s of sampling (docs/gpu-check.md); 0.1 s rounds that up.
 TORCH_POINT_SETUP_S=0.1
 # The build and the GPU tests (measured 2, 4, 30-39 and 25-27 s on the H200).
 ONEDNN_RESTORE_S=10
