@@ -514,6 +514,42 @@ std::optional<std::string> cpu_frequency_governor() {
   return std::nullopt;
 }
 
+bool advise_huge_pages(void* data, std::size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  return madvise(data, bytes, MADV_HUGEPAGE) == 0;
+#else
+  (void)data, (void)bytes;
+  return false;
+#endif
+}
+
+std::optional<std::uint64_t> anonymous_huge_page_bytes() {
+#ifdef _WIN32
+  return 0;  // large pages come only from VirtualAlloc(MEM_LARGE_PAGES), which nothing here asks
+#else
+  std::ifstream in("/proc/self/smaps_rollup");
+  std::string field;
+  std::uint64_t kib = 0;
+  while (in >> field)
+    if (field == "AnonHugePages:" && in >> kib) return kib << 10;
+  return std::nullopt;
+#endif
+}
+
+std::optional<std::string> bracketed_choice(std::string_view text) {
+  const auto open = text.find('[');
+  const auto close = text.find(']', open);
+  if (open == std::string_view::npos || close == std::string_view::npos) return std::nullopt;
+  return std::string(text.substr(open + 1, close - open - 1));
+}
+
+std::optional<std::string> transparent_huge_page_mode() {
+  std::ifstream in("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string text;
+  if (!std::getline(in, text)) return std::nullopt;
+  return bracketed_choice(text);
+}
+
 std::string module_path_of(const void* address) {
 #ifdef _WIN32
   HMODULE module = nullptr;

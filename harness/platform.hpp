@@ -1,6 +1,7 @@
 #pragma once
 // The small platform layer: everything OS-specific (dynamic loading, executable location,
 // CPU feature detection) lives behind these functions so the rest stays portable C++.
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -120,6 +121,20 @@ bool address_space_available(std::uint64_t bytes);
 std::optional<std::uint64_t> address_space_limit();
 // The stack a new thread gets when it asks for no size (glibc: `ulimit -s`); 0 where unknown.
 std::uint64_t default_thread_stack_bytes();
+
+// Transparent huge pages (Linux): asks the kernel to back [data, data + bytes) with huge pages
+// as its pages are first touched (madvise MADV_HUGEPAGE); false where the OS has no such advice
+// or refuses it. The kernel still falls back to 4 KiB pages where it finds no free huge page.
+bool advise_huge_pages(void* data, std::size_t bytes);
+// How many bytes of this process's anonymous memory lie on transparent huge pages now
+// (/proc/self/smaps_rollup's AnonHugePages; 0 on Windows); empty where the OS cannot tell.
+std::optional<std::uint64_t> anonymous_huge_page_bytes();
+// The kernel's transparent huge page mode ("always", "madvise" or "never": the bracketed word of
+// /sys/kernel/mm/transparent_hugepage/enabled); empty where there is none.
+std::optional<std::string> transparent_huge_page_mode();
+// The bracketed word of such a file's text ("always [madvise] never" -> "madvise"); empty when
+// there is none.
+std::optional<std::string> bracketed_choice(std::string_view text);
 
 // How many files the process may open, after raising the soft limit towards `wanted` as far as
 // the hard limit allows (`ulimit -n` sets both low; only the hard one binds). Windows: `wanted`.

@@ -73,6 +73,13 @@ TEST(Platform, ModulePathOfCodeInThisExecutable) {
 }
 
 // A reservation of 1 MiB fits any process; 2^62 bytes exceeds every x86-64 or ARM64 address space.
+TEST(Platform, BracketedChoiceIsTheKernelsSelectedMode) {
+  EXPECT_EQ(platform::bracketed_choice("always [madvise] never"), "madvise");
+  EXPECT_EQ(platform::bracketed_choice("[always] madvise never\n"), "always");
+  EXPECT_EQ(platform::bracketed_choice("always madvise never"), std::nullopt);
+  EXPECT_EQ(platform::bracketed_choice("always [madvise"), std::nullopt);
+}
+
 TEST(Platform, AddressSpaceAvailableReservesAndReleases) {
   EXPECT_TRUE(address_space_available(1ull << 20));
   EXPECT_FALSE(address_space_available(1ull << 62));
