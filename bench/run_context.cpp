@@ -144,9 +144,11 @@ nlohmann::json machine_state_json(const nlohmann::json& devices,
   const int processors = std::max(1, platform::cpu_features().threads);
   const int threads = compute_threads(backends, processors);
   const auto governor = platform::cpu_frequency_governor();
+  const auto huge_pages = platform::transparent_huge_page_mode();
   return {{"processors", processors},
           {"threads", threads},
           {"cpu_governor", governor ? nlohmann::json(*governor) : nullptr},
+          {"transparent_huge_pages", huge_pages ? nlohmann::json(*huge_pages) : nullptr},
           {"start", to_json(read_machine(gpu_bus_ids(devices)), processors, threads)}};
 }
 

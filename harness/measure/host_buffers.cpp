@@ -1,7 +1,11 @@
 #include "harness/measure/host_buffers.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <new>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "harness/platform.hpp"
@@ -25,7 +29,14 @@ constexpr std::size_t kept_bytes_cap = std::size_t{512} << 20;
 struct KeptBlock {
   std::byte* data;
   std::size_t bytes;
+  std::optional<std::size_t> huge_bytes;
 };
+
+// Huge-page alignment for blocks that can hold a huge page: smaller ones would only waste the
+// heap around them.
+std::align_val_t block_alignment(std::size_t bytes) {
+  return std::align_val_t{bytes >= huge_page_bytes ? huge_page_bytes : page_bytes};
+}
 
 struct KeptBlocks {
   std::mutex mutex;
@@ -38,7 +49,7 @@ struct KeptBlocks {
     auto best = blocks.end();
     for (auto it = blocks.begin(); it != blocks.end(); ++it)
       if (it->bytes >= wanted && (best == blocks.end() || it->bytes < best->bytes)) best = it;
-    if (best == blocks.end()) return {nullptr, 0};
+    if (best == blocks.end()) return {nullptr, 0, std::nullopt};
     const KeptBlock block = *best;
     blocks.erase(best);
     bytes -= block.bytes;
@@ -64,7 +75,7 @@ struct KeptBlocks {
   }
 
   static void release(const KeptBlock& block) {
-    ::operator delete (block.data, std::align_val_t{HostArena::alignment});
+    ::operator delete(block.data, block_alignment(block.bytes));
   }
 };
 
@@ -75,35 +86,73 @@ KeptBlocks& kept_blocks() {
   return kept;
 }
 
-std::byte* allocate_mapped(std::size_t bytes) {
+// A write to each page maps it now. Left to the case, a page it reads first (an output's
+// eviction before the first run) maps the shared zero page, and the write after it faults again
+// and flushes that address from every core's TLB, an interrupt to each. Huge page by huge page on
+// every processor: a VM may back fresh huge pages slowly (docs/measuring.md, "Pages"). The
+// caller alone writes them all where no other thread can be started.
+void write_each_page(std::byte* data, std::size_t bytes) {
+  const std::size_t chunks = (bytes + huge_page_bytes - 1) / huge_page_bytes;
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    for (std::size_t chunk; (chunk = next++) < chunks;) {
+      const std::size_t end = std::min(bytes, (chunk + 1) * huge_page_bytes);
+      for (std::size_t offset = chunk * huge_page_bytes; offset < end; offset += page_bytes)
+        data[offset] = std::byte{0};
+    }
+  };
+  const std::size_t helpers =
+      std::min<std::size_t>(chunks, std::max(1u, std::thread::hardware_concurrency())) - 1;
+  std::vector<std::thread> started;
+  for (std::size_t i = 0; i < helpers; ++i) {
+    try {
+      started.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
+  work();
+  for (std::thread& thread : started) thread.join();
+}
+
+// A new block, each page written once. Where it can hold huge pages it asks for them first: with
+// 4 KiB pages a streaming kernel's time depends on which physical pages the process got, the
+// same layer 10-25% apart between two runs (docs/measuring.md, "Pages").
+KeptBlock allocate_mapped(std::size_t bytes) {
   std::byte* data = nullptr;
   try {
-    data = static_cast<std::byte*>(::operator new (bytes, std::align_val_t{HostArena::alignment}));
+    data = static_cast<std::byte*>(::operator new(bytes, block_alignment(bytes)));
   } catch (const std::bad_alloc&) {
     kept_blocks().release_all();  // the kept memory is the first to give up
-    data = static_cast<std::byte*>(::operator new (bytes, std::align_val_t{HostArena::alignment}));
+    data = static_cast<std::byte*>(::operator new(bytes, block_alignment(bytes)));
   }
-  // A write to each page maps it now. Left to the case, a page it reads first (an output's
-  // eviction before the first run) maps the shared zero page, and the write after it faults
-  // again and flushes that address from every core's TLB, an interrupt to each.
-  for (std::size_t offset = 0; offset < bytes; offset += page_bytes) data[offset] = std::byte{0};
-  return data;
+  if (bytes >= huge_page_bytes) platform::advise_huge_pages(data, bytes);
+  const auto huge_before = platform::anonymous_huge_page_bytes();
+  write_each_page(data, bytes);
+  const auto huge_after = platform::anonymous_huge_page_bytes();
+  std::optional<std::size_t> huge_bytes;
+  if (huge_before && huge_after)
+    huge_bytes = std::min<std::size_t>(bytes, *huge_after - std::min(*huge_before, *huge_after));
+  return {data, bytes, huge_bytes};
 }
 }  // namespace
 
 HostArena::HostArena(std::size_t bytes) {
-  if (const KeptBlock kept = kept_blocks().take(bytes); kept.data) {
-    data_ = kept.data;
-    bytes_ = kept.bytes;
-    return;
+  KeptBlock block = kept_blocks().take(bytes);
+  if (!block.data) {
+    // An eighth more than asked: the next point of a batch sweep is about as large but rarely
+    // exactly, and would otherwise find no kept block quite large enough. Whole huge pages.
+    std::size_t wanted = bytes + bytes / 8;
+    if (wanted >= huge_page_bytes)
+      wanted = (wanted + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
+    block = allocate_mapped(wanted);
   }
-  // An eighth more than asked: the next point of a batch sweep is about as large but rarely
-  // exactly, and would otherwise find no kept block quite large enough.
-  bytes_ = bytes + bytes / 8;
-  data_ = allocate_mapped(bytes_);
+  data_ = block.data;
+  bytes_ = block.bytes;
+  huge_bytes_ = block.huge_bytes;
 }
 
-HostArena::~HostArena() { kept_blocks().keep({data_, bytes_}); }
+HostArena::~HostArena() { kept_blocks().keep({data_, bytes_, huge_bytes_}); }
 
 std::unique_ptr<HostArena> allocate_case_arena(const std::string& who, std::uint64_t bytes,
                                                std::uint64_t memory_limit) {
@@ -120,6 +169,15 @@ std::unique_ptr<HostArena> allocate_case_arena(const std::string& who, std::uint
   if (!platform::address_space_available(library_headroom_bytes)) kept_blocks().release_all();
   require_library_headroom(who);
   return arena;
+}
+
+std::string pages_note(std::size_t bytes, std::optional<std::size_t> bytes_on_huge_pages) {
+  if (!bytes_on_huge_pages) return "unknown";
+  const std::string huge = std::to_string(huge_page_bytes >> 20) + " MiB";
+  if (*bytes_on_huge_pages == 0) return std::to_string(page_bytes >> 10) + " KiB";
+  if (*bytes_on_huge_pages >= bytes) return huge;
+  return huge + " for " + std::to_string(*bytes_on_huge_pages * 100 / bytes) + "%, " +
+         std::to_string(page_bytes >> 10) + " KiB for the rest";
 }
 
 OperandEviction::OperandEviction(CacheMode cache) : cold_(cache == CacheMode::cold) {

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,10 +25,15 @@ inline constexpr std::uint64_t library_headroom_bytes = 32ull << 20;
 // Throws OutOfMemory naming `who` when less than library_headroom_bytes of address space is left.
 void require_library_headroom(const std::string& who);
 
+// The transparent huge page of x86-64 Linux: arenas of at least this size start on one and ask
+// to lie on them (docs/measuring.md, "Pages").
+inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
+
 // One page-aligned allocation, so that offsets within it are offsets within pages; throws
-// std::bad_alloc when the host has no room. The memory of released arenas is kept, up to a cap,
-// for the next ones that fit (host_buffers.cpp says why): an arena's bytes are whatever the last
-// case left there, never guaranteed zeroes.
+// std::bad_alloc when the host has no room. One of huge_page_bytes or more is aligned to huge
+// pages and asks the OS for them. The memory of released arenas is kept, up to a cap, for the
+// next ones that fit (host_buffers.cpp says why): an arena's bytes are whatever the last case
+// left there, never guaranteed zeroes.
 class HostArena {
  public:
   explicit HostArena(std::size_t bytes);
@@ -35,12 +41,20 @@ class HostArena {
   HostArena(const HostArena&) = delete;
   HostArena& operator=(const HostArena&) = delete;
   std::byte* at(std::size_t offset) const { return data_ + offset; }
-  static constexpr std::size_t alignment = page_bytes;
+  std::size_t bytes() const { return bytes_; }  // at least what was asked
+  // How many of its bytes the OS put on huge pages when they were first written; empty where
+  // the OS does not tell.
+  std::optional<std::size_t> bytes_on_huge_pages() const { return huge_bytes_; }
 
  private:
   std::byte* data_ = nullptr;
-  std::size_t bytes_ = 0;  // what data_ holds: at least what was asked
+  std::size_t bytes_ = 0;
+  std::optional<std::size_t> huge_bytes_;
 };
+
+// An arena's page size as a point's "pages" note says it, from its bytes and those on huge pages:
+// "2 MiB", "4 KiB", "2 MiB for 60%, 4 KiB for the rest", or "unknown" where the OS does not tell.
+std::string pages_note(std::size_t bytes, std::optional<std::size_t> bytes_on_huge_pages);
 
 // A CPU case's host memory in one arena: its operands, `bytes` in all. Throws OutOfMemory when
 // that exceeds the memory limit (0: none), the host cannot allocate it or it leaves less than

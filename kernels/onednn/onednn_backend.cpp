@@ -420,6 +420,7 @@ class OnednnCase : public Case {
     n.emplace_back("layout", layout_name(argument_desc(op_, op_.input_args.front())));
     n.emplace_back("evicted_bytes", std::to_string(eviction_.bytes()));
     n.emplace_back("page_offsets", page_offsets_);
+    n.emplace_back("pages", pages_note(arena_->bytes(), arena_->bytes_on_huge_pages()));
     return n;
   }
   void add_note(std::string key, std::string value) {

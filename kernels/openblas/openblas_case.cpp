@@ -120,7 +120,8 @@ std::vector<std::pair<std::string, std::string>> GemmCase::notes() const {
   return {{"openblas_config", config_text()},
           {"evicted_bytes", std::to_string(eviction_.bytes())},
           {"page_offsets",
-           page_offsets_note({{"a", operand(0)}, {"b", operand(1)}, {"c", operand(2)}})}};
+           page_offsets_note({{"a", operand(0)}, {"b", operand(1)}, {"c", operand(2)}})},
+          {"pages", pages_note(arena_->bytes(), arena_->bytes_on_huge_pages())}};
 }
 
 }  // namespace lb::openblas

@@ -11,6 +11,8 @@
 #include <memory>
 #include <set>
 
+#include "harness/platform.hpp"
+
 #ifdef __linux__
 #include <sys/resource.h>
 #endif
@@ -49,6 +51,29 @@ TEST(HostArena, AnArenaLargerThanAnyReleasedOneGetsNewMemory) {
   EXPECT_NE(larger.at(0), released);
   const HostArena smaller(1 * mib);  // the released one is still kept for it
   EXPECT_EQ(smaller.at(0), released);
+}
+
+TEST(HostArena, ALargeArenaAsksForHugePagesAndSaysWhatItGot) {
+  const auto mode = platform::transparent_huge_page_mode();
+  if (!mode || *mode == "never")
+    GTEST_SKIP() << "the kernel gives no transparent huge pages (mode: " << mode.value_or("none")
+                 << ")";
+  // New memory or a kept block of another test: either asked for huge pages when it was new.
+  const HostArena arena(16 * mib);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(arena.at(0)) % huge_page_bytes, 0u);
+  EXPECT_EQ(arena.bytes() % huge_page_bytes, 0u);
+  // Where the kernel found free huge pages: with defrag "madvise" it compacts memory for them.
+  ASSERT_TRUE(arena.bytes_on_huge_pages().has_value());
+  EXPECT_GT(*arena.bytes_on_huge_pages(), arena.bytes() / 2);
+  EXPECT_LE(*arena.bytes_on_huge_pages(), arena.bytes());
+}
+
+TEST(HostArena, PagesNoteSaysWhichPagesTheArenaLiesOn) {
+  EXPECT_EQ(pages_note(64 * mib, 64 * mib), "2 MiB");
+  EXPECT_EQ(pages_note(64 * mib, 0), "4 KiB");
+  EXPECT_EQ(pages_note(100 * mib, 60 * mib), "2 MiB for 60%, 4 KiB for the rest");
+  EXPECT_EQ(pages_note(100 * mib, 100 * mib - 1), "2 MiB for 99%, 4 KiB for the rest");
+  EXPECT_EQ(pages_note(64 * mib, std::nullopt), "unknown");
 }
 
 #if defined(__linux__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
@@ -90,11 +115,11 @@ TEST(HostArenaDeathTest, KeptMemoryIsGivenUpBeforeACaseIsOutOfMemory) {
   GTEST_SKIP() << "needs Linux's RLIMIT_AS, which sanitizer builds cannot run under";
 #else
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  // Arenas are an eighth larger than asked. The kept one (225 MiB) is too small to serve 240,
-  // and the new one (270) does not fit in 200 more: the allocation fails first.
+  // Arenas are an eighth larger than asked, in whole huge pages. The kept one (226 MiB) is too
+  // small to serve 240, and the new one (270) does not fit in 200 more: the allocation fails.
   EXPECT_EXIT(ask_beside_kept_memory(200 * mib, 240 * mib, 200 * mib), testing::ExitedWithCode(0),
               "");
-  // The new one (168.75) fits in 190 more, but leaves less than the libraries' 32 MiB headroom.
+  // The new one (170) fits in 190 more, but leaves less than the libraries' 32 MiB headroom.
   EXPECT_EXIT(ask_beside_kept_memory(100 * mib, 150 * mib, 190 * mib), testing::ExitedWithCode(0),
               "");
 #endif

@@ -7,6 +7,7 @@
 
 #include "harness/check/validate.hpp"
 #include "harness/measure/inputs.hpp"
+#include "harness/platform.hpp"
 #include "kernels/onednn/onednn_backend.hpp"
 #include "kernels/onednn/onednn_memory_bound_ops.hpp"
 #include "tests/unit/page_offsets_support.hpp"
@@ -122,6 +123,19 @@ TEST_F(OnednnMemoryOpsTest, NoTwoOperandsStartAtTheSameOffsetWithinAPage) {
         expect_no_two_aliased(notes["page_offsets"],
                               describe(p) + " " + std::string(name(p.memory().pass)));
       }
+}
+
+TEST_F(OnednnMemoryOpsTest, ALargeCaseSaysItsOperandsLieOnHugePages) {
+  const auto mode = platform::transparent_huge_page_mode();
+  if (!mode || *mode == "never")
+    GTEST_SKIP() << "the kernel gives no transparent huge pages (mode: " << mode.value_or("none")
+                 << ")";
+  // Three operands of 2 MiB: an arena of huge pages, new or kept from an earlier case.
+  const Problem p = memory_problem(MemoryOp::add, {8, 64, 32, 32}, Pass::fwd);
+  auto c = backend->prepare(p, make_inputs(p, 5), CaseOptions{});
+  const auto pairs = c->notes();
+  const std::map<std::string, std::string> notes(pairs.begin(), pairs.end());
+  EXPECT_EQ(notes.at("pages"), "2 MiB") << describe(p);
 }
 
 TEST_F(OnednnMemoryOpsTest, SixteenBitPrecisionsAreRunOrRefusedWithOneDnnsReason) {
