@@ -28,7 +28,9 @@ bwd_data, the aten backward function torch.autograd calls for it (batch and laye
 backward, threshold_backward, gelu_backward, the pools' and softmax's backward; an add's
 backward is the same add). Images (N, C, H, W) are timed in both of PyTorch's layouts, NCHW and
 channels_last, and the faster kept. Every point and layout is timed once per round, the rounds
-one after another (--rounds, 3 by default), and the best median kept.
+one after another (--rounds, 3 by default), and the best median kept. Both measuring commands set
+THP_MEM_ALLOC_ENABLE=1 unless it is set: PyTorch's large CPU tensors then lie on huge pages, as
+layerbench's operands do.
 
 cpu-table takes layerbench files from several rounds (run layerbench and measure-cpu in turn, so
 that a busy spell falls on both) and prints, per CPU point, the best median of each side, the
@@ -225,6 +227,9 @@ def measuring_start(args):
     """The results file and PyTorch for a measuring subcommand, after checking its -o."""
     results = results_file.load(args.results)
     check_output_file(args.output, "-o", args.force)
+    # PyTorch's CPU tensors of 2 MiB or more on huge pages, as layerbench's operands are
+    # (docs/measuring.md, "Pages"); read by its allocator, so set before the import.
+    os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")
     try:
         import torch
     except ImportError:
