@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,8 +37,8 @@ void triad(double* __restrict a, const double* __restrict b, const double* __res
 namespace {
 
 // Uninitialised storage: each thread writes its own part first (first touch, above). On the OS's
-// default pages, unlike the cases' operands (host_buffers.hpp): faulting in 3 GiB of huge pages
-// took 10 s more a run on the test VM, for a roof 7% higher (docs/measuring.md, "Roofs").
+// default pages, unlike the cases' operands: on huge pages the arrays cost far more set-up than
+// they moved the roof (docs/measuring.md, "Roofs").
 struct DoubleArray {
   explicit DoubleArray(std::uint64_t n) : data(new double[n]) {}
   std::unique_ptr<double[]> data;
@@ -70,16 +69,14 @@ CpuBandwidth measure_cpu_bandwidth(const CpuBandwidthOptions& options) {
   const std::uint64_t n = std::max<std::uint64_t>(result.array_bytes / sizeof(double), 1);
   DoubleArray a(n), b(n), c(n);
   const int threads = result.threads;
-  const auto huge_before = platform::anonymous_huge_page_bytes();
-  time_on_threads(threads, [&](int t) {
-    const ElementRange r = thread_range(n, threads, t);
-    std::fill(a.data.get() + r.begin, a.data.get() + r.end, 0.0);
-    std::fill(b.data.get() + r.begin, b.data.get() + r.end, 1.0);
-    std::fill(c.data.get() + r.begin, c.data.get() + r.end, 2.0);
+  const auto huge_bytes = bytes_put_on_huge_pages([&] {
+    time_on_threads(threads, [&](int t) {
+      const ElementRange r = thread_range(n, threads, t);
+      std::fill(a.data.get() + r.begin, a.data.get() + r.end, 0.0);
+      std::fill(b.data.get() + r.begin, b.data.get() + r.end, 1.0);
+      std::fill(c.data.get() + r.begin, c.data.get() + r.end, 2.0);
+    });
   });
-  const auto huge_after = platform::anonymous_huge_page_bytes();
-  std::optional<std::size_t> huge_bytes;
-  if (huge_before && huge_after) huge_bytes = *huge_after - std::min(*huge_before, *huge_after);
   const auto pass = [&] {
     return time_on_threads(threads, [&](int t) {
       triad(a.data.get(), b.data.get(), c.data.get(), 3.0, thread_range(n, threads, t));

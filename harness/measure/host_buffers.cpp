@@ -43,7 +43,7 @@ struct KeptBlocks {
   std::vector<KeptBlock> blocks;  // in the order released
   std::size_t bytes = 0;
 
-  // The smallest kept block of at least `wanted` bytes, taken out; none: {nullptr, 0}.
+  // The smallest kept block of at least `wanted` bytes, taken out; none: data nullptr.
   KeptBlock take(std::size_t wanted) {
     const std::lock_guard<std::mutex> lock(mutex);
     auto best = blocks.end();
@@ -116,8 +116,8 @@ void write_each_page(std::byte* data, std::size_t bytes) {
 }
 
 // A new block, each page written once. Where it can hold huge pages it asks for them first: with
-// 4 KiB pages a streaming kernel's time depends on which physical pages the process got, the
-// same layer 10-25% apart between two runs (docs/measuring.md, "Pages").
+// 4 KiB pages a streaming kernel's time depends on which physical pages the process got
+// (docs/measuring.md, "Pages").
 KeptBlock allocate_mapped(std::size_t bytes) {
   std::byte* data = nullptr;
   try {
@@ -127,12 +127,8 @@ KeptBlock allocate_mapped(std::size_t bytes) {
     data = static_cast<std::byte*>(::operator new(bytes, block_alignment(bytes)));
   }
   if (bytes >= huge_page_bytes) platform::advise_huge_pages(data, bytes);
-  const auto huge_before = platform::anonymous_huge_page_bytes();
-  write_each_page(data, bytes);
-  const auto huge_after = platform::anonymous_huge_page_bytes();
-  std::optional<std::size_t> huge_bytes;
-  if (huge_before && huge_after)
-    huge_bytes = std::min<std::size_t>(bytes, *huge_after - std::min(*huge_before, *huge_after));
+  auto huge_bytes = bytes_put_on_huge_pages([&] { write_each_page(data, bytes); });
+  if (huge_bytes) huge_bytes = std::min(*huge_bytes, bytes);
   return {data, bytes, huge_bytes};
 }
 }  // namespace
@@ -169,6 +165,14 @@ std::unique_ptr<HostArena> allocate_case_arena(const std::string& who, std::uint
   if (!platform::address_space_available(library_headroom_bytes)) kept_blocks().release_all();
   require_library_headroom(who);
   return arena;
+}
+
+std::optional<std::size_t> bytes_put_on_huge_pages(const std::function<void()>& first_write) {
+  const auto before = platform::anonymous_huge_page_bytes();
+  first_write();
+  const auto after = platform::anonymous_huge_page_bytes();
+  if (!before || !after) return std::nullopt;
+  return *after - std::min(*before, *after);
 }
 
 std::string pages_note(std::size_t bytes, std::optional<std::size_t> bytes_on_huge_pages) {

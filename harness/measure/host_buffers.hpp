@@ -4,6 +4,7 @@
 // makes each run cache-cold (docs/measuring.md, "Caches").
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -51,6 +52,10 @@ class HostArena {
   std::size_t bytes_ = 0;
   std::optional<std::size_t> huge_bytes_;
 };
+
+// Runs `first_write`, the first write to new memory, and returns how many bytes the OS put on huge
+// pages meanwhile (the growth of the process's AnonHugePages); empty where the OS does not tell.
+std::optional<std::size_t> bytes_put_on_huge_pages(const std::function<void()>& first_write);
 
 // An arena's page size as a point's "pages" note says it, from its bytes and those on huge pages:
 // "2 MiB", "4 KiB", "2 MiB for 60%, 4 KiB for the rest", or "unknown" where the OS does not tell.
