@@ -10,6 +10,7 @@
 #include <fstream>
 #include <memory>
 #include <set>
+#include <thread>
 
 #include "harness/platform.hpp"
 
@@ -109,6 +110,34 @@ std::size_t address_space_in_use() {
   std::_Exit(0);
 }
 #endif
+
+#ifdef LB_CAN_LIMIT_ADDRESS_SPACE
+// In a child: limits its address space to what it uses plus `room` bytes, enough for a new arena
+// of `bytes` but not for a thread's stack (8 MiB by default), and takes the arena. Exits 0 when
+// the arena is had, its pages written.
+[[noreturn]] void new_arena_without_room_for_a_thread(std::size_t bytes, std::size_t room) {
+  const rlimit limit{address_space_in_use() + room, RLIM_INFINITY};
+  if (setrlimit(RLIMIT_AS, &limit) != 0) std::_Exit(2);
+  try {
+    const HostArena arena(bytes);
+  } catch (const std::bad_alloc&) {
+    std::_Exit(1);
+  }
+  std::_Exit(0);
+}
+#endif
+
+TEST(HostArenaDeathTest, PagesAreWrittenWhereNoOtherThreadCanStart) {
+#ifndef LB_CAN_LIMIT_ADDRESS_SPACE
+  GTEST_SKIP() << "needs Linux's RLIMIT_AS, which sanitizer builds cannot run under";
+#else
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "one processor: no helper thread";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  // 8 MiB asked: a 10 MiB block, 2 MiB-aligned within 12 MiB of address space; 4 MiB left over.
+  EXPECT_EXIT(new_arena_without_room_for_a_thread(8 * mib, 16 * mib), testing::ExitedWithCode(0),
+              "");
+#endif
+}
 
 TEST(HostArenaDeathTest, KeptMemoryIsGivenUpBeforeACaseIsOutOfMemory) {
 #ifndef LB_CAN_LIMIT_ADDRESS_SPACE
