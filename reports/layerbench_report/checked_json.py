@@ -1,6 +1,7 @@
-"""Strict JSON for the results and framework timing readers: a document parsed with every
-non-finite number as null, and its fields read with their type and range checked. A problem
-raises BadResultsFile naming the file and the field in one line.
+"""Strict JSON for the results and framework timing readers: a document parsed with its
+non-finite numbers kept as such (for every number field to refuse) and a key given twice
+refused, and its fields read with their type and range checked. A problem raises
+BadResultsFile naming the file and the field in one line.
 """
 from __future__ import annotations
 
@@ -30,6 +31,10 @@ def parse(path: Path, text: str, kind: str):
         raise BadResultsFile(path, f"not JSON (does not start with '{{'): not a {kind}")
     try:
         return loads(text)
+    except DuplicateKey as e:
+        raise BadResultsFile(path, f"the key {quoted(e.args[0])} is given twice in one object "
+                                   f"(which one counts would depend on the reader): not a usable "
+                                   f"{kind}") from None
     except json.JSONDecodeError as e:
         # A document that stops in the middle (a run killed while writing, a partial copy)
         # fails at its very end or inside a string that never closes.
@@ -46,21 +51,32 @@ def parse(path: Path, text: str, kind: str):
                                    "to read") from None
 
 
-def _non_finite_as_null(text):
-    """NaN, Infinity and numbers too large for a double read as null: layerbench's writer
-    (nlohmann_json) writes every non-finite number as null, so both spellings mean the same."""
-    value = float(text)
-    return value if math.isfinite(value) else None
+class DuplicateKey(ValueError):
+    """An object of the document that gives one key twice."""
+
+
+def _no_duplicate_keys(pairs):
+    obj = {}
+    for key, value in pairs:
+        if key in obj:
+            raise DuplicateKey(key)
+        obj[key] = value
+    return obj
 
 
 def _integer(text):
+    """An integer beyond a double's range reads as the infinity a double would hold."""
     value = int(text)
-    return value if abs(value) <= sys.float_info.max else None  # as a double: infinite
+    return value if abs(value) <= sys.float_info.max else math.inf if value > 0 else -math.inf
 
 
 def loads(text):
-    return json.loads(text, parse_float=_non_finite_as_null, parse_int=_integer,
-                      parse_constant=lambda _: None)
+    """The document in text. NaN, Infinity and numbers beyond a double's range read as the
+    non-finite floats they stand for, which every number field refuses: layerbench's writer
+    (nlohmann_json) writes a non-finite number as null, so such a literal is never its own. A
+    key given twice in one object raises DuplicateKey: a JSON reader keeps one of them, and
+    which one differs between readers."""
+    return json.loads(text, parse_int=_integer, object_pairs_hook=_no_duplicate_keys)
 
 
 def quoted(text: str) -> str:
@@ -69,6 +85,8 @@ def quoted(text: str) -> str:
 
 
 def json_words(value) -> str:
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else "infinity (or a number beyond a double's range)"
     return "null" if value is None else type_words(type(value))
 
 
@@ -133,21 +151,67 @@ class Fields:
 
     def number(self, key, positive=False, optional=False, nullable=False):
         """A finite number, >= 0 (or > 0 with positive), stored back as a float (the writer's
-        double: a 30-digit integer would reach matplotlib as a Python object). Non-finite
-        numbers read as null."""
+        double: a 30-digit integer would reach matplotlib as a Python object). NaN and infinity
+        are refused, even where null is allowed."""
         if key in self.obj and self.obj[key] is None and not nullable:
-            self.fail(key, "expected a finite number, found null (NaN and infinity read as null)")
+            self.fail(key, "expected a finite number, found null")
         value = self.get(key, (int, float), optional, nullable)
         if value is None:
             return None
+        self.obj[key] = self.finite(key, value, positive)
+        return self.obj[key]
+
+    def finite(self, key, value, positive=False) -> float:
+        """value (a number of the field key) checked as number() checks it, as a float."""
+        if not math.isfinite(value):
+            self.fail(key, f"expected a finite number, found {json_words(value)}")
         if value <= 0 if positive else value < 0:
             self.fail(key, f"must be {'positive' if positive else '>= 0'}, is {value}")
         if value != 0 and not SMALLEST <= value <= LARGEST:
             self.fail(key, f"{value!r} is beyond what the report computes with (its ratios and "
                            f"rates would be infinite or 0): expected {'' if positive else '0 or '}"
                            f"{SMALLEST:g} to {LARGEST:g}")
-        self.obj[key] = float(value)
-        return self.obj[key]
+        return float(value)
+
+    def numbers(self, key, positive=False, optional=True):
+        """A non-empty array of numbers, each as number() checks it (None where optional and
+        absent or null)."""
+        values = self.get(key, list, optional, nullable=optional)
+        if values is None:
+            return None
+        if not values:
+            self.fail(key, "an empty array (absent or null where there is nothing)")
+        for i, v in enumerate(values):
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                self.fail(f"{key}[{i}]", f"expected a number, found {json_words(v)}")
+            values[i] = self.finite(f"{key}[{i}]", v, positive)
+        return values
+
+    def tally(self, key, optional=True, nullable=False):
+        """A count that may be 0 (samples, re-taken samples): an integer from 0 to 2^31."""
+        value = self.get(key, int, optional, nullable)
+        if value is not None and not 0 <= value < 2 ** 31:
+            self.fail(key, f"must be an integer from 0 to 2^31, is {value}")
+        return value
+
+    def flag(self, key, optional=True, nullable=False):
+        return self.get(key, bool, optional, nullable)
+
+    def array_of(self, key, types, optional=True, nullable=True):
+        """An array whose every element is of types (None where optional and absent)."""
+        values = self.get(key, list, optional, nullable)
+        for i, v in enumerate(values or []):
+            if not isinstance(v, types) or isinstance(v, bool) and bool not in (
+                    types if isinstance(types, tuple) else (types,)):
+                self.fail(f"{key}[{i}]", f"expected {type_words(types)}, found {json_words(v)}")
+        return values
+
+    def texts(self, key, optional=True, nullable=True):
+        """An object whose every value is a string (notes, absent readings)."""
+        obj = self.object(key, optional, nullable)
+        for name in obj.obj if obj else ():
+            obj.text(name)
+        return obj
 
     def object(self, key, optional=True, nullable=True):
         """The Fields of a nested object, or None where it may be absent or null."""
@@ -172,8 +236,9 @@ def unique(path, items, key_of, array):
     for i, item in enumerate(items):
         key = key_of(item)
         if key in first:
-            raise BadResultsFile(path, f"{array}[{i}]: a second record of "
-                                       f"{'/'.join(map(str, key))} (first: {array}[{first[key]}])")
+            shown = "/".join(quoted(k)[1:-1] if isinstance(k, str) else str(k) for k in key)
+            raise BadResultsFile(path, f"{array}[{i}]: a second record of {shown} (first: "
+                                       f"{array}[{first[key]}])")
         first[key] = i
 
 

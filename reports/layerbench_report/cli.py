@@ -29,12 +29,9 @@ def load_results(paths, skip_bad: bool, warn) -> list:
                 raise
             warn(f"{e} (skipped)")
             continue
-        same_file = next((f for f in loaded if f.path.resolve() == results.path.resolve()), None)
-        same_content = next((f for f in loaded if f.data == results.data), None)
-        if same_file or same_content:
-            what = (f"given twice (first as {same_file.path})" if same_file else
-                    f"the same results as {same_content.path} (a copy)")
-            warn(f"{p}: {what}: its points are counted once")
+        repeated = results_file.repeated_run(results, loaded)
+        if repeated:
+            warn(f"{p}: {repeated}: its points are counted once")
             continue
         loaded.append(results)
     if not loaded:

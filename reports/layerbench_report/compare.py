@@ -9,7 +9,9 @@ docs/measuring.md, "Comparing two runs"). With further runs of either command (-
 --more-new: each a run in a process of its own), a side's time is the median of its runs. Points
 found in only one file are listed. With --fail-above the comparison is a gate that judges every
 point BASE timed: such a point slower than PCT in NEW, or with no time in NEW (not measured, or
-not reached by an unfinished run), fails it. Exit codes: 0 done, 1 the gate failed, 2 bad input.
+not reached by an unfinished run), fails it, and so does a pair of files with no point timed in
+both. A further run that repeats one already given, or holds no points, is bad input. Exit
+codes: 0 done, 1 the gate failed, 2 bad input.
 
 scripts/compare.py is its command line.
 """
@@ -26,21 +28,26 @@ from layerbench_report.command_line import Parser, number, pass_bytes_through, p
 PERCENTAGE = number(float, minimum=0)
 
 
-def setup_differences(base: results_file.ResultsFile, new: results_file.ResultsFile) -> list:
+def setup_differences(base: results_file.ResultsFile, new: results_file.ResultsFile,
+                      names=("BASE", "NEW")) -> list:
+    """What differs between two runs' devices and library versions, each side called by its
+    name in names."""
+    first, second = names
     lines = []
     for dev_id in sorted(set(base.devices) | set(new.devices)):
         a, b = base.devices.get(dev_id), new.devices.get(dev_id)
         if a is None or b is None:
-            which, d = ("NEW", b) if a is None else ("BASE", a)
+            which, d = (second, b) if a is None else (first, a)
             lines.append(f"device {dev_id}: only in {which} ({d['name']})")
         elif a["name"] != b["name"]:
-            lines.append(f"device {dev_id}: {a['name']} (BASE) vs {b['name']} (NEW)")
-    libs_a = base.context.get("libraries") or {}
-    libs_b = new.context.get("libraries") or {}
+            lines.append(f"device {dev_id}: {a['name']} ({first}) vs {b['name']} ({second})")
+    libs_a = base.context["libraries"]
+    libs_b = new.context["libraries"]
     for lib in sorted(set(libs_a) | set(libs_b)):
         va, vb = libs_a.get(lib), libs_b.get(lib)
         if va != vb:
-            lines.append(f"library {lib}: {va or 'absent'} (BASE) vs {vb or 'absent'} (NEW)")
+            lines.append(f"library {lib}: {va or 'absent'} ({first}) vs {vb or 'absent'} "
+                         f"({second})")
     return lines
 
 
@@ -80,7 +87,7 @@ def print_files(*sides) -> None:
                 print(f"warning: {name} is {f.status}: "
                       + ("points it did not reach are listed as only in the other file"
                          if i == 0 else "the points it did not reach have its other runs"))
-            for line in setup_differences(runs[0], f) if i > 0 else []:
+            for line in setup_differences(runs[0], f, (which, name)) if i > 0 else []:
                 print(f"warning: {name} differs from {which}: {line}")
     differences = setup_differences(sides[0][2][0], sides[1][2][0])
     if differences:
@@ -111,8 +118,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     base_paths, new_paths = [args.base, *args.more_base], [args.new, *args.more_new]
     try:
-        base_runs = [results_file.load(path) for path in base_paths]
-        new_runs = [results_file.load(path) for path in new_paths]
+        base_runs = load_runs(base_paths, "--more-base", [])
+        new_runs = load_runs(new_paths, "--more-new", base_runs)
     except results_file.BadResultsFile as e:
         print(f"compare.py: {e}", file=sys.stderr)
         return 2
@@ -170,6 +177,24 @@ def main(argv=None) -> int:
     return gate(a, b, new, regressions, args.fail_above, op_order)
 
 
+def load_runs(paths, flag, other_side) -> list:
+    """One side's runs, loaded. Raises BadResultsFile for a further run (flag: --more-base or
+    --more-new) that measured nothing or repeats a run already given: counted twice, one run
+    would narrow the spread between runs that the verdicts allow for."""
+    runs = [results_file.load(paths[0])]  # BASE or NEW: the same file on both sides is fine
+    for path in paths[1:]:
+        run = results_file.load(path)
+        if not run.points:
+            raise results_file.BadResultsFile(path, f"{flag}: holds no points, not a run of "
+                                                    "the command")
+        repeated = results_file.repeated_run(run, other_side + runs)
+        if repeated:
+            raise results_file.BadResultsFile(path, f"{flag}: {repeated}: each run must be "
+                                                    "counted once")
+        runs.append(run)
+    return runs
+
+
 def whole_run_shift(ratios, counts) -> list:
     """How NEW moved as a whole: the geometric mean of NEW/BASE over the points timed in both,
     and a warning when every FASTER or SLOWER verdict goes that way, as when the machine itself
@@ -193,7 +218,8 @@ def whole_run_shift(ratios, counts) -> list:
 
 def gate(a, b, new, regressions, fail_above, op_order) -> int:
     """--fail-above: 1 when a point is slower than the bound in NEW, or BASE timed it and NEW has
-    no time for it (a gate never passes on a point it could not compare), else 0."""
+    no time for it, or no point was timed in both (a gate never passes on a point it could not
+    compare), else 0."""
     untimed = [key for key in sorted(a, key=lambda k: sort_key(k, op_order))
                if results_file.median_ms(a[key]) is not None
                and results_file.median_ms(b.get(key, {})) is None]
@@ -208,7 +234,17 @@ def gate(a, b, new, regressions, fail_above, op_order) -> int:
         for key in untimed:
             print(f"  {describe(key)}: " + (f"NEW {b[key]['status']}" if key in b else
                                             f"not in NEW ({new.status})"))
-    return 1 if regressions or untimed else 0
+    compared = sum(1 for key in a if results_file.median_ms(a[key]) is not None
+                   and results_file.median_ms(b.get(key, {})) is not None)
+    if not compared:
+        print("\nGATE FAILED: no point was timed in both files, so the gate has nothing to "
+              "compare and cannot pass.")
+        return 1
+    if regressions or untimed:
+        return 1
+    print(f"\nGATE PASSED: the {compared} point(s) timed in both are within {fail_above:g}% "
+          "of BASE.")
+    return 0
 
 
 def _ms(runs, key) -> str:

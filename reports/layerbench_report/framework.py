@@ -81,15 +81,18 @@ def matching_run(frameworks, e: Estimate):
 
 
 def estimates(data, model) -> list:
-    """An Estimate for each ok model record of the model, with its framework run where one
-    matches, in the order device, pass, precision, batch."""
+    """An Estimate for each ok model record of the model that has points measured ok (an edited
+    file may have none), with its framework run where one matches, in the order device, pass,
+    precision, batch."""
     out = []
     for d in data.devices_for(model):
         for pass_ in data.record_passes(model):
             for (prec, batch) in sorted(data.records_of(model, d, pass_),
                                         key=lambda k: (results_file.precision_order(k[0]), k[1])):
-                e = Estimate(d, model, pass_, prec, batch,
-                             split_of(data, model, d, pass_, prec, batch))
+                split = split_of(data, model, d, pass_, prec, batch)
+                if not split:
+                    continue
+                e = Estimate(d, model, pass_, prec, batch, split)
                 e.run, e.framework = matching_run(data.frameworks, e)
                 out.append(e)
     return out

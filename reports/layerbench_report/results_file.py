@@ -10,10 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from layerbench_report import rounds
-from layerbench_report.backend_roles import (check_backend_roles, device_kinds, is_primary_backend,
-                                             keyed_device, point_id, primary_point_backends)
+from layerbench_report.backend_roles import (is_primary_backend, keyed_device, point_id,
+                                             primary_point_backends)
 from layerbench_report.checked_json import (BadResultsFile, Fields, json_words, loads, quoted,
                                             read_document, unique)
+from layerbench_report.point_measures import check_telemetry, check_timing
+from layerbench_report.run_context import check_context, check_settings
 
 SCHEMA = "layerbench-results/1"
 SCHEMA_FAMILY = "layerbench-results/"
@@ -22,10 +24,8 @@ PRECISIONS = ("fp32", "tf32", "fp16", "bf16", "fp8")
 POINT_PASSES = ("fwd", "fwd_training", "bwd_data", "bwd_weights")
 MODEL_PASSES = ("fwd", "train")
 STATUSES = ("ok", "unsupported", "oom", "failed")
-# The numbers of a point's "telemetry" the report reads (reports/results-schema.md).
-TELEMETRY_NUMBERS = ("sm_clock_min_mhz", "sm_clock_median_mhz", "memory_clock_median_mhz",
-                     "power_median_w", "energy_j", "joules_per_run", "gflop_per_joule",
-                     "gb_per_joule", "throttled_samples")
+# The kinds whose points do arithmetic work: their gflop is positive (memory-bound kinds' is 0).
+COMPUTE_KINDS = ("conv", "linear", "bmm")
 # A model record is "incomplete" when some of its points were not reached (an unfinished run).
 MODEL_STATUSES = STATUSES + ("incomplete",)
 FILE_STATUSES = ("complete", "incomplete", "interrupted")
@@ -92,42 +92,6 @@ class ResultsFile:
         return self.data["boundaries"]
 
 
-def _check_devices(context: Fields) -> dict:
-    devices = {}
-    kinds = device_kinds(context.obj)
-    for d in context.objects("devices"):
-        dev_id = d.text("id")
-        if dev_id in devices:
-            d.fail("id", f"{quoted(dev_id)} is used by another device too")
-        d.text("kind", kinds)
-        d.text("name")
-        d.object("facts")
-        peaks = d.object("peaks")
-        for precision in peaks.obj if peaks else ():
-            peak = peaks.object(precision, nullable=False)
-            peak.number("tflops", positive=True, optional=True, nullable=True)
-            peak.text("source", optional=True)
-        bandwidth = d.object("memory_bandwidth_gbps")
-        if bandwidth:
-            bandwidth.number("value", positive=True, optional=True, nullable=True)
-            bandwidth.text("source", optional=True)
-        devices[dev_id] = d.obj
-    return devices
-
-
-# The placement of a run or a doctor report under Slurm (harness/slurm_placement.cpp).
-SCHEDULER_FIELDS = ("name", "job_id", "array_job_id", "array_task_id", "node", "partition",
-                    "target")
-
-
-def check_scheduler(parent: Fields):
-    """The "scheduler" object of a results file's context or of a doctor report: null, or its
-    fields strings or null. The Slurm fleet matches files to targets and jobs by them."""
-    scheduler = parent.object("scheduler")
-    for key in SCHEDULER_FIELDS if scheduler else ():
-        scheduler.text(key, optional=True, nullable=True)
-
-
 def _check_point(path, where, p, devices):
     """where: the point's place, e.g. 'points[12]' or, in a journal, 'line 5: point'."""
     if not isinstance(p, dict):
@@ -146,27 +110,28 @@ def _check_point(path, where, p, devices):
     f.count("count", optional=True)
     for key in ("gflop", "bytes", "intensity", "tflops", "gbps"):
         f.number(key, optional=True, nullable=True)
+    f.text("implementation", optional=True)
+    f.array_of("layers", str)
+    f.texts("notes")
+    f.object("shape", optional=False, nullable=False)
+    f.text("shape_text", optional=True)
+    if p.get("kind") in COMPUTE_KINDS:
+        f.number("gflop", positive=True)
     timing = f.object("timing", optional=status != "ok", nullable=status != "ok")
-    if timing:  # a point that was timed has a usable median, whatever its status
-        timing.number("median_ms", positive=True)
-        timing.number("noise", optional=True, nullable=True)
-        timing.number("round_spread", optional=True, nullable=True)
-        timing.number("uncertainty", optional=True, nullable=True)
-        timing.get("unstable", bool, optional=True, nullable=True)
-        medians = timing.get("round_medians_ms", list, optional=True, nullable=True) or []
-        for i, m in enumerate(medians):
-            if isinstance(m, bool) or not isinstance(m, (int, float)) or not m > 0:
-                timing.fail(f"round_medians_ms[{i}]", f"expected a positive number, found {m!r}")
+    if timing:
+        check_timing(timing)
     telemetry = f.object("telemetry")  # GPU points; absent in files from before it
     if telemetry:
-        for key in TELEMETRY_NUMBERS:
-            telemetry.number(key, optional=True, nullable=True)
-        telemetry.get("throttled", bool, optional=True)
+        check_telemetry(telemetry)
     validation = f.object("validation")
     if validation:
         validation.number("rel_l2", optional=True, nullable=True)
+        validation.number("max_abs", optional=True, nullable=True)
         validation.number("tolerance", positive=True)
-        validation.get("passed", bool)
+        for key in ("checked_elements", "total_elements", "non_finite_elements",
+                    "misassigned_windows"):
+            validation.tally(key)
+        validation.flag("passed", optional=False)
 
 
 def _check_model_record(r: Fields, devices):
@@ -216,24 +181,8 @@ def check(path, data) -> ResultsFile:
                                    f"{SCHEMA}; update layerbench's scripts)")
     top = Fields(path, data, "")
     top.text("status", FILE_STATUSES)
-    context = top.object("context", optional=False, nullable=False)
-    check_backend_roles(context)
-    devices = _check_devices(context)
-    context.text("host", optional=True, nullable=True)
-    check_scheduler(context)
-    libraries = context.object("libraries")
-    for name in libraries.obj if libraries else ():
-        libraries.text(name, nullable=True)
-    doctor = context.object("doctor")
-    if doctor:
-        doctor.text("verdict", optional=True, nullable=True)
-        doctor.text("python", optional=True, nullable=True)
-        doctor.text("python_probe_error", optional=True, nullable=True)
-        for framework in doctor.objects("frameworks", optional=True):
-            for key in ("display", "version", "package"):
-                framework.text(key)
-            framework.text("verdict", nullable=True)
-            framework.get("gpu_usable", bool)
+    devices = check_context(top.object("context", optional=False, nullable=False))
+    check_settings(top.object("settings", optional=False, nullable=False))
     primary = primary_point_backends(data["context"])
     points = top.get("points", list)
     for i, p in enumerate(points):
@@ -290,6 +239,16 @@ def load(path) -> ResultsFile:
         if isinstance(p.get("timing"), dict):
             p["timing"][rounds.RUN_FLOOR] = floor
     return results
+
+
+def repeated_run(results: ResultsFile, earlier) -> str:
+    """How results repeats one of the earlier ResultsFiles (the same file under any path, or a
+    copy with the same content), or "" when it is a run of its own."""
+    same_file = next((f for f in earlier if f.path.resolve() == results.path.resolve()), None)
+    if same_file:
+        return f"given twice (first as {same_file.path})"
+    same_content = next((f for f in earlier if f.data == results.data), None)
+    return f"the same results as {same_content.path} (a copy)" if same_content else ""
 
 
 def median_ms(p: dict):

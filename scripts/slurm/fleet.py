@@ -28,7 +28,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from layerbench_report import checked_json, results_file
+from layerbench_report import checked_json, results_file, run_context
 from layerbench_report.command_line import (BadInput, Parser, check_folder_path, number,
                                             output_folder, pass_bytes_through, path_text)
 
@@ -226,10 +226,10 @@ def check_dry_run(binary: Path, doc) -> dict:
         if not isinstance(points, int) or isinstance(points, bool) or not 0 <= points < 2**53:
             raise FleetError(f"{where} devices.{dev_id!r}.points {json.dumps(points)}: expected "
                              "a count of points")
-        if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds < 0:
+        if (not isinstance(seconds, (int, float)) or isinstance(seconds, bool)
+                or not 0 <= seconds < math.inf):
             raise FleetError(f"{where} devices.{dev_id!r}.estimated_seconds "
-                             f"{json.dumps(seconds)}: expected a finite number of seconds >= 0 "
-                             "(NaN and infinity read as null)")
+                             f"{json.dumps(seconds)}: expected a finite number of seconds >= 0")
     if sum(e["points"] for e in doc["devices"].values()) == 0:
         raise FleetError("layerbench run flags: the plan has no point to measure (a "
                          "--benchmark_filter or --model that matches nothing?); no job written")
@@ -386,7 +386,7 @@ def load_doctor_report(path: Path) -> dict:
         raise checked_json.BadResultsFile(path, f"not a doctor report: the top level is "
                                                 f"{checked_json.json_words(doc)}, not an object")
     top = checked_json.Fields(path, doc, "")
-    results_file.check_scheduler(top)
+    run_context.check_scheduler(top)
     diagnosis = top.object("diagnosis")
     if diagnosis:
         diagnosis.get("gpu_usable", bool, optional=True)

@@ -336,7 +336,7 @@ def test_a_round_median_that_is_not_a_number_is_bad_input(tmp_path):
     proc = run_script("compare.py", write_json(tmp_path / "base.json", read_fixture(GPU_A)),
                       write_json(tmp_path / "new.json", new))
     assert proc.returncode == 2
-    assert "round_medians_ms[1]: expected a positive number" in proc.stderr
+    assert "round_medians_ms[1]: expected a number, found a string" in proc.stderr
 
 
 def test_a_whole_run_that_moved_one_way_is_said_so(tmp_path, pair):
@@ -361,10 +361,12 @@ def test_a_whole_run_that_moved_one_way_is_said_so(tmp_path, pair):
 
 def runs_of(tmp_path, name, factors, key, unstable=(), contended=()):
     """Runs of one command, each a copy of the fixture with `key` scaled by its factor (and
-    marked unstable or contended in the runs those list), written as name1.json, name2.json..."""
+    marked unstable or contended in the runs those list), written as name1.json, name2.json...
+    with that -o in its command line, as real runs differ."""
     paths = []
     for i, factor in enumerate(factors):
         doc = read_fixture(GPU_A)
+        doc["context"]["command_line"] += f" -o {name}{i + 1}.json"
         find(doc, key)["timing"].update({"noise": 0.01, "uncertainty": 0.01})
         scale(doc, key, factor)
         find(doc, key)["timing"]["unstable"] = i in unstable

@@ -66,13 +66,13 @@ CASES = [
     ("libraries-list", set_context("libraries", ["onednn"]),
      "context.libraries: expected an object, found an array"),
     ("peaks-string", set_peaks, ""),
-    ("time_ms-NaN", set_model("time_ms", NAN), "expected a finite number, found null"),
+    ("time_ms-NaN", set_model("time_ms", NAN), "expected a finite number, found NaN"),
     ("time_ms-zero", set_model("time_ms", 0), "must be positive, is 0"),
-    ("median-NaN", set_median(NAN), "expected a finite number, found null"),
+    ("median-NaN", set_median(NAN), "expected a finite number, found NaN"),
     ("median-null", set_median(None), "expected a finite number, found null"),
-    ("median-Infinity", set_median(INF), "expected a finite number, found null"),
-    ("median-minus-Infinity", set_median(-INF), "expected a finite number, found null"),
-    ("median-1e400", set_median("1e400"), "expected a finite number, found null"),
+    ("median-Infinity", set_median(INF), "expected a finite number, found infinity"),
+    ("median-minus-Infinity", set_median(-INF), "expected a finite number, found infinity"),
+    ("median-1e400", set_median("1e400"), "expected a finite number, found infinity"),
     ("median-negative", set_median(-0.5), "must be positive, is -0.5"),
     ("median-zero", set_median(0), "must be positive, is 0"),
     # Finite, yet a rate of 1 / 5e-324 is infinite: the report's axes refused it (a traceback).
@@ -157,17 +157,29 @@ def test_the_gate_fails_when_new_did_not_time_a_point_base_timed(tmp_path, capsy
     assert f"tiny {p['op']} batch {p['batch']} FP32 fwd on cpu: NEW oom" in out
 
 
-def test_a_nan_noise_reads_as_no_noise(tmp_path, capsys):
-    """NaN noise is what the writer would write as null: no recorded noise, a 0 tolerance."""
+def test_a_null_noise_reads_as_no_noise(tmp_path, capsys):
+    """A null noise (the writer's spelling of a noise it could not compute) is no recorded noise:
+    a 0 tolerance."""
     doc = read_fixture(COMPLETE)
     for p in doc["points"]:
         if p["timing"]:
-            p["timing"]["noise"] = NAN
+            p["timing"]["noise"] = None
     path = write(tmp_path, doc)
     assert compare.main([str(path), str(path)]) == 0
     rows = [line.split() for line in capsys.readouterr().out.splitlines()
             if line.startswith("tiny ") and "NOT TIMED" not in line]
     assert rows and all(cells[10] == "0.0%" for cells in rows)  # the "within" column
+
+
+def test_a_nan_noise_is_refused(tmp_path, capsys):
+    """NaN is never the writer's (it writes null): such a file was edited or corrupted."""
+    doc = read_fixture(COMPLETE)
+    p = next(p for p in doc["points"] if p["timing"])
+    p["timing"]["noise"] = NAN
+    path = write(tmp_path, doc)
+    assert compare.main([str(path), str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "timing.noise: expected a finite number, found NaN" in err and "\n" not in err
 
 
 @pytest.mark.parametrize("text, problem", [

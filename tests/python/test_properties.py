@@ -203,15 +203,17 @@ def test_the_reader_accepts_a_usable_file_or_names_the_problem(case, data):
 
 def compare_oracle(base, new, fail_above):
     """compare.py's exit code from the loaded files: 1 when a point BASE timed is slower by more
-    than fail_above in NEW or has no time in NEW."""
+    than fail_above in NEW or has no time in NEW, or no point was timed in both."""
     if fail_above is None:
         return 0
     new_times = {results_file.point_id(p): results_file.median_ms(p) for p in new.points}
+    compared = 0
     for p in base.points:
         tb, tn = results_file.median_ms(p), new_times.get(results_file.point_id(p))
         if tb is not None and (tn is None or (tn / tb - 1) * 100 > fail_above):
             return 1
-    return 0
+        compared += tb is not None
+    return 0 if compared else 1
 
 
 @settings(max_examples=150, **SETTINGS)

@@ -37,14 +37,18 @@ def render(data, model, charts) -> str:
     handles = []
     for k, (ax, d) in enumerate(zip(axes, devices)):
         batch = device_batch(data, model, d)
+        if k % PANELS_PER_ROW:
+            ax.set_yticklabels([])
+        if batch is None:
+            ax.set_title(f"{d.label}\nper-layer TFLOP/s, forward")
+            ax.text(0.5, 0.5, "no point measured ok", ha="center", transform=ax.transAxes)
+            continue
         series = [(P(prec), PRECISION_COLOURS[prec],
                    {p["op"]: p for p in data.points_of(model, d, prec, "fwd", batch)})
                   for prec in precisions_of(data, model, d)]
         handles += layer_rows(ax, ops, series, lambda p: p.get("tflops"), log=False)
         ax.set_xlabel("achieved TFLOP/s — higher is better")
         ax.set_title(f"{d.label}\nper-layer TFLOP/s, forward, batch {batch}")
-        if k % PANELS_PER_ROW:
-            ax.set_yticklabels([])
     legend_below(fig, sorted(handles, key=legend_order))
     parts.append(charts.embed(fig, f"{model}: TFLOP/s per layer and precision",
                               "Achieved TFLOP/s (work / median time) for each layer shape and "

@@ -72,7 +72,7 @@ def stacked_chart(charts, model, rows):
 def render(data, model, charts) -> str:
     ests = estimates(data, model)
     if not ests:
-        return note("No model-level records measured ok: no estimate to split.")
+        return note("No model-level record with points measured ok: nothing measured to split.")
     groups = groups_in({g for e in ests for g in e.split})
     rows = [[e.device.label, results_file.pass_name(e.pass_), P(e.precision), e.batch,
              fmt_ms(e.total_ms)] + [f"{e.split[g] / e.total_ms:.1%}" if g in e.split else None
