@@ -4,7 +4,7 @@
 # command-line test;
 # the `tsan` preset runs the multi-threaded unit tests; then each libFuzzer target runs for
 # FUZZ_SECONDS (default 60) from its seed corpus. Any sanitizer report, crash, leak, timeout
-# (10 s per input) or out-of-memory (2 GB) fails.
+# (10 s per input) or out-of-memory (2 GB) fails; then the Python readers are fuzzed as long.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$ROOT"
 ASAN_BUILD="$ROOT/build-asan"
@@ -74,3 +74,11 @@ run_step "fuzz the model-file loader (${FUZZ_SECONDS} s)" fuzz model_file_fuzz 1
 run_step "fuzz the results-file loader (${FUZZ_SECONDS} s)" fuzz results_file_fuzz 32768 \
   "$ROOT/tests/python/fixtures/real"
 run_step "fuzz the flag and version parsers (${FUZZ_SECONDS} s)" fuzz text_parsers_fuzz 16384
+
+# The Python readers fuzzed the same way: report.py and compare.py on mutated copies of the real
+# results files (tests/fuzz/reports_fuzz.py). The seed is the commit's, printed, so a failure in
+# CI replays with `--seed S --cases N`, and each commit fuzzes other cases.
+reports_fuzz_seed=$(( 16#$(git -C "$ROOT" rev-parse --short=8 HEAD 2>/dev/null || echo 0) ))
+run_step "fuzz report.py and compare.py (${FUZZ_SECONDS} s, seed $reports_fuzz_seed)" \
+  "$PY" "$ROOT/tests/fuzz/reports_fuzz.py" --seconds "$FUZZ_SECONDS" --seed "$reports_fuzz_seed" \
+  --artifacts "$ROOT/build/reports-fuzz-artifacts"
