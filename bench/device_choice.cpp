@@ -31,6 +31,10 @@ DeviceChoice parse_device(const std::string& text, std::string_view label) {
   }
   const std::vector<std::string> kinds = device_kinds();
   const std::optional<DeviceId> id = parse_device_id(text);
+  // PyTorch's name for the GPU, the one users type first.
+  if (id && id->kind == "cuda" && std::find(kinds.begin(), kinds.end(), "cuda") == kinds.end())
+    throw InputError(std::string(label) + ": '" + text + "': the GPU kind is gpu (" +
+                     std::string(gpu_kind) + text.substr(4) + ")");
   if (!id || std::find(kinds.begin(), kinds.end(), id->kind) == kinds.end()) {
     std::string known;
     for (const std::string& kind : kinds)

@@ -16,13 +16,21 @@
 
 namespace lb::cli {
 
+// A message on one line: a value it quotes (a model name typed as $'x\ny') may hold a line
+// break, which would split it for a reader of its last line (the Slurm fleet).
+std::string one_line(std::string message) {
+  std::string out;
+  for (const char c : message) out += c == '\n' ? "\\n" : c == '\r' ? "\\r" : std::string(1, c);
+  return out;
+}
+
 int report_input_errors(const std::string& command, const Action& body) {
   try {
     return body();
   } catch (const InputError& e) {
-    std::cerr << "layerbench " << command << ": " << e.what() << "\n";
+    std::cerr << "layerbench " << command << ": " << one_line(e.what()) << "\n";
   } catch (const std::invalid_argument& e) {
-    std::cerr << "layerbench " << command << ": " << e.what() << "\n";
+    std::cerr << "layerbench " << command << ": " << one_line(e.what()) << "\n";
   }
   return exit_usage;
 }
@@ -58,6 +66,38 @@ std::optional<std::string> repeated_option(const CLI::App& app) {
   return std::nullopt;
 }
 
+// CLI11's "Could not convert: --rounds = abc" as "--rounds: 'abc' is not an integer (Visits of
+// every point, 1 to 100)": what the flag takes, from its type and the first clause of its help.
+std::string conversion_message(const CLI::App& command, const std::string& message) {
+  const std::string prefix = "Could not convert: ";
+  const std::size_t equals = message.find(" = ");
+  if (message.rfind(prefix, 0) != 0 || equals == std::string::npos) return message;
+  const std::string flag = message.substr(prefix.size(), equals - prefix.size());
+  const CLI::Option* option = command.get_option_no_throw(flag);
+  if (option == nullptr) return message;
+  const std::string type = option->get_type_name();
+  const std::string wanted = type == "INT" || type == "UINT" ? "an integer"
+                             : type == "FLOAT"               ? "a number"
+                                                             : "a " + type;
+  std::string help = option->get_description();
+  help = help.substr(0, help.find_first_of(";("));
+  help.erase(help.find_last_not_of(' ') + 1);
+  return flag + ": '" + message.substr(equals + 3) + "' is not " + wanted + " (" + help + ")";
+}
+
+// A usage error as one line naming the flag, then where the flags are listed: CLI11's whole
+// usage after it (about 44 lines) buries the line that says what is wrong.
+int usage_error(const CLI::App& app, const CLI::Error& e) {
+  const CLI::App* command = &app;
+  for (const CLI::App* sub : app.get_subcommands()) command = sub;
+  const std::string name = command == &app ? "layerbench" : "layerbench " + command->get_name();
+  std::string message = e.what();
+  if (const auto* conversion = dynamic_cast<const CLI::ConversionError*>(&e))
+    message = conversion_message(*command, message);
+  std::cerr << name << ": " << one_line(message) << " (`" << name << " --help` lists the flags)\n";
+  return exit_usage;
+}
+
 }  // namespace lb::cli
 
 int main(int argc, char** argv) {
@@ -67,7 +107,6 @@ int main(int argc, char** argv) {
   lb::install_backend_roles();
   CLI::App app{"layerbench: cuDNN, cuBLASLt and oneDNN on the layers of ResNet-50 and ViT"};
   app.require_subcommand(0, 1);
-  app.failure_message(CLI::FailureMessage::help);  // a usage error shows the usage
   bool show_version = false;
   app.add_flag("--version", show_version, "Print layerbench's version and every library's");
 
@@ -88,11 +127,9 @@ int main(int argc, char** argv) {
       std::cerr << *repeated << "\n";
       return lb::cli::exit_usage;
     }
-    app.exit(e);
-    return lb::cli::exit_usage;
+    return lb::cli::usage_error(app, e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);  // prints the error and usage on stderr
-    return lb::cli::exit_usage;
+    return lb::cli::usage_error(app, e);
   }
   if (show_version) {
     lb::cli::print_version(std::cout);

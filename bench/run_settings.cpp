@@ -123,9 +123,11 @@ void check_ranges(const RunOptions& o, SettingsSource source) {
                  "a number of seconds");
   check_in_range(label("noise_target"), o.noise_target, 0, true, 1, "a relative noise");
   // 100 rounds of the quick suite would take hours: past any use of a spread between rounds.
+  // The flag's 0 was refused when read (read_flags); a resumed file's stands for the suite's.
   if (o.rounds < 0 || o.rounds > 100)
     throw InputError(label("rounds") + " " + std::to_string(o.rounds) +
-                     ": not a number of rounds from 1 to 100 (0: the suite's)");
+                     ": not a number of rounds from 1 to 100" +
+                     (source == SettingsSource::flags ? "" : " (0: the suite's)"));
   if (o.profile_runs < 0 || o.profile_runs > 100000)
     throw InputError(label("profile_runs") + " " + std::to_string(o.profile_runs) +
                      ": not a number of runs from 1 to 100000 (0: off)");

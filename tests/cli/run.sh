@@ -12,9 +12,12 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/helpers.bash"
 
 # Usage and input errors: exit 2 with the flag, value or file named.
 expect_rc 2 "unknown flag" "$bin" run --bogus
-grep -q "Usage:" "$work/err" || fail "unknown flag: no usage on stderr"
+grep -q "^layerbench run: --bogus: not a flag .*(\`layerbench run --help\` lists the flags)$" \
+  "$work/err" || fail "unknown flag: not named with the pointer to --help"
 expect_rc 2 "unknown subcommand" "$bin" frobnicate
-grep -q "Usage:" "$work/err" || fail "unknown subcommand: no usage on stderr"
+grep -q "frobnicate (\`layerbench --help\` lists the flags)$" "$work/err" \
+  || fail "unknown subcommand: not named with the pointer to --help"
+[ "$(wc -l < "$work/err")" -eq 1 ] || fail "unknown subcommand: not one line (the whole usage?)"
 expect_rc 2 "unknown model" "$bin" run "${fast[@]}" --model nosuchmodel -o "$work/x.json"
 grep -q "nosuchmodel" "$work/err" || fail "unknown model not named"
 expect_rc 2 "bad batch" "$bin" run "${fast[@]}" --batch 0 -o "$work/x.json"

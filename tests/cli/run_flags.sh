@@ -26,6 +26,25 @@ refused "empty output" "--output" "${plan[@]}" -o ''
 refused "empty batch" "--batch" "${plan[@]}" --batch ''
 refused "empty precision" "--precision" "${plan[@]}" --precision ''
 refused "folder as model file" "is a folder" --device cpu --model-file "$work" --model tiny --dry-run
+# CLI11's own refusals are one line too, saying what the flag takes, never the whole usage.
+refused "rounds not a number" "--rounds: 'abc' is not an integer (Visits of every point, 1 to 100)" \
+  "${plan[@]}" --rounds abc
+refused "rounds a fraction" "--rounds: '2.5' is not an integer" "${plan[@]}" --rounds 2.5
+refused "threads not a number" "--threads: 'abc' is not an integer (CPU threads)" \
+  "${plan[@]}" --threads abc
+refused "no rounds" "--rounds 0: not a number of rounds from 1 to 100" "${plan[@]}" --rounds 0
+refused "too many rounds" "--rounds 101: not a number of rounds from 1 to 100" \
+  "${plan[@]}" --rounds 101
+grep -qF "suite's" "$work/err" && fail "--rounds 101: a flag's refusal offers 0, which it refuses"
+refused "PyTorch's GPU name" "--device: 'cuda:0': the GPU kind is gpu (gpu:0)" \
+  --device cuda:0 --model-file "$tiny" --model tiny --dry-run
+for args in "--suites junk" "--suites --model x"; do
+  # shellcheck disable=SC2086 # the words are the flags
+  expect_rc 2 "list $args" "$bin" list $args
+  [ "$(wc -l < "$work/err")" -eq 1 ] || { cat "$work/err" >&2; fail "list $args: not one line"; }
+  grep -qF "(\`layerbench list --help\` lists the flags)" "$work/err" \
+    || fail "list $args: no pointer to --help"
+done
 expect_rc 0 "largest seed" "$bin" run "${plan[@]}" --seed 18446744073709551615
 expect_rc 2 "unknown suite" "$bin" run "${plan[@]}" --suite huge
 grep -qF -- "--suite: huge not in {" "$work/err" || { cat "$work/err" >&2; fail "unknown suite not named"; }
