@@ -692,9 +692,19 @@ def main(argv=None):
     for sub_parser in (m, t, mc, ct):
         sub_parser.add_argument("--force", action="store_true",
                                 help="replace the -o file if it exists (a regular file only)")
-    args = parser.parse_args(argv)
     commands = {"measure": measure, "table": table, "measure-cpu": measure_cpu,
                 "cpu-table": cpu_table}
+    words = sys.argv[1:] if argv is None else list(argv)
+    first = words[0] if words else None
+    if first not in (*commands, "-h", "--help"):
+        # argparse would say "the following arguments are required: command" for a flag, or take
+        # the flag's value for the command ("invalid choice: 't.json'").
+        found = "nothing" if first is None else repr(first)
+        print(f"torch_layers.py: the first argument is the command, one of "
+              f"{', '.join(commands)} (found {found}; --help says what each does)",
+              file=sys.stderr)
+        return 2
+    args = parser.parse_args(words)
     try:
         return commands[args.command](args)
     except (BadInput, checked_json.BadResultsFile) as e:

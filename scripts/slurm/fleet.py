@@ -252,14 +252,14 @@ def time_limit_minutes(points: int, estimate_s: float, margin: float) -> int:
 
 
 def what_failed(proc) -> str:
-    """The message of a command that failed: its error line, or how it ended when it printed
-    none. layerbench's usage errors print the error first and the help text after it."""
+    """The message of a command that failed: its last line (layerbench's error is one line, after
+    any warnings), or how it ended when it printed none."""
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     if not lines:
         ended = (f"was killed by signal {-proc.returncode}" if proc.returncode < 0 else
                  f"exited with code {proc.returncode}")
         return f"{ended} and printed no message"
-    return lines[0] if any(line.startswith("Usage:") for line in lines) else lines[-1]
+    return lines[-1]
 
 
 def dry_run_estimate(binary: Path, run_flags) -> dict:

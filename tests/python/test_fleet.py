@@ -556,11 +556,17 @@ def test_resume_over_a_results_file_it_cannot_read_is_bad_input(tmp_path, damage
 
 
 def test_an_unknown_run_flag_is_named_not_the_help_texts_last_line(tmp_path):
-    # layerbench prints a usage error first, then its help text: once the help's last line
-    # was shown as the error.
+    # layerbench once printed its help text after a usage error, whose last line was shown.
     proc = fleet_exit_2("--binary", binary(), "--targets", "partition=a", "--out", tmp_path / "f",
                         "--dry-run", "--", "--frob", words="layerbench run flags: ")
     assert "--frob" in proc.stderr, proc.stderr
+
+
+def test_a_run_flag_value_with_a_line_break_is_named_whole(tmp_path):
+    # Once only the fragment after the break was shown: "layerbench run flags: y'; known: ...".
+    proc = fleet_exit_2("--binary", binary(), "--targets", "partition=a", "--out", tmp_path / "f",
+                        "--dry-run", "--", "--model", "x\ny", words="layerbench run flags: ")
+    assert "unknown model 'x\\ny'" in proc.stderr, proc.stderr
 
 
 def killed_binary(tmp_path):

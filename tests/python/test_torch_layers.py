@@ -171,6 +171,16 @@ def test_measure_without_torch_says_so(tmp_path):
     assert not (tmp_path / "t.json").exists()
 
 
+@pytest.mark.parametrize("args, found", [(["--bogus"], "'--bogus'"), (["-o", "t.json"], "'-o'"),
+                                         ([], "nothing")])
+def test_a_first_argument_that_is_no_command_is_named(args, found):
+    # argparse said "the following arguments are required: command" or "invalid choice: 't.json'"
+    r = run_script("torch_layers.py", *args)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert (f"the first argument is the command, one of measure, table, measure-cpu, cpu-table "
+            f"(found {found};") in r.stderr
+
+
 @pytest.fixture
 def fake_torch(monkeypatch):
     """A stand-in for PyTorch (TEST DATA: every timed run "takes" 0.5 ms) that records calls."""
