@@ -49,3 +49,16 @@ def test_the_checker_finds_a_broken_link_and_skips_code(tmp_path):
                     "`[a](in_code.md)`\n```\n[b](in_block.md)\n```\n")
     assert relative_links(page) == ["there.md", "missing.md"]
     assert broken_links(page) == ["missing.md"]
+
+
+def test_the_commands_page_names_gpu_check_s_own_commands():
+    # It once named `build`, `measure` and `torch`, which the script refuses.
+    script = (ROOT / "scripts" / "gpu-check.sh").read_text(encoding="utf-8")
+    taken = set(re.search(r"^\s+(\S+)\) \[ -z \"\$what\" \]", script, re.MULTILINE)
+                .group(1).split("|")) | {"take"}
+    assert taken == {"check", "torch", "all", "take"}, taken  # the pattern found the case
+    page = (DOCS / "commands.md").read_text(encoding="utf-8")
+    section = page.split("## `scripts/gpu-check.sh`", 1)[1].split("\n## ", 1)[0]
+    named = set(re.findall(r"`(?:--dry-run )?([a-z]+)(?: FOLDER)?`", section))
+    named |= {w for m in re.findall(r"`--dry-run ([a-z|]+)`", section) for w in m.split("|")}
+    assert named and named <= taken, named - taken
