@@ -107,8 +107,11 @@ def _check_point(path, where, p, devices):
     status = f.text("status", STATUSES)
     f.text("reason", optional=True)
     f.text("kind", optional=True, nullable=True)
-    f.count("count", optional=True)
-    for key in ("gflop", "bytes", "intensity", "tflops", "gbps"):
+    f.count("count")
+    # The work and bytes of the shape, whatever its status; the rates only where it was timed.
+    for key in ("gflop", "bytes", "intensity"):
+        f.number(key)
+    for key in ("tflops", "gbps"):
         f.number(key, optional=True, nullable=True)
     f.text("implementation", optional=True)
     f.array_of("layers", str)

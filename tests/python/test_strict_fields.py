@@ -86,6 +86,10 @@ CASES = [
     ("rel_l2-NaN", point_field("validation", "rel_l2", NAN), "found NaN"),
     ("gflop-zero", point_field(None, "gflop", 0), "must be positive, is 0"),
     ("layers-text", point_field(None, "layers", "conv"), "expected an array"),
+    ("bytes-deleted", lambda doc: doc["points"][0].pop("bytes") and "points[0].bytes",
+     "missing"),
+    ("count-deleted", lambda doc: doc["points"][0].pop("count") and "points[0].count",
+     "missing"),
     ("shape-deleted", lambda doc: doc["points"][0].pop("shape") and "points[0].shape",
      "missing"),
     ("notes-number", lambda doc: doc["points"][0]["notes"].update(timing=1) or
