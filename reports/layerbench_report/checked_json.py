@@ -144,9 +144,16 @@ class Fields:
 
     def count(self, key, optional=False, nullable=False):
         """A positive integer that fits the writer's int (a batch, a number of layers or steps)."""
+        return self._integer(key, 1, "a positive integer below 2^31", optional, nullable)
+
+    def tally(self, key, optional=True, nullable=False):
+        """A count that may be 0 (samples, re-taken samples): an integer from 0 to 2^31."""
+        return self._integer(key, 0, "an integer from 0 to 2^31", optional, nullable)
+
+    def _integer(self, key, least, words, optional, nullable):
         value = self.get(key, int, optional, nullable)
-        if value is not None and not 1 <= value < 2 ** 31:
-            self.fail(key, f"must be a positive integer below 2^31, is {value}")
+        if value is not None and not least <= value < 2 ** 31:
+            self.fail(key, f"must be {words}, is {value}")
         return value
 
     def number(self, key, positive=False, optional=False, nullable=False):
@@ -186,13 +193,6 @@ class Fields:
                 self.fail(f"{key}[{i}]", f"expected a number, found {json_words(v)}")
             values[i] = self.finite(f"{key}[{i}]", v, positive)
         return values
-
-    def tally(self, key, optional=True, nullable=False):
-        """A count that may be 0 (samples, re-taken samples): an integer from 0 to 2^31."""
-        value = self.get(key, int, optional, nullable)
-        if value is not None and not 0 <= value < 2 ** 31:
-            self.fail(key, f"must be an integer from 0 to 2^31, is {value}")
-        return value
 
     def flag(self, key, optional=True, nullable=False):
         return self.get(key, bool, optional, nullable)
