@@ -18,9 +18,16 @@ namespace lb::cli {
 
 // A message on one line: a value it quotes (a model name typed as $'x\ny') may hold a line
 // break, which would split it for a reader of its last line (the Slurm fleet).
-std::string one_line(std::string message) {
+std::string one_line(const std::string& message) {
   std::string out;
-  for (const char c : message) out += c == '\n' ? "\\n" : c == '\r' ? "\\r" : std::string(1, c);
+  for (const char c : message) {
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\r')
+      out += "\\r";
+    else
+      out.push_back(c);
+  }
   return out;
 }
 
@@ -92,7 +99,7 @@ int usage_error(const CLI::App& app, const CLI::Error& e) {
   for (const CLI::App* sub : app.get_subcommands()) command = sub;
   const std::string name = command == &app ? "layerbench" : "layerbench " + command->get_name();
   std::string message = e.what();
-  if (const auto* conversion = dynamic_cast<const CLI::ConversionError*>(&e))
+  if (dynamic_cast<const CLI::ConversionError*>(&e) != nullptr)
     message = conversion_message(*command, message);
   std::cerr << name << ": " << one_line(message) << " (`" << name << " --help` lists the flags)\n";
   return exit_usage;
