@@ -90,6 +90,13 @@ def json_words(value) -> str:
     return "null" if value is None else type_words(type(value))
 
 
+def is_of(value, types) -> bool:
+    """isinstance(value, types), except that true/false is not a number: bool is an int to
+    Python, never to JSON."""
+    types = types if isinstance(types, tuple) else (types,)
+    return isinstance(value, types) and (not isinstance(value, bool) or bool in types)
+
+
 def type_words(types) -> str:
     words = {dict: "an object", list: "an array", str: "a string", int: "an integer",
              float: "a number", bool: "true/false", type(None): "null"}
@@ -124,8 +131,7 @@ class Fields:
         value = self.obj[key]
         if value is None and nullable:
             return None
-        types = types if isinstance(types, tuple) else (types,)
-        if not isinstance(value, types) or isinstance(value, bool) and bool not in types:
+        if not is_of(value, types):
             self.fail(key, f"expected {type_words(types)}, found {json_words(value)}")
         return value
 
@@ -189,7 +195,7 @@ class Fields:
         if not values:
             self.fail(key, "an empty array (absent or null where there is nothing)")
         for i, v in enumerate(values):
-            if isinstance(v, bool) or not isinstance(v, (int, float)):
+            if not is_of(v, (int, float)):
                 self.fail(f"{key}[{i}]", f"expected a number, found {json_words(v)}")
             values[i] = self.finite(f"{key}[{i}]", v, positive)
         return values
@@ -201,8 +207,7 @@ class Fields:
         """An array whose every element is of types (None where optional and absent)."""
         values = self.get(key, list, optional, nullable)
         for i, v in enumerate(values or []):
-            if not isinstance(v, types) or isinstance(v, bool) and bool not in (
-                    types if isinstance(types, tuple) else (types,)):
+            if not is_of(v, types):
                 self.fail(f"{key}[{i}]", f"expected {type_words(types)}, found {json_words(v)}")
         return values
 

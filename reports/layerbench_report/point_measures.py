@@ -12,6 +12,7 @@ TELEMETRY_NUMBERS = ("sm_clock_min_mhz", "sm_clock_median_mhz", "memory_clock_mi
                      "joules_per_run", "gflop_per_joule", "gb_per_joule")
 TELEMETRY_TALLIES = ("samples", "throttled_samples", "retaken_samples")
 
+
 def check_timing(timing: Fields):
     """A timed point's timing: a usable median, whatever its status, and its rounds agreeing."""
     timing.number("median_ms", positive=True)

@@ -109,7 +109,8 @@ def _check_point(path, where, p, devices):
     f.text("kind", optional=True, nullable=True)
     f.count("count")
     # The work and bytes of the shape, whatever its status; the rates only where it was timed.
-    for key in ("gflop", "bytes", "intensity"):
+    f.number("gflop", positive=p.get("kind") in COMPUTE_KINDS)
+    for key in ("bytes", "intensity"):
         f.number(key)
     for key in ("tflops", "gbps"):
         f.number(key, optional=True, nullable=True)
@@ -118,8 +119,6 @@ def _check_point(path, where, p, devices):
     f.texts("notes")
     f.object("shape", optional=False, nullable=False)
     f.text("shape_text", optional=True)
-    if p.get("kind") in COMPUTE_KINDS:
-        f.number("gflop", positive=True)
     timing = f.object("timing", optional=status != "ok", nullable=status != "ok")
     if timing:
         check_timing(timing)

@@ -84,7 +84,10 @@ def _check_run_facts(context: Fields):
         context.number(key, optional=True, nullable=True)
     split = context.object("time_split")
     for key in split.obj if split else ():
-        split.tally(key) if key == "rounds" else split.number(key)
+        if key == "rounds":
+            split.tally(key)
+        else:
+            split.number(key)
 
 
 def _check_machine_state(state):
@@ -113,7 +116,7 @@ def _check_machine_state(state):
 
 
 # The run's settings the readers check by kind (reports/results-schema.md, "settings"); the
-# others are printed as they are.
+# others (the seed, the model files) they do not read.
 SETTINGS_TEXTS = ("suite", "device", "precisions", "batches", "pass", "cache", "layout",
                   "cudnn_api", "timing", "sustained", "cpu_roofs", "backends", "algo",
                   "autotune_workspace")

@@ -11,6 +11,7 @@ from layerbench_report import cli, compare
 
 GPU_FILE = ROOT / "reports" / "reference" / "gpu-check-20261204T1702Z.json"
 NAN, INF = float("nan"), float("inf")
+DELETE = object()  # top_field's value that removes the field
 
 
 def point_field(section, key, value, i=0):
@@ -33,9 +34,6 @@ def top_field(path, value):
             node[key] = value
         return ".".join(f"[{k}]" if isinstance(k, int) else k for k in path).replace(".[", "[")
     return mutate
-
-
-DELETE = object()
 
 
 def rounds(medians, count=None):
