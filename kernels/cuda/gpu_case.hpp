@@ -19,7 +19,8 @@
 
 namespace lb::cuda {
 
-// How many of the library's candidates --algo autotune times: its top 8, as the GPU issue asks.
+// How many of cuBLASLt's candidates --algo autotune times: its top 8. The cuDNN convolution's
+// pool has its own bound (logic/conv_pool.hpp).
 inline constexpr std::size_t autotune_candidates = 8;
 
 class GpuCase : public Case {
