@@ -200,9 +200,9 @@ TEST(CudaEngineFilter, RulesAsPyTorchWithTf32PreferringTensorCores) {
     bool tc_ok, down_ok, reduced_ok, transform_ok;
   };
   // PyTorch's Conv_v8.cpp: down-converting engines never, Tensor Cores not for strict FP32;
-  // reductions below FP32 allowed for 16-bit and FP8 data, never for FP32 data. Beyond PyTorch:
-  // no FFT or Winograd engine for strict FP32, whose tolerance their rounding exceeds.
-  for (const Row& row : {Row{Precision::fp32, false, false, false, false},
+  // reductions below FP32 allowed for 16-bit and FP8 data, never for FP32 data; FFT and Winograd
+  // for every precision, as PyTorch filters neither (validation still holds them to tolerance).
+  for (const Row& row : {Row{Precision::fp32, false, false, false, true},
                          Row{Precision::tf32, true, false, false, true},
                          Row{Precision::fp16, true, false, true, true},
                          Row{Precision::bf16, true, false, true, true},
