@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "harness/check/validate.hpp"
 #include "harness/model/accounting.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/cudnn_descriptors.hpp"
@@ -193,7 +194,8 @@ class CudnnConvCase final : public GpuCase {
   const Candidate& chosen() const { return candidates_[chosen_]; }
   void find_candidates(Precision precision, std::uint64_t tensor_bytes,
                        const CudaCaseOptions& options);
-  void choose(const CudaCaseOptions& options);
+  void choose(const Problem& problem, const std::vector<HostTensor>& inputs,
+              const CudaCaseOptions& options);
 
   cudnnHandle_t handle_;
   // Declaration order is destruction order reversed: plans go before the graph they were built
@@ -246,7 +248,7 @@ CudnnConvCase::CudnnConvCase(std::shared_ptr<DeviceContext> context, const Probl
   pack.finalize();
   variant_pack_ = std::move(pack);
 
-  choose(options);
+  choose(problem, inputs, options);
 }
 
 void CudnnConvCase::find_candidates(Precision precision, std::uint64_t tensor_bytes,
@@ -303,12 +305,24 @@ void CudnnConvCase::find_candidates(Precision precision, std::uint64_t tensor_by
   notes_.emplace_back("cudnn_heuristic_choice", candidates_.front().facts.tag);
 }
 
-void CudnnConvCase::choose(const CudaCaseOptions& options) {
+void CudnnConvCase::choose(const Problem& problem, const std::vector<HostTensor>& inputs,
+                           const CudaCaseOptions& options) {
   if (options.algo == AlgoChoice::autotune && candidates_.size() > 1) {
     std::string timings;
+    // FFT and Winograd engines round differently: the fastest candidate must also pass the
+    // validation the point will pass, else the next fastest is taken.
+    const auto rejects_output = [&](std::size_t) -> std::optional<std::string> {
+      launch();
+      LB_CUDA(cudaStreamSynchronize(context().stream()));
+      const Validation v = validate(problem, inputs, output(), problem.precision);
+      if (v.passed) return std::nullopt;
+      return "rel_l2 " + std::to_string(v.rel_l2) + " (tolerance " + std::to_string(v.tolerance) +
+             "), " + std::to_string(v.non_finite_elements) + " non-finite";
+    };
     const std::size_t best = autotune(
         candidates_.size(), [this](std::size_t i) { chosen_ = i; },
-        [this](std::size_t i) { return candidates_[i].facts.tag; }, timings, output_buffer_);
+        [this](std::size_t i) { return candidates_[i].facts.tag; }, timings, output_buffer_,
+        rejects_output);
     // Keep only the chosen plan; the others hold host memory only, but nothing should linger.
     Candidate keep = std::move(candidates_[best]);
     candidates_.clear();

@@ -56,9 +56,12 @@ class GpuCase : public Case {
   // Times each of `count` candidates (select(i) makes candidate i the one launch() runs) in the
   // case's cache mode, each with a fresh launch hold, as logic::autotune orders it. Leaves the
   // fastest selected with a fresh hold and `output` poisoned again, and returns its index.
-  std::size_t autotune(std::size_t count, const std::function<void(std::size_t)>& select,
-                       const std::function<std::string(std::size_t)>& label, std::string& summary,
-                       DeviceBuffer& output);
+  // Where `rejects_output` is set, the fastest whose output it accepts (logic::AutotuneSteps).
+  std::size_t autotune(
+      std::size_t count, const std::function<void(std::size_t)>& select,
+      const std::function<std::string(std::size_t)>& label, std::string& summary,
+      DeviceBuffer& output,
+      const std::function<std::optional<std::string>(std::size_t)>& rejects_output = {});
 
   DeviceContext& context() const { return *context_; }
   // Before its samples, run the operation (`gflop` a launch) until power and clock settle, and

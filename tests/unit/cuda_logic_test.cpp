@@ -445,6 +445,28 @@ TEST(CudaAutotune, FailedCandidatesAreNamedAndAllFailingThrows) {
   EXPECT_THROW(autotune(2, steps, summary), LibraryError);
 }
 
+TEST(CudaAutotune, AFasterCandidateOutsideToleranceGivesWayToTheNextFastest) {
+  FakeCase fake;
+  fake.writes = {{0}, {0}, {0}};
+  fake.seconds = {2e-3, 1e-3, 3e-3};
+  AutotuneSteps steps = fake.steps();
+  std::vector<std::size_t> checked;
+  steps.rejects_output = [&](std::size_t i) -> std::optional<std::string> {
+    checked.push_back(i);
+    if (i == 1) return "rel_l2 1e-3 over 1e-4";
+    return std::nullopt;
+  };
+  std::string summary;
+  EXPECT_EQ(autotune(3, steps, summary), 0u);
+  EXPECT_EQ(checked, (std::vector<std::size_t>{1, 0}));  // fastest first, stopping at a pass
+  EXPECT_EQ(fake.selected, 0u);
+  EXPECT_NE(summary.find("candidate 1 fails validation: rel_l2 1e-3 over 1e-4"), std::string::npos)
+      << summary;
+  steps.rejects_output = [](std::size_t) -> std::optional<std::string> { return "off"; };
+  summary.clear();
+  EXPECT_THROW(autotune(3, steps, summary), LibraryError);
+}
+
 // A data type cuDNN refuses is recorded unsupported, with its reason, never failed: NOT_SUPPORTED
 // always, BAD_PARAM (the legacy API's answer to a type it lacks) for data that are not FP32.
 TEST(CudaDeviceRules, CudnnRefusalsOfANonFp32TypeAreUnsupported) {
