@@ -2,7 +2,7 @@
 // The cuDNN convolution's candidate pool, built as PyTorch's benchmark mode builds it
 // (aten/src/ATen/native/cudnn/Conv_v8.cpp): the heuristic's engine configs, then the fallback
 // list's, de-duplicated, filtered by the precision's rule (engine_policy.hpp) and the workspace
-// limit, and every survivor timed up to conv_pool_limit. Pure logic; docs/measuring.md,
+// limit, and the survivors timed up to conv_pool_limit. Pure logic; docs/measuring.md,
 // "Precisions", gives the rule.
 #include <cstddef>
 #include <cstdint>
@@ -16,9 +16,9 @@
 
 namespace lb::cuda::logic {
 
-// How many of the pool's engines --algo autotune builds plans for and times. PyTorch times all
-// of them; the bound only keeps a library that offered hundreds from spending minutes of a
-// point's preparation on plans, most of which compile at run time.
+// How many of the pool's engines --algo autotune builds plans for and times. PyTorch times the
+// first torch.backends.cudnn.benchmark_limit of the same list (10 by default, 0 for 10000): 64
+// times no fewer, and bounds a point's preparation where a library offers more.
 inline constexpr std::size_t conv_pool_limit = 64;
 
 // One engine config a source offered: its tag ("engine 12 k3=1") names it across sources.
