@@ -1,16 +1,18 @@
 #include "kernels/cuda/cudnn_conv.hpp"
 
 #include <algorithm>
-#include <functional>
+#include <array>
 #include <limits>
 #include <stdexcept>
 
+#include "harness/check/validate.hpp"
 #include "harness/model/accounting.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/cudnn_descriptors.hpp"
 #include "kernels/cuda/gpu_case.hpp"
 #include "kernels/cuda/logic/autotune.hpp"
 #include "kernels/cuda/logic/conv_graph.hpp"
+#include "kernels/cuda/logic/conv_pool.hpp"
 #include "kernels/cuda/logic/engine_policy.hpp"
 
 namespace lb::cuda {
@@ -121,32 +123,51 @@ struct Candidate {
   Descriptor plan;
   EngineFacts facts;
   std::int64_t workspace = 0;
+  std::string source;  // the list that offered it: "A" (the heuristic) or "fallback"
 };
 
-// Of the heuristics' configs, those the precision's rule and the workspace limit allow, with
-// their facts, in the heuristics' order; each other goes to `reject` with why.
-void keep_configs(std::vector<Descriptor> configs, Precision precision, std::int64_t limit,
-                  const std::function<void(const std::string&, const std::string&)>& reject,
-                  std::vector<Descriptor>& accepted, std::vector<EngineFacts>& accepted_facts) {
-  for (Descriptor& config : configs) {
-    EngineFacts facts;
+// The lists the pool is built from, in PyTorch's order: the instant heuristic (mode A), then the
+// fallback list.
+constexpr std::array<std::pair<cudnnBackendHeurMode_t, const char*>, 2> pool_sources{
+    {{CUDNN_HEUR_MODE_A, "A"}, {CUDNN_HEUR_MODE_FALLBACK, "fallback"}}};
+
+// One source's configs with their facts; a config that cannot be inspected goes to `rejected`.
+void offered_configs(cudnnBackendDescriptor_t graph, cudnnBackendHeurMode_t mode,
+                     std::vector<Descriptor>& configs, std::vector<EngineFacts>& facts,
+                     std::vector<std::pair<std::string, std::string>>& rejected) {
+  for (Descriptor& config : heuristic_configs(graph, mode)) {
     try {
-      facts = engine_facts(config.get());
+      facts.push_back(engine_facts(config.get()));
+      configs.push_back(std::move(config));
     } catch (const LibraryError& e) {
-      reject("an engine config", std::string("not inspectable: ") + e.what());
-      continue;
+      rejected.emplace_back("an engine config", std::string("not inspectable: ") + e.what());
     }
-    if (const auto why = logic::engine_rejection(precision, facts.notes)) {
-      reject(facts.tag, *why);
-      continue;
-    }
-    if (facts.workspace && *facts.workspace > limit) {
-      reject(facts.tag, "needs " + std::to_string(*facts.workspace) + " bytes of workspace");
-      continue;
-    }
-    accepted.push_back(std::move(config));
-    accepted_facts.push_back(std::move(facts));
   }
+}
+
+// The execution plan of `config` and its workspace, or nothing, with `why`, when the library
+// cannot build it or it needs more workspace than `limit`.
+std::optional<std::pair<Descriptor, std::int64_t>> built_plan(cudnnHandle_t handle,
+                                                              cudnnBackendDescriptor_t config,
+                                                              std::int64_t limit,
+                                                              std::string& why) {
+  Descriptor plan(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+  LB_CUDNN_SET(plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle);
+  LB_CUDNN_SET(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+               &config);
+  if (const cudnnStatus_t status = cudnnBackendFinalize(plan.get());
+      status != CUDNN_STATUS_SUCCESS) {
+    why = "plan not built: " + cudnn_message(status);
+    return std::nullopt;
+  }
+  std::int64_t workspace = 0, n = 0;
+  LB_CUDNN(cudnnBackendGetAttribute(plan.get(), CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
+                                    CUDNN_TYPE_INT64, 1, &n, &workspace));
+  if (workspace > limit) {
+    why = "needs " + std::to_string(workspace) + " bytes of workspace";
+    return std::nullopt;
+  }
+  return std::make_pair(std::move(plan), workspace);
 }
 
 class CudnnConvCase final : public GpuCase {
@@ -173,7 +194,8 @@ class CudnnConvCase final : public GpuCase {
   const Candidate& chosen() const { return candidates_[chosen_]; }
   void find_candidates(Precision precision, std::uint64_t tensor_bytes,
                        const CudaCaseOptions& options);
-  void choose(const CudaCaseOptions& options);
+  void choose(const Problem& problem, const std::vector<HostTensor>& inputs,
+              const CudaCaseOptions& options);
 
   cudnnHandle_t handle_;
   // Declaration order is destruction order reversed: plans go before the graph they were built
@@ -226,85 +248,81 @@ CudnnConvCase::CudnnConvCase(std::shared_ptr<DeviceContext> context, const Probl
   pack.finalize();
   variant_pack_ = std::move(pack);
 
-  choose(options);
+  choose(problem, inputs, options);
 }
 
 void CudnnConvCase::find_candidates(Precision precision, std::uint64_t tensor_bytes,
                                     const CudaCaseOptions& options) {
-  const std::size_t wanted = options.algo == AlgoChoice::autotune ? autotune_candidates : 1;
   const auto limit = static_cast<std::int64_t>(
       std::min<std::uint64_t>(conv_workspace_limit(context(), options, tensor_bytes),
                               std::numeric_limits<std::int64_t>::max()));
   notes_.emplace_back("workspace_limit_mib", std::to_string(limit >> 20));
-  int rejected = 0;
-  std::string first_rejection;
-  auto reject = [&](const std::string& tag, const std::string& why) {
-    if (rejected++ == 0) first_rejection = tag + ": " + why;
-  };
-  // Mode A is cuDNN's fast heuristic; the fallback list is asked only when mode A offers nothing
-  // this precision may run. Plans are built (which may compile at run time) only for the
-  // configurations the precision's rule keeps, in its order, until `wanted` are built.
-  for (const auto mode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
-    std::vector<Descriptor> accepted;
-    std::vector<EngineFacts> accepted_facts;
-    keep_configs(heuristic_configs(graph_.get(), mode), precision, limit, reject, accepted,
-                 accepted_facts);
-    std::vector<logic::EngineNotes> notes;
-    for (const EngineFacts& f : accepted_facts) notes.push_back(f.notes);
-    std::vector<std::size_t> order = logic::preferred_engines(precision, notes);
-    if (!options.implementation.empty()) {
-      // A later round: the first round's engine alone, from whichever mode offers it.
-      std::vector<std::string> names;
-      for (const std::size_t i : order) names.push_back("cudnn " + accepted_facts[i].tag);
-      try {
-        order = {order[*logic::named_candidate(names, options.implementation, "cuDNN")]};
-      } catch (const Unsupported&) {
-        if (mode == CUDNN_HEUR_MODE_FALLBACK) throw;
-        continue;
-      }
-    }
-    for (const std::size_t i : order) {
-      if (candidates_.size() == wanted) break;
-      Descriptor plan(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
-      const cudnnBackendDescriptor_t config_raw = accepted[i].get();
-      LB_CUDNN_SET(plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle_);
-      LB_CUDNN_SET(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
-                   &config_raw);
-      if (const cudnnStatus_t status = cudnnBackendFinalize(plan.get());
-          status != CUDNN_STATUS_SUCCESS) {
-        reject(accepted_facts[i].tag, "plan not built: " + cudnn_message(status));
-        continue;
-      }
-      std::int64_t workspace = 0, n = 0;
-      LB_CUDNN(cudnnBackendGetAttribute(plan.get(), CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
-                                        CUDNN_TYPE_INT64, 1, &n, &workspace));
-      if (workspace > limit) {
-        reject(accepted_facts[i].tag, "needs " + std::to_string(workspace) + " bytes of workspace");
-        continue;
-      }
-      candidates_.push_back(Candidate{std::move(accepted[i]), std::move(plan),
-                                      std::move(accepted_facts[i]), workspace});
-    }
-    if (!candidates_.empty()) {
-      notes_.emplace_back("cudnn_heuristic_mode", mode == CUDNN_HEUR_MODE_A ? "A" : "fallback");
-      break;
-    }
+  std::vector<std::pair<std::string, std::string>> uninspectable;
+  std::array<std::vector<Descriptor>, pool_sources.size()> configs;
+  std::array<std::vector<EngineFacts>, pool_sources.size()> facts;
+  std::vector<std::vector<logic::PoolConfig>> offered;
+  for (std::size_t s = 0; s < pool_sources.size(); ++s) {
+    offered_configs(graph_.get(), pool_sources[s].first, configs[s], facts[s], uninspectable);
+    offered.emplace_back();
+    for (const EngineFacts& f : facts[s]) offered.back().push_back({f.tag, f.notes, f.workspace});
   }
-  notes_.emplace_back("cudnn_engines_rejected", std::to_string(rejected));
-  if (rejected) notes_.emplace_back("cudnn_first_rejection", first_rejection);
+  logic::ConvPool pool = logic::build_conv_pool(precision, offered, limit, logic::conv_pool_limit);
+  pool.rejected.insert(pool.rejected.end(), uninspectable.begin(), uninspectable.end());
+  std::vector<logic::PoolSlot> order = pool.to_time;
+  if (!options.implementation.empty()) {
+    // A later round: the first round's engine alone, from whichever list offered it.
+    std::vector<std::string> names;
+    for (const logic::PoolSlot& slot : order)
+      names.push_back("cudnn " + facts[slot.source][slot.index].tag);
+    order = {order[*logic::named_candidate(names, options.implementation, "cuDNN")]};
+  }
+  // Plans are built (which may compile at run time) in the pool's order: all of them to autotune,
+  // else until the first that builds, the heuristic's choice.
+  const std::size_t wanted = options.algo == AlgoChoice::autotune ? order.size() : 1;
+  for (const logic::PoolSlot& slot : order) {
+    if (candidates_.size() == wanted) break;
+    EngineFacts& f = facts[slot.source][slot.index];
+    std::string why;
+    auto plan = built_plan(handle_, configs[slot.source][slot.index].get(), limit, why);
+    if (!plan) {
+      pool.rejected.emplace_back(f.tag, why);
+      continue;
+    }
+    candidates_.push_back(Candidate{std::move(configs[slot.source][slot.index]),
+                                    std::move(plan->first), std::move(f), plan->second,
+                                    pool_sources[slot.source].second});
+  }
+  notes_.emplace_back("cudnn_pool_offered", std::to_string(pool.offered));
+  notes_.emplace_back("cudnn_pool_duplicates", std::to_string(pool.duplicates));
+  notes_.emplace_back("cudnn_pool_candidates", std::to_string(candidates_.size()));
+  notes_.emplace_back("cudnn_engines_rejected", std::to_string(pool.rejected.size()));
+  if (!pool.rejected.empty())
+    notes_.emplace_back("cudnn_rejections", logic::rejection_list(pool.rejected));
   if (candidates_.empty())
-    throw Unsupported("cuDNN offers no engine for this convolution in " +
-                      std::string(name(precision)) +
-                      (rejected ? " (first rejected: " + first_rejection + ")" : ""));
+    throw Unsupported(
+        "cuDNN offers no engine for this convolution in " + std::string(name(precision)) +
+        (pool.rejected.empty() ? "" : " (rejected: " + logic::rejection_list(pool.rejected) + ")"));
   notes_.emplace_back("cudnn_heuristic_choice", candidates_.front().facts.tag);
 }
 
-void CudnnConvCase::choose(const CudaCaseOptions& options) {
+void CudnnConvCase::choose(const Problem& problem, const std::vector<HostTensor>& inputs,
+                           const CudaCaseOptions& options) {
   if (options.algo == AlgoChoice::autotune && candidates_.size() > 1) {
     std::string timings;
+    // FFT and Winograd engines round differently: the fastest candidate must also pass the
+    // validation the point will pass, else the next fastest is taken.
+    const auto rejects_output = [&](std::size_t) -> std::optional<std::string> {
+      launch();
+      LB_CUDA(cudaStreamSynchronize(context().stream()));
+      const Validation v = validate(problem, inputs, output(), problem.precision);
+      if (v.passed) return std::nullopt;
+      return "rel_l2 " + std::to_string(v.rel_l2) + " (tolerance " + std::to_string(v.tolerance) +
+             "), " + std::to_string(v.non_finite_elements) + " non-finite";
+    };
     const std::size_t best = autotune(
         candidates_.size(), [this](std::size_t i) { chosen_ = i; },
-        [this](std::size_t i) { return candidates_[i].facts.tag; }, timings, output_buffer_);
+        [this](std::size_t i) { return candidates_[i].facts.tag; }, timings, output_buffer_,
+        rejects_output);
     // Keep only the chosen plan; the others hold host memory only, but nothing should linger.
     Candidate keep = std::move(candidates_[best]);
     candidates_.clear();
@@ -314,6 +332,8 @@ void CudnnConvCase::choose(const CudaCaseOptions& options) {
   }
   const Candidate& c = chosen();
   notes_.emplace_back("cudnn_engine", c.facts.tag);
+  notes_.emplace_back("cudnn_engine_source", c.source);
+  if (c.facts.notes.fft_or_winograd) notes_.emplace_back("cudnn_fft_or_winograd", "yes");
   notes_.emplace_back("tensor_cores", c.facts.notes.tensor_core ? "yes" : "no");
   if (c.facts.runtime_compiled) notes_.emplace_back("cudnn_runtime_compiled", "yes");
   notes_.emplace_back("algo_choice", logic::choice_note(options.algo, options.implementation));

@@ -146,9 +146,11 @@ std::optional<DeviceTelemetry> GpuCase::telemetry() const {
   return logic::summarize_telemetry(readings_, std::move(absent), nvml.lost());
 }
 
-std::size_t GpuCase::autotune(std::size_t count, const std::function<void(std::size_t)>& select,
-                              const std::function<std::string(std::size_t)>& label,
-                              std::string& summary, DeviceBuffer& output) {
+std::size_t GpuCase::autotune(
+    std::size_t count, const std::function<void(std::size_t)>& select,
+    const std::function<std::string(std::size_t)>& label, std::string& summary,
+    DeviceBuffer& output,
+    const std::function<std::optional<std::string>(std::size_t)>& rejects_output) {
   logic::AutotuneSteps steps;
   steps.select = select;
   steps.reset_timing = [this] { hold_ = logic::LaunchHold{}; };
@@ -156,6 +158,7 @@ std::size_t GpuCase::autotune(std::size_t count, const std::function<void(std::s
   steps.time_once = [this] { return time_once(); };
   steps.poison_output = [this, &output] { poison(*context_, output); };
   steps.label = label;
+  steps.rejects_output = rejects_output;
   return logic::autotune(count, steps, summary);
 }
 

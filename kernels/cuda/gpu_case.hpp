@@ -19,7 +19,8 @@
 
 namespace lb::cuda {
 
-// How many of the library's candidates --algo autotune times: its top 8, as the GPU issue asks.
+// How many of cuBLASLt's candidates --algo autotune times: its top 8. The cuDNN convolution's
+// pool has its own bound (logic/conv_pool.hpp).
 inline constexpr std::size_t autotune_candidates = 8;
 
 class GpuCase : public Case {
@@ -55,9 +56,12 @@ class GpuCase : public Case {
   // Times each of `count` candidates (select(i) makes candidate i the one launch() runs) in the
   // case's cache mode, each with a fresh launch hold, as logic::autotune orders it. Leaves the
   // fastest selected with a fresh hold and `output` poisoned again, and returns its index.
-  std::size_t autotune(std::size_t count, const std::function<void(std::size_t)>& select,
-                       const std::function<std::string(std::size_t)>& label, std::string& summary,
-                       DeviceBuffer& output);
+  // Where `rejects_output` is set, the fastest whose output it accepts (logic::AutotuneSteps).
+  std::size_t autotune(
+      std::size_t count, const std::function<void(std::size_t)>& select,
+      const std::function<std::string(std::size_t)>& label, std::string& summary,
+      DeviceBuffer& output,
+      const std::function<std::optional<std::string>(std::size_t)>& rejects_output = {});
 
   DeviceContext& context() const { return *context_; }
   // Before its samples, run the operation (`gflop` a launch) until power and clock settle, and

@@ -200,9 +200,9 @@ TEST(CudaEngineFilter, RulesAsPyTorchWithTf32PreferringTensorCores) {
     bool tc_ok, down_ok, reduced_ok, transform_ok;
   };
   // PyTorch's Conv_v8.cpp: down-converting engines never, Tensor Cores not for strict FP32;
-  // reductions below FP32 allowed for 16-bit and FP8 data, never for FP32 data. Beyond PyTorch:
-  // no FFT or Winograd engine for strict FP32, whose tolerance their rounding exceeds.
-  for (const Row& row : {Row{Precision::fp32, false, false, false, false},
+  // reductions below FP32 allowed for 16-bit and FP8 data, never for FP32 data; FFT and Winograd
+  // for every precision, as PyTorch filters neither (validation still holds them to tolerance).
+  for (const Row& row : {Row{Precision::fp32, false, false, false, true},
                          Row{Precision::tf32, true, false, false, true},
                          Row{Precision::fp16, true, false, true, true},
                          Row{Precision::bf16, true, false, true, true},
@@ -443,6 +443,28 @@ TEST(CudaAutotune, FailedCandidatesAreNamedAndAllFailingThrows) {
   steps.launch = [] { throw LibraryError("no"); };
   summary.clear();
   EXPECT_THROW(autotune(2, steps, summary), LibraryError);
+}
+
+TEST(CudaAutotune, AFasterCandidateOutsideToleranceGivesWayToTheNextFastest) {
+  FakeCase fake;
+  fake.writes = {{0}, {0}, {0}};
+  fake.seconds = {2e-3, 1e-3, 3e-3};
+  AutotuneSteps steps = fake.steps();
+  std::vector<std::size_t> checked;
+  steps.rejects_output = [&](std::size_t i) -> std::optional<std::string> {
+    checked.push_back(i);
+    if (i == 1) return "rel_l2 1e-3 over 1e-4";
+    return std::nullopt;
+  };
+  std::string summary;
+  EXPECT_EQ(autotune(3, steps, summary), 0u);
+  EXPECT_EQ(checked, (std::vector<std::size_t>{1, 0}));  // fastest first, stopping at a pass
+  EXPECT_EQ(fake.selected, 0u);
+  EXPECT_NE(summary.find("candidate 1 fails validation: rel_l2 1e-3 over 1e-4"), std::string::npos)
+      << summary;
+  steps.rejects_output = [](std::size_t) -> std::optional<std::string> { return "off"; };
+  summary.clear();
+  EXPECT_THROW(autotune(3, steps, summary), LibraryError);
 }
 
 // A data type cuDNN refuses is recorded unsupported, with its reason, never failed: NOT_SUPPORTED

@@ -1,11 +1,36 @@
 #include "kernels/cuda/logic/autotune.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "harness/backend.hpp"
 #include "kernels/cuda/logic/device_rules.hpp"
 
 namespace lb::cuda::logic {
+
+namespace {
+
+// The fastest candidate that ran and whose output steps.rejects_output accepts; those rejected on
+// the way are added to `summary`.
+std::optional<std::size_t> fastest_accepted(const std::vector<double>& medians,
+                                            const AutotuneSteps& steps, std::string& summary) {
+  if (!steps.rejects_output) return fastest(medians);
+  std::vector<std::size_t> by_time;
+  for (std::size_t i = 0; i < medians.size(); ++i)
+    if (medians[i] != failed_time) by_time.push_back(i);
+  std::stable_sort(by_time.begin(), by_time.end(),
+                   [&](std::size_t a, std::size_t b) { return medians[a] < medians[b]; });
+  for (const std::size_t i : by_time) {
+    steps.select(i);
+    steps.poison_output();
+    const auto why = steps.rejects_output(i);
+    if (!why) return i;
+    summary += "; " + steps.label(i) + " fails validation: " + *why;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 std::size_t autotune(std::size_t count, const AutotuneSteps& steps, std::string& summary) {
   std::vector<double> medians;
@@ -25,8 +50,8 @@ std::size_t autotune(std::size_t count, const AutotuneSteps& steps, std::string&
     }
     summary += (summary.empty() ? "" : "; ") + steps.label(i) + " " + result;
   }
-  const auto best = fastest(medians);
-  if (!best) throw LibraryError("every candidate failed to run: " + summary);
+  const auto best = fastest_accepted(medians, steps, summary);
+  if (!best) throw LibraryError("no candidate ran and passed validation: " + summary);
   steps.select(*best);
   steps.reset_timing();
   steps.poison_output();

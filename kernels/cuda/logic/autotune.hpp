@@ -22,12 +22,16 @@ struct AutotuneSteps {
   std::function<double()> time_once;              // one timed launch, seconds
   std::function<void()> poison_output;            // fill the output with NaN again
   std::function<std::string(std::size_t)> label;  // "engine 12 k3=1"
+  // Where set: runs candidate i once on the poisoned output and says why that output fails
+  // validation, or nothing when it passes. Unset: every candidate that ran is acceptable.
+  std::function<std::optional<std::string>(std::size_t)> rejects_output;
 };
 
 // Times `count` candidates (a candidate whose launch throws LibraryError is recorded as failed),
-// selects the fastest, resets the timing state and poisons the output. Returns the winner's index;
-// `summary` gets "label time; ..." with failures named. Throws LibraryError when every candidate
-// failed.
+// selects the fastest whose output rejects_output accepts (checked fastest first, so a faster
+// candidate outside tolerance gives way to the next), resets the timing state and poisons the
+// output. Returns the winner's index; `summary` gets "label time; ..." with failures and
+// rejected outputs named. Throws LibraryError when no candidate ran and passed.
 std::size_t autotune(std::size_t count, const AutotuneSteps& steps, std::string& summary);
 
 // The "algo_choice" note of a case: named (a later round's), autotune or heuristic.

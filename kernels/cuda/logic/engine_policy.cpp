@@ -6,14 +6,16 @@
 namespace lb::cuda::logic {
 
 const std::array<EngineRule, 5>& engine_rules() {
-  //                               tensor core       down-    reduction   FFT or
-  //                               allowed preferred convert  below FP32  Winograd
+  // FFT and Winograd engines are allowed for every precision, as PyTorch filters neither: the
+  // validation that every point passes holds their rounding to the precision's tolerance.
+  //                               tensor core       down-    reduction
+  //                               allowed preferred convert  below FP32
   static const std::array<EngineRule, 5> rules{{
-      {Precision::fp32, false, false, false, false, false},
-      {Precision::tf32, true, true, false, false, true},
-      {Precision::fp16, true, false, false, true, true},
-      {Precision::bf16, true, false, false, true, true},
-      {Precision::fp8, true, false, false, true, true},
+      {Precision::fp32, false, false, false, false},
+      {Precision::tf32, true, true, false, false},
+      {Precision::fp16, true, false, false, true},
+      {Precision::bf16, true, false, false, true},
+      {Precision::fp8, true, false, false, true},
   }};
   return rules;
 }
@@ -31,9 +33,6 @@ std::optional<std::string> engine_rejection(Precision precision, const EngineNot
   if (notes.down_convert_inputs && !rule.down_convert_allowed) return "down-converts its inputs";
   if (notes.reduced_precision_reduction && !rule.reduced_precision_reduction_allowed)
     return "reduces in less than FP32";
-  if (notes.fft_or_winograd && !rule.fft_or_winograd_allowed)
-    return "computes through an FFT or Winograd transform, outside " +
-           std::string(name(precision)) + "'s tolerance";
   return std::nullopt;
 }
 

@@ -20,7 +20,8 @@ struct EngineNotes {
   bool tensor_core = false;
   bool down_convert_inputs = false;
   bool reduced_precision_reduction = false;
-  // CUDNN_NUMERICAL_NOTE_FFT, or any of the CUDNN_NUMERICAL_NOTE_WINOGRAD notes.
+  // CUDNN_NUMERICAL_NOTE_FFT, or any of the CUDNN_NUMERICAL_NOTE_WINOGRAD notes: allowed for
+  // every precision, and recorded in the notes of a point whose chosen engine has it.
   bool fft_or_winograd = false;
 };
 
@@ -32,7 +33,6 @@ struct EngineRule {
   bool tensor_core_preferred;
   bool down_convert_allowed;
   bool reduced_precision_reduction_allowed;
-  bool fft_or_winograd_allowed;
 };
 
 const std::array<EngineRule, 5>& engine_rules();
