@@ -288,10 +288,11 @@ def measure(args):
 
 
 # What each pass of a max pool times in PyTorch, written beside its time. layerbench's forward
-# (oneDNN forward_inference, cudnnPoolingForward) writes no argmax; PyTorch's backward needs it.
+# (oneDNN forward_inference, cudnnPoolingForward) writes no argmax. PyTorch 2.15's CPU profile
+# shows aten::max_pool2d_with_indices under F.max_pool2d even in inference mode, so say so.
 MAX_POOL_CALLS = {
-    "fwd": "F.max_pool2d under torch.inference_mode, no indices asked for (on a GPU the kernel "
-           "name in torch_kernels says whether PyTorch wrote them anyway)",
+    "fwd": "F.max_pool2d under torch.inference_mode, no indices asked for; PyTorch may still "
+           "write int64 indices (on the CPU it ran aten::max_pool2d_with_indices)",
     "bwd_data": "aten.max_pool2d_with_indices_backward, reading int64 indices from a forward "
                 "outside the timed region (layerbench's backward takes none)"}
 CPU_KERNELS = "not available on the CPU: the profiler names no kernels there"
