@@ -14,7 +14,9 @@ warm-up (the first call is cuDNN's own autotuning); cold points zero an L2-flush
 L2, as layerbench does) before each start event. As in layerbench, the stream is held before each
 start event (torch.cuda._sleep, for 4x the host's last enqueue time) so that the events time the
 GPU's work and not Python's dispatch latency; a run whose enqueue outlasted its hold is measured
-again. The median is reported.
+again. The median is reported, and beside it the CUDA kernels one more profiled call ran
+(torch_kernels: PyTorch's choice of cuDNN engine or GEMM kernel; on the CPU "not available") and,
+for a max pool, the call timed (torch_call: the forward without indices, as layerbench's).
 
 table prints one row per GPU point: layer, pass, batch, precision, layerbench's median, TFLOP/s and
 fraction of the device's peak, PyTorch's median, their ratio, and layerbench's validation error.
@@ -251,7 +253,8 @@ def measure(args):
     for i, p in enumerate(todo, 1):
         precision, pass_, shape = p["precision"], p["pass"], p["shape"]
         record = {"model": p["model"], "op": p["op"], "batch": p["batch"], "precision": precision,
-                  "pass": pass_, "status": "ok", "median_ms": None, "samples": 0, "reason": ""}
+                  "pass": pass_, "status": "ok", "median_ms": None, "samples": 0, "reason": "",
+                  "torch_call": torch_call(p)}
         try:
             set_precision(torch, precision)
             layout = p.get("notes", {}).get("layout", "nhwc")
@@ -267,6 +270,7 @@ def measure(args):
             cold = p.get("timing", {}).get("cache", "cold") == "cold"
             record["median_ms"], record["samples"], hold, cycles_per_ns = time_fn(
                 torch, fn, cold, args.warmup, args.max_time_per_point)
+            record["torch_kernels"] = kernels_ran(torch, fn)
             record["sleep_cycles_per_ns"] = round(cycles_per_ns, 4)
             record["launch_hold"] = "off" if hold.stopped else "on"
             record["launch_hold_unclean_runs"] = f"{hold.unclean} of {hold.runs}"
@@ -281,6 +285,36 @@ def measure(args):
         torch.cuda.empty_cache()
     write_text(args.output, json.dumps(out, indent=1) + "\n", "-o")
     return 0
+
+
+# What each pass of a max pool times in PyTorch, written beside its time. layerbench's forward
+# (oneDNN forward_inference, cudnnPoolingForward) writes no argmax. PyTorch 2.15's CPU profile
+# shows aten::max_pool2d_with_indices under F.max_pool2d even in inference mode, so say so.
+MAX_POOL_CALLS = {
+    "fwd": "F.max_pool2d under torch.inference_mode, no indices asked for; PyTorch may still "
+           "write int64 indices (on the CPU it ran aten::max_pool2d_with_indices)",
+    "bwd_data": "aten.max_pool2d_with_indices_backward, reading int64 indices from a forward "
+                "outside the timed region (layerbench's backward takes none)"}
+CPU_KERNELS = "not available on the CPU: the profiler names no kernels there"
+
+
+def torch_call(p):
+    """The PyTorch call timed for a point where it is not the op's plain functional one."""
+    return MAX_POOL_CALLS.get(p["pass"]) if p["shape"].get("op") == "max_pool" else None
+
+
+def cuda_kernel_names(events, cuda):
+    """The distinct device kernels of a profiled call, in the order they first ran: which
+    cuDNN engine or cuBLAS kernel PyTorch chose (cuda: torch.autograd.DeviceType.CUDA)."""
+    return list(dict.fromkeys(e.name for e in events if e.device_type == cuda))
+
+
+def kernels_ran(torch, fn):
+    """fn's CUDA kernels, from one more call under torch.profiler after its timing."""
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    return cuda_kernel_names(prof.events(), torch.autograd.DeviceType.CUDA)
 
 
 # ------------------------------------------------------------------------------------ CPU measure
@@ -366,7 +400,10 @@ def memory_fn(torch, p, dtype, channels_last):
         window, stride, pad = shape["window"], shape["stride"], shape["pad"]
         if op == "max_pool":
             if pass_ == "fwd":
-                return lambda: F.max_pool2d(x, window, stride, pad)
+                def max_pool():  # layerbench's forward writes no indices: ask for none
+                    with torch.inference_mode():
+                        return F.max_pool2d(x, window, stride, pad)
+                return max_pool
             pooled = F.max_pool2d(x, window, stride, pad, return_indices=True)  # y, argmax
             indices = pooled[1]
             dy = torch.randn(pooled[0].shape).to(dtype).contiguous(memory_format=fmt)
@@ -477,7 +514,8 @@ def measure_cpu(args):
                  if best[(id(p), layout)] is not None}
         record = {"model": p["model"], "op": p["op"], "batch": p["batch"],
                   "precision": p["precision"], "pass": p["pass"], "status": "ok",
-                  "median_ms": None, "layout": None, "layouts_ms": timed, "reason": ""}
+                  "median_ms": None, "layout": None, "layouts_ms": timed, "reason": "",
+                  "torch_call": torch_call(p), "torch_kernels": CPU_KERNELS}
         if timed:
             record["layout"] = min(timed, key=timed.get)
             record["median_ms"] = timed[record["layout"]]

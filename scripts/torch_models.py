@@ -19,8 +19,10 @@ Timing as layerbench's: warm-up runs outside the timed region (at least --warmup
 --noise-target after --min-time and 5 runs, or --max-time has passed. Each run is timed with
 time.perf_counter on the CPU, and between CUDA events on a GPU (after a synchronize, so runs do
 not overlap). The median, min, max and noise are written. Then one more run under
-torch.profiler gives the time per operator group (the attribution in the report); --no-profile
-skips it.
+torch.profiler gives the time per operator group (the attribution in the report); the time
+outside the operators is the unprofiled median less their sum, the profiled run's own wall time
+written beside it; --no-profile skips it. ResNet-50 runs channels_last and the ViTs contiguous,
+as layerbench lays their layers out (--memory-format overrides).
 The file's schema is in reports/results-schema.md ("Framework timing files"). Bad flags and an
 -o that exists (--force replaces a regular file) exit 2 with one line naming the flag; without
 PyTorch the script exits 2 and says how to install it (scripts/setup.sh --torch).
@@ -79,14 +81,14 @@ def should_stop(times, elapsed_s, rule):
 
 
 def sample(run_once, rule, clock=time.perf_counter):
-    """Warm-up, then timed runs until the rule stops them. run_once() returns its seconds."""
+    """Warm-up, then timed runs until the rule stops them. run_once() returns its seconds.
+    Every one of the --warmup-runs runs, however long: the first ones hold cuDNN's algorithm
+    search (cudnn.benchmark) and the allocator's growth, which must not fall in the timed runs."""
     warm_start = clock()
     warmups = 0
     while warmups < rule.warmup_runs or clock() - warm_start < rule.warmup_min_time:
         run_once()
         warmups += 1
-        if clock() - warm_start > rule.max_time:
-            break
     times, start = [], clock()
     while True:
         times.append(run_once())
@@ -138,9 +140,11 @@ def parse_args(argv):
                     help="all: the CPU and, when PyTorch sees one, the first GPU")
     ap.add_argument("--threads", type=POSITIVE_INT,
                     help="CPU threads (torch.set_num_threads; default: PyTorch's)")
-    ap.add_argument("--memory-format", choices=("contiguous", "channels_last"),
-                    default="contiguous", help="of the input and weights (default: PyTorch's)")
-    ap.add_argument("--warmup-runs", type=POSITIVE_INT, default=3)
+    ap.add_argument("--memory-format", choices=("auto", "contiguous", "channels_last"),
+                    default="auto", help="of the input and weights (default auto: each "
+                    "model's layout in layerbench, MODEL_MEMORY_FORMAT)")
+    ap.add_argument("--warmup-runs", type=POSITIVE_INT, default=10,
+                    help="untimed runs first, all of them whatever they take (default 10)")
     ap.add_argument("--warmup-min-time", type=POSITIVE_SECONDS, default=0.05)
     ap.add_argument("--min-time", type=POSITIVE_SECONDS, default=0.1,
                     help="seconds of timed runs at least (default 0.1)")
@@ -205,6 +209,18 @@ def set_math(torch, precision, on_gpu):
         torch.backends.cudnn.benchmark = True
 
 
+# layerbench runs ResNet-50's convolutions, pools and batch norms NHWC (bench/models/resnet50.json,
+# "layout" in its results files), so PyTorch runs it channels_last; ViT's layers are GEMMs on
+# tokens, where the memory format only touches the patch embedding.
+MODEL_MEMORY_FORMAT = {"resnet50": "channels_last", "vit_b_16": "contiguous",
+                       "vit_l_16": "contiguous"}
+
+
+def memory_format_of(model_name, choice):
+    """The memory format a model runs in: --memory-format, or with auto layerbench's layout."""
+    return MODEL_MEMORY_FORMAT[model_name] if choice == "auto" else choice
+
+
 def build_model(torchvision, name, device, memory_format):
     return getattr(torchvision.models, name)(weights=None).to(device, memory_format=memory_format)
 
@@ -262,12 +278,18 @@ def timer(torch, fn, before, on_gpu):
     return run_once
 
 
-def profile_groups(torch, fn, before, on_gpu):
+def outside_operators_ms(median_ms, group_ms):
+    """The unprofiled median less the operators' times of the profiled run, at least 0: the
+    profiler's own cost falls in its run's wall time, not in the time outside the operators."""
+    return max(median_ms - sum(group_ms.values()), 0.0)
+
+
+def profile_groups(torch, fn, before, on_gpu, median_ms):
     """One run under torch.profiler: {wall_ms, group_ms, outside_ms, time_base}: each operator's
     self time (its kernels' device time on a GPU) added to its group
-    (framework_file.operator_group), and the run's wall time outside them all (on the CPU:
-    Python, module calls and the autograd engine; on a GPU also the device's idle gaps). The
-    profiler slows the run: wall_ms says by how much, next to the timed median."""
+    (framework_file.operator_group); outside_ms is the time outside them all
+    (outside_operators_ms: on the CPU Python, module calls and the autograd engine; on a GPU
+    also the device's idle gaps), and wall_ms the profiled run's own time, profiler included."""
     from torch.profiler import ProfilerActivity, profile
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if on_gpu else [])
     if before:
@@ -286,18 +308,19 @@ def profile_groups(torch, fn, before, on_gpu):
         group = framework_file.operator_group(e.key)
         groups[group] = groups.get(group, 0.0) + own / 1e3
     return {"wall_ms": wall_ms, "group_ms": groups, "time_base": "device" if on_gpu else "cpu",
-            "outside_ms": max(wall_ms - sum(groups.values()), 0.0)}
+            "outside_ms": outside_operators_ms(median_ms, groups)}
 
 
 def measure_one(torch, torchvision, args, device, model_name, pass_, precision, batch):
     on_gpu = device["kind"] == "gpu"
     run = {"model": model_name, "pass": pass_, "precision": precision, "batch": batch,
-           "device": device["id"], "memory_format": args.memory_format}
+           "device": device["id"],
+           "memory_format": memory_format_of(model_name, args.memory_format)}
     if precision == "tf32" and not on_gpu:
         return dict(run, status="unsupported", reason="TF32 is a GPU precision (Tensor Cores)")
     dev = "cuda" if on_gpu else "cpu"
     fmt = {"contiguous": torch.contiguous_format,
-           "channels_last": torch.channels_last}[args.memory_format]
+           "channels_last": torch.channels_last}[run["memory_format"]]
     try:
         set_math(torch, precision, on_gpu)
         torch.manual_seed(0)
@@ -308,7 +331,7 @@ def measure_one(torch, torchvision, args, device, model_name, pass_, precision, 
         run.update(status="ok", timing=timing,
                    images_per_s=batch / (timing["median_ms"] / 1e3))
         if args.profile:
-            run["profile"] = profile_groups(torch, fn, before, on_gpu)
+            run["profile"] = profile_groups(torch, fn, before, on_gpu, timing["median_ms"])
     except Exception as e:  # one configuration PyTorch cannot run must not stop the others
         oom = "out of memory" in str(e).lower()
         reason = (str(e).splitlines() or [type(e).__name__])[0][:300]

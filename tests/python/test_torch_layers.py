@@ -2,9 +2,11 @@
 
 The PyTorch timings written here are TEST DATA invented for the ratio arithmetic, not measurements.
 """
+import contextlib
 import importlib.util
 import json
 import sys
+import types
 
 import pytest
 
@@ -493,3 +495,42 @@ def test_measure_cpu_runs_an_in_place_point_in_place(monkeypatch, kind, op, in_p
         calls = {name for name in torch.called if name.endswith(in_place_call)}
         assert bool(calls) is in_place, torch.called
         assert (out_of_place_call in torch.called) is not in_place, torch.called
+
+
+def test_max_pool_forward_asks_for_no_indices_in_inference_mode(fake_cpu_torch, monkeypatch):
+    torch_layers = import_file(SCRIPTS / "torch_layers.py")
+    point = next(p for p in read_fixture(CPU_MEMOPS)["points"]
+                 if p["shape"].get("op") == "max_pool")
+    entered = []
+    fake_cpu_torch.inference_mode = lambda: entered.append(1) or contextlib.nullcontext()
+    calls = []
+    functional = types.SimpleNamespace(max_pool2d=lambda *a, **kw: calls.append(kw))
+    monkeypatch.setattr(fake_cpu_torch, "nn", types.SimpleNamespace(functional=functional),
+                        raising=False)
+    fn = torch_layers.memory_fn(fake_cpu_torch, dict(point, **{"pass": "fwd"}), None, False)
+    fn()
+    assert calls == [{}] and entered == [1]  # no return_indices, under inference mode
+    assert "no indices" in torch_layers.torch_call(dict(point, **{"pass": "fwd"}))
+    assert "int64 indices" in torch_layers.torch_call(dict(point, **{"pass": "bwd_data"}))
+    assert torch_layers.torch_call(dict(point, shape=dict(point["shape"], op="avg_pool"))) is None
+
+
+def test_measure_cpu_says_which_max_pool_call_it_timed_and_no_kernels(fake_cpu_torch, tmp_path):
+    torch_layers = import_file(SCRIPTS / "torch_layers.py")
+    out = tmp_path / "torch.json"
+    assert torch_layers.main(["measure-cpu", str(CPU_MEMOPS), "-o", str(out), "--rounds", "1",
+                              "--max-time-per-point", "0.0001", "--warmup", "1"]) == 0
+    records = json.loads(out.read_text())["points"]
+    pools = [r for r in records if r["op"].startswith("maxpool")]
+    assert pools and all(r["torch_call"] == torch_layers.MAX_POOL_CALLS[r["pass"]] for r in pools)
+    assert all(r["torch_kernels"].startswith("not available") for r in records)
+
+
+def test_the_kernels_named_are_the_devices_own_once_each_in_order():
+    torch_layers = import_file(SCRIPTS / "torch_layers.py")
+    cpu, cuda = "CPU", "CUDA"
+    played_back = [types.SimpleNamespace(name=n, device_type=d) for n, d in [
+        ("aten::max_pool2d", cpu), ("max_pool_forward_nhwc", cuda),
+        ("cudnn::engine_v8_xmma_fprop", cuda), ("max_pool_forward_nhwc", cuda)]]
+    assert torch_layers.cuda_kernel_names(played_back, cuda) == [
+        "max_pool_forward_nhwc", "cudnn::engine_v8_xmma_fprop"]
