@@ -68,6 +68,7 @@ Event::Event() { LB_CUDA(cudaEventCreate(&event_)); }
 Event::~Event() { cudaEventDestroy(event_); }
 
 DeviceContext::DeviceContext(int device) : device_(device), nvml_(pci_bus_id(device)) {
+  if (const auto mw = nvml_.read().power_mw) idle_power_w_ = *mw / 1e3;
   LB_CUDA(cudaGetDeviceProperties(&props_, device));
   make_current();
   LB_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,9 @@ class DeviceContext {
   cublasLtHandle_t cublaslt();
   const std::shared_ptr<MemoryLedger>& ledger() const { return ledger_; }
   NvmlTelemetry& nvml() { return nvml_; }
+  // The board's power when the context was made, before layerbench ran anything on the GPU:
+  // the floor a load's power must exceed to be a reading of that load (logic::load_power).
+  std::optional<double> idle_power_w() const { return idle_power_w_; }
 
   // Make this GPU current for the calling thread.
   void make_current() const;
@@ -92,6 +96,7 @@ class DeviceContext {
   cublasLtHandle_t cublaslt_ = nullptr;
   std::shared_ptr<MemoryLedger> ledger_ = std::make_shared<MemoryLedger>();
   NvmlTelemetry nvml_;
+  std::optional<double> idle_power_w_;
 };
 
 // Host-side conversion between float and the device storage types. Values the harness has already

@@ -56,16 +56,24 @@ double GpuCase::time_once() {
   }
 }
 
+void GpuCase::read_nvml() {
+  NvmlTelemetry& nvml = context_->nvml();
+  const double start_s = nvml.now_s();
+  readings_.push_back(nvml.read());
+  last_reading_end_s_ = nvml.now_s();
+  last_reading_cost_s_ = last_reading_end_s_ - start_s;
+}
+
 double GpuCase::run_timed() {
   context_->make_current();
   NvmlTelemetry& nvml = context_->nvml();
-  logic::SampleReadings readings;
-  if (sampling_) readings.before = nvml.read();
+  if (sampling_ && logic::reading_due(nvml.now_s(), last_reading_end_s_, last_reading_cost_s_))
+    read_nvml();
+  const double start_s = nvml.now_s();
   const double seconds = time_once();
   if (sampling_) {
-    readings.after = nvml.read();
-    last_run_throttled_ = logic::sample_throttled(readings);
-    readings_.push_back(readings);
+    spans_.push_back({start_s, nvml.now_s()});
+    last_run_throttled_ = logic::span_throttled(readings_, spans_.back());
   }
   if (!first_run_done_) {
     first_run_done_ = true;
@@ -134,16 +142,59 @@ void GpuCase::begin_samples(const std::string& point_name) {
   range_open_ = true;
 }
 
-void GpuCase::end_samples() {
+void GpuCase::close_range() {
   if (range_open_) nvtxRangePop();
   range_open_ = false;
+}
+
+void GpuCase::end_samples() {
+  if (sampling_) {
+    sampling_ = false;
+    read_nvml();
+    run_load_window();
+  }
+  close_range();
+}
+
+// The operation back to back, a chunk of launches queued while NVML is read after the one
+// before, until logic::load_window_done; the cache mode's flush is left out, as in any
+// sustained load. Skipped where NVML gives neither power nor energy.
+void GpuCase::run_load_window() {
+  NvmlTelemetry& nvml = context_->nvml();
+  if (!nvml.error().empty() || nvml.lost() ||
+      (nvml.absent().count("power") && nvml.absent().count("energy_counter")))
+    return;
+  const cudaStream_t stream = context_->stream();
+  const double unit_s = last_run_s_ * (graph_ ? graph_launches_ : 1);
+  const int units = logic::launches_per_reading(unit_s, logic::load_reading_interval_s);
+  const auto enqueue_chunk = [&](const Event& done) {
+    for (int i = 0; i < units; ++i) {
+      if (graph_)
+        LB_CUDA(cudaGraphLaunch(graph_.get(), stream));
+      else
+        launch();
+    }
+    LB_CUDA(cudaEventRecord(done.get(), stream));
+  };
+  const Event* queued = &start_;
+  const Event* next = &stop_;
+  enqueue_chunk(*queued);
+  std::vector<logic::NvmlReading> load{nvml.read()};
+  while (!logic::load_window_done(load) && !nvml.lost()) {
+    enqueue_chunk(*next);
+    LB_CUDA(cudaEventSynchronize(queued->get()));
+    load.push_back(nvml.read());
+    std::swap(queued, next);
+  }
+  LB_CUDA(cudaEventSynchronize(queued->get()));
+  load_ = logic::load_power(load, context_->idle_power_w());
 }
 
 std::optional<DeviceTelemetry> GpuCase::telemetry() const {
   const NvmlTelemetry& nvml = context_->nvml();
   auto absent = nvml.absent();
   if (!nvml.error().empty()) absent.emplace("nvml", nvml.error());
-  return logic::summarize_telemetry(readings_, std::move(absent), nvml.lost());
+  return logic::summarize_telemetry(readings_, spans_, load_, std::move(absent), nvml.lost());
 }
 
 std::size_t GpuCase::autotune(

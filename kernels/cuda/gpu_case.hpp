@@ -1,7 +1,7 @@
 #pragma once
 // What every GPU case shares: timing one launch (or, with --timing graph, a CUDA graph of
-// launches) with CUDA events on the context's stream, the L2 flush for cold-cache runs, and the
-// NVML readings around a point's samples.
+// launches) with CUDA events on the context's stream, the L2 flush for cold-cache runs, the
+// NVML readings between a point's samples and the load window after them.
 #include <functional>
 #include <memory>
 #include <optional>
@@ -28,20 +28,23 @@ class GpuCase : public Case {
   // Allocates the flush buffer in cold mode; the caller has checked that the point fits.
   GpuCase(std::shared_ptr<DeviceContext> context, const CudaCaseOptions& options);
   // Closes the NVTX range a sample that threw left open.
-  ~GpuCase() override { end_samples(); }
+  ~GpuCase() override { close_range(); }
 
   // [cold: flush L2] -> hold the stream -> record start -> launch -> record stop -> wait for
   // stop -> elapsed. The flush and the hold are enqueued before the start event, so neither is
   // part of the measurement; the hold keeps the host's enqueue latency out of it
   // (logic/launch_hold.hpp), and a run whose enqueue outlasted its hold is measured again.
-  // Once the samples begin, NVML is read before the flush and after the stop event of each
-  // sample, outside the measured interval. With --timing graph the samples launch the graph
-  // instead and return its time over the launches it holds.
+  // Once the samples begin, NVML is read before a sample's flush whenever logic::reading_due
+  // says so, outside the measured interval, and each sample's span is kept to judge throttling.
+  // With --timing graph the samples launch the graph instead and return its time over the
+  // launches it holds.
   double run_timed() final;
   // Opens the NVTX range `point_name` (closed by end_samples) for Nsight Systems and Compute;
   // first runs until settled where sustain_before_samples asked, and with --timing graph
   // captures the graph (logic::launches_per_graph launches).
   void begin_samples(const std::string& point_name) final;
+  // Reads NVML once more (closing the last samples' spans), runs the load window for the
+  // point's energy (logic::load_power) and closes the NVTX range.
   void end_samples() final;
   bool last_run_throttled() const final { return last_run_throttled_; }
   std::optional<DeviceTelemetry> telemetry() const final;
@@ -78,6 +81,9 @@ class GpuCase : public Case {
   double time_once();
   void capture_graph();
   void run_until_settled(double gflop);
+  void read_nvml();
+  void run_load_window();
+  void close_range();
 
   std::shared_ptr<DeviceContext> context_;
   bool cold_;
@@ -94,7 +100,10 @@ class GpuCase : public Case {
   std::vector<std::pair<std::string, std::string>> sustained_notes_;
   std::optional<unsigned> clock_before_mhz_;
   bool sampling_ = false, last_run_throttled_ = false, range_open_ = false;
-  std::vector<logic::SampleReadings> readings_;
+  std::vector<logic::NvmlReading> readings_;
+  std::vector<logic::SampleSpan> spans_;
+  double last_reading_end_s_ = 0, last_reading_cost_s_ = 0;
+  logic::LoadPower load_;
 };
 
 // The workspace limit of a convolution whose candidates are found before its `tensor_bytes` of

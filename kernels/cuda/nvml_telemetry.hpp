@@ -30,6 +30,8 @@ class NvmlTelemetry {
   std::optional<unsigned> default_mhz() const { return default_mhz_; }
   // Every field NVML gives now. After NVML_ERROR_GPU_IS_LOST, lost() and nothing more is read.
   logic::NvmlReading read();
+  // The clock readings are stamped with.
+  double now_s() const { return now_s_(); }
   bool lost() const { return lost_; }
   // Field ("sm_clock", "memory_clock", "power", "energy_counter", "clock_event_reasons") -> why it
   // has no reading.

@@ -15,6 +15,7 @@
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_context.hpp"
 #include "kernels/cuda/logic/memory_bound_ops.hpp"
+#include "kernels/cuda/logic/telemetry.hpp"
 #include "tests/unit/backend_case_support.hpp"
 #include "tests/unit/cuda_test_support.hpp"
 #endif
@@ -242,6 +243,34 @@ TEST(CudaBackend, ClockNotesAreRecorded) {
     EXPECT_NE(note(*c, "sm_clock_mhz_before"), "<absent>");
     EXPECT_NE(note(*c, "sm_clock_default_mhz"), "<absent>");
   }
+}
+
+// NVML is read between samples, not around each, and the energy comes from the load window
+// after them: every sample counts, and the power is a plausible reading of the load (above the
+// board's idle power, which logic::load_power checks) over a window long enough for it.
+TEST(CudaBackend, TelemetryEnergyComesFromTheLoadWindow) {
+  REQUIRE_GPU();
+  auto backend = cuda::make_backend(0);
+  Problem problem{GemmProblem{GemmShape{1, 4096, 4096, 4096, false, true}}, Precision::fp16};
+  CaseOptions options;
+  options.cache = CacheMode::warm;
+  auto c = backend->prepare(problem, make_inputs(problem, 3), options);
+  for (int i = 0; i < 3; ++i) c->run_timed();
+  c->begin_samples("telemetry_test");
+  for (int i = 0; i < 200; ++i) c->run_timed();
+  c->end_samples();
+  const auto t = c->telemetry();
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->samples, 200);
+  if (!t->energy_j) {
+    EXPECT_TRUE(t->absent.count("energy")) << "no energy and no reason";
+    return;
+  }
+  EXPECT_GT(*t->energy_j / t->window_s, 0);
+  if (t->energy_method == "energy_counter")
+    EXPECT_GE(t->window_s, cuda::logic::load_min_span_s);
+  else
+    EXPECT_EQ(t->energy_method, "power_readings");
 }
 
 // cuBLASLt and cuDNN launches are asynchronous: the stream hold must stay on for both (were a

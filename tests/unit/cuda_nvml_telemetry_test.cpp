@@ -16,9 +16,12 @@ TEST(NvmlTelemetry, NotBuilt) { GTEST_SKIP() << "layerbench was built without CU
 namespace lb::cuda {
 namespace {
 
+// A reading's time step: about 1 ms, a binary fraction so that the times add up exactly.
+constexpr double tick_s = 1.0 / 1024;
+
 class NvmlTelemetryTest : public ::testing::Test {
  protected:
-  // Writes `lines` as the script and opens `library` with a clock that advances 1 ms a reading.
+  // Writes `lines` as the script and opens `library` with a clock that advances a tick a reading.
   std::unique_ptr<NvmlTelemetry> open(const std::string& lines,
                                       const std::string& library = FAKE_NVML_LIBRARY) {
     const auto path = std::filesystem::temp_directory_path() /
@@ -26,73 +29,93 @@ class NvmlTelemetryTest : public ::testing::Test {
     std::ofstream(path) << "# test data\n" << lines;
     ::setenv("LAYERBENCH_FAKE_NVML_SCRIPT", path.c_str(), 1);
     auto reader = std::make_unique<NvmlTelemetry>("00000000:00:00.0", library,
-                                                  [this] { return (ticks_++) * 1e-3; });
+                                                  [this] { return (ticks_++) * tick_s; });
     std::filesystem::remove(path);
     return reader;
   }
-  // `n` samples: a reading before and after each.
-  static std::vector<logic::SampleReadings> samples(NvmlTelemetry& nvml, int n) {
-    std::vector<logic::SampleReadings> out;
-    for (int i = 0; i < n; ++i) {
-      logic::SampleReadings s;
-      s.before = nvml.read();
-      s.after = nvml.read();
-      out.push_back(s);
-    }
+  static std::vector<logic::NvmlReading> readings(NvmlTelemetry& nvml, int n) {
+    std::vector<logic::NvmlReading> out;
+    for (int i = 0; i < n; ++i) out.push_back(nvml.read());
     return out;
   }
-  static DeviceTelemetry summary(NvmlTelemetry& nvml, int n) {
-    const auto readings = samples(nvml, n);
-    return logic::summarize_telemetry(readings, nvml.absent(), nvml.lost());
+  // Reads a load window until it is done (at most `most` readings).
+  static std::vector<logic::NvmlReading> load_window(NvmlTelemetry& nvml, int most = 5000) {
+    std::vector<logic::NvmlReading> load{nvml.read()};
+    while (!logic::load_window_done(load) && static_cast<int>(load.size()) < most)
+      load.push_back(nvml.read());
+    return load;
   }
   int ticks_ = 0;
 };
 
-TEST_F(NvmlTelemetryTest, EnergyFromTheCounter) {
-  auto nvml = open(
-      "1980 2619 600000 1000 0\n1980 2619 600000 1600 0\n"
-      "1965 2619 610000 2000 0\n1965 2619 610000 2500 0\n");
+// Script lines of a board at `power_mw` whose counter steps by `step_mj` every `period`
+// readings, the first step at reading `first`.
+std::string counter_script(int lines, int first, int period, unsigned long long step_mj,
+                           unsigned power_mw) {
+  std::string script;
+  unsigned long long counter = 1000;
+  for (int i = 0; i < lines; ++i) {
+    if (i >= first && (i - first) % period == 0) counter += step_mj;
+    script += "1980 2619 " + std::to_string(power_mw) + " " + std::to_string(counter) + " 0\n";
+  }
+  return script;
+}
+
+TEST_F(NvmlTelemetryTest, LoadPowerFromTheCounter) {
+  // Steps every 64 readings (1/16 s) by 43.75 J: 700 W; at 10, 74, 138, 202 they span 0.1875 s,
+  // short of load_min_span_s, so the window waits for the step at 266.
+  auto nvml = open(counter_script(400, 10, 64, 43'750, 650'000));
   ASSERT_EQ(nvml->error(), "");
-  const DeviceTelemetry t = summary(*nvml, 2);
-  EXPECT_EQ(t.samples, 2);
-  EXPECT_EQ(t.energy_method, "energy_counter");
-  EXPECT_DOUBLE_EQ(*t.energy_j, 1.1);  // (1600 - 1000) + (2500 - 2000) mJ
-  EXPECT_EQ(*t.sm_clock_min_mhz, 1965);
-  EXPECT_DOUBLE_EQ(*t.power_median_w, 605.0);
+  const auto load = load_window(*nvml);
+  EXPECT_EQ(load.size(), 267u);
+  const logic::LoadPower p = logic::load_power(load, 120.0);
+  ASSERT_TRUE(p.watts);
+  EXPECT_DOUBLE_EQ(*p.watts, 700.0);
+  EXPECT_DOUBLE_EQ(p.seconds, 0.25);
+  EXPECT_EQ(p.method, "energy_counter");
+  EXPECT_EQ(p.counter_steps, 5);
+  const DeviceTelemetry t = logic::summarize_telemetry(load, {}, p, nvml->absent(), nvml->lost());
+  EXPECT_DOUBLE_EQ(*t.energy_j, 175.0);
+  EXPECT_EQ(*t.sm_clock_min_mhz, 1980);
+  EXPECT_DOUBLE_EQ(*t.power_median_w, 650.0);
   EXPECT_EQ(*t.memory_clock_median_mhz, 2619);
   EXPECT_TRUE(t.clock_event_reasons.empty());
   EXPECT_TRUE(t.absent.empty());
 }
 
-TEST_F(NvmlTelemetryTest, MissingEnergyCounterIntegratesPower) {
-  auto nvml = open("1980 2619 500000 - 0\n1980 2619 700000 - 0\n");
-  const DeviceTelemetry t = summary(*nvml, 1);
-  EXPECT_EQ(t.energy_method, "power_integrated");
-  EXPECT_NEAR(*t.energy_j, 0.6, 1e-12);  // (500 W + 700 W) / 2 over the 1 ms between readings
-  EXPECT_EQ(t.absent.at("energy_counter"), "nvmlDeviceGetTotalEnergyConsumption: Not Supported");
+TEST_F(NvmlTelemetryTest, MissingEnergyCounterUsesThePowerReadings) {
+  auto nvml = open("1980 2619 500000 - 0\n");  // the last line answers from there on
+  const auto load = load_window(*nvml);
+  EXPECT_DOUBLE_EQ(load.back().time_s - load.front().time_s, logic::load_window_max_s);
+  const logic::LoadPower p = logic::load_power(load, 90.0);
+  EXPECT_EQ(p.method, "power_readings");
+  EXPECT_DOUBLE_EQ(*p.watts, 500.0);
+  EXPECT_EQ(nvml->absent().at("energy_counter"),
+            "nvmlDeviceGetTotalEnergyConsumption: Not Supported");
 }
 
-TEST_F(NvmlTelemetryTest, WrappingCounterIntegratesPower) {
+TEST_F(NvmlTelemetryTest, WrappingCounterUsesThePowerReadings) {
   auto nvml = open("1980 2619 400000 18446744073709551000 0\n1980 2619 400000 200 0\n");
-  const DeviceTelemetry t = summary(*nvml, 1);
-  EXPECT_EQ(t.energy_method, "power_integrated");
-  EXPECT_NEAR(*t.energy_j, 0.4, 1e-12);
-  EXPECT_NE(t.absent.at("energy_counter").find("went backwards"), std::string::npos);
+  const logic::LoadPower p = logic::load_power(readings(*nvml, 3), 90.0);
+  EXPECT_EQ(p.method, "power_readings");
+  EXPECT_DOUBLE_EQ(*p.watts, 400.0);
+  EXPECT_NE(p.why_not.find("went backwards"), std::string::npos);
 }
 
 TEST_F(NvmlTelemetryTest, DeviceLostMidRun) {
   auto nvml = open(
       "1980 2619 600000 1000 0\n1980 2619 600000 1300 0\n"
       "lost lost lost lost lost\n");
-  const auto readings = samples(*nvml, 3);
+  const auto r = readings(*nvml, 4);
   EXPECT_TRUE(nvml->lost());
-  EXPECT_TRUE(readings[0].after.sm_mhz);
-  EXPECT_FALSE(readings[1].before.sm_mhz);
-  EXPECT_FALSE(readings[2].after.power_mw);  // nothing is asked once the GPU is lost
-  const DeviceTelemetry t = logic::summarize_telemetry(readings, nvml->absent(), nvml->lost());
+  EXPECT_TRUE(r[1].sm_mhz);
+  EXPECT_FALSE(r[2].sm_mhz);
+  EXPECT_FALSE(r[3].power_mw);  // nothing is asked once the GPU is lost
+  const DeviceTelemetry t =
+      logic::summarize_telemetry(r, {}, logic::load_power(r, 90.0), nvml->absent(), nvml->lost());
   EXPECT_TRUE(t.device_lost);
   EXPECT_EQ(t.absent.at("sm_clock"), "nvmlDeviceGetClockInfo(NVML_CLOCK_SM): GPU is lost");
-  EXPECT_FALSE(t.energy_j);  // neither counter nor power around samples 2 and 3
+  EXPECT_FALSE(t.energy_j);  // the counter stopped and so did the power
   EXPECT_EQ(*t.sm_clock_median_mhz, 1980);
 }
 
@@ -101,11 +124,15 @@ TEST_F(NvmlTelemetryTest, ThrottleStartingHalfWay) {
       "1980 2619 690000 0 0\n1980 2619 690000 10 0\n1980 2619 690000 20 0\n"
       "1980 2619 690000 30 0\n1755 2619 700000 40 0x4\n1755 2619 700000 50 0x4\n"
       "1410 2619 700000 60 0x24\n1410 2619 700000 70 0x24\n");
-  const auto readings = samples(*nvml, 4);
-  EXPECT_FALSE(logic::sample_throttled(readings[1]));
-  EXPECT_TRUE(logic::sample_throttled(readings[2]));
-  const DeviceTelemetry t = logic::summarize_telemetry(readings, nvml->absent(), nvml->lost());
-  EXPECT_EQ(t.throttled_samples, 2);
+  const auto r = readings(*nvml, 8);
+  std::vector<logic::SampleSpan> spans;  // one sample after each reading
+  for (const auto& reading : r)
+    spans.push_back({reading.time_s + tick_s / 4, reading.time_s + tick_s / 2});
+  EXPECT_FALSE(logic::span_throttled(r, spans[2]));
+  EXPECT_TRUE(logic::span_throttled(r, spans[3]));  // the reading after it is capped
+  const DeviceTelemetry t = logic::summarize_telemetry(r, spans, {}, nvml->absent(), nvml->lost());
+  EXPECT_EQ(t.samples, 8);
+  EXPECT_EQ(t.throttled_samples, 5);
   EXPECT_EQ(t.clock_event_reasons,
             (std::vector<std::string>{"sw_power_cap", "sw_thermal_slowdown"}));
   EXPECT_EQ(*t.sm_clock_min_mhz, 1410);
@@ -113,9 +140,11 @@ TEST_F(NvmlTelemetryTest, ThrottleStartingHalfWay) {
 
 TEST_F(NvmlTelemetryTest, OlderNameAndNoEnergyFunction) {
   auto nvml = open("1980 2619 500000 0 0x4\n", FAKE_NVML_LEGACY_LIBRARY);
-  const DeviceTelemetry t = summary(*nvml, 1);
+  const auto r = readings(*nvml, 3);
+  const DeviceTelemetry t =
+      logic::summarize_telemetry(r, {}, logic::load_power(r, 90.0), nvml->absent(), nvml->lost());
   EXPECT_EQ(t.clock_event_reasons, std::vector<std::string>{"sw_power_cap"});
-  EXPECT_EQ(t.energy_method, "power_integrated");
+  EXPECT_EQ(t.energy_method, "power_readings");
   EXPECT_NE(t.absent.at("energy_counter").find("lacks the function"), std::string::npos);
 }
 

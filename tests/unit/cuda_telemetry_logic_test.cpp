@@ -1,5 +1,6 @@
-// The telemetry summary over a point's samples (kernels/cuda/logic/telemetry.hpp). The readings
-// here are test data standing in for NVML's, chosen to make each rule's outcome obvious.
+// The telemetry rules (kernels/cuda/logic/telemetry.hpp): when NVML is read, which samples a cap
+// throttled, and the board's power over the load window. The readings here are test data
+// standing in for NVML's, played back as series chosen to make each rule's outcome obvious.
 #include <gtest/gtest.h>
 
 #include "kernels/cuda/logic/telemetry.hpp"
@@ -19,6 +20,26 @@ NvmlReading reading(double t, unsigned sm, unsigned power_mw, unsigned long long
   return r;
 }
 
+// A load window read every 1/64 s (binary fractions keep the times exact) whose energy counter
+// steps by `step_mj` every `period` readings, the first step at reading `first`, at `power_mw`.
+std::vector<NvmlReading> load_series(int readings, int first, int period,
+                                     unsigned long long step_mj, unsigned power_mw) {
+  std::vector<NvmlReading> load;
+  unsigned long long counter = 5'000'000;
+  for (int i = 0; i < readings; ++i) {
+    if (i >= first && (i - first) % period == 0) counter += step_mj;
+    load.push_back(reading(i / 64.0, 1980, power_mw, counter));
+  }
+  return load;
+}
+
+// The shortest prefix of `load` after which the window is done; 0 if none.
+std::size_t readings_until_done(const std::vector<NvmlReading>& load) {
+  for (std::size_t n = 1; n <= load.size(); ++n)
+    if (load_window_done({load.begin(), load.begin() + static_cast<std::ptrdiff_t>(n)})) return n;
+  return 0;
+}
+
 TEST(CudaTelemetryLogic, ReasonNamesFollowNvmlBits) {
   EXPECT_TRUE(reason_names(0).empty());
   EXPECT_EQ(reason_names(0x4), std::vector<std::string>{"sw_power_cap"});
@@ -33,103 +54,146 @@ TEST(CudaTelemetryLogic, OnlyPowerAndThermalCapsThrottle) {
     EXPECT_TRUE(cap_throttled(bit)) << bit;
   for (unsigned long long bit : {0x0ull, 0x1ull, 0x2ull, 0x10ull, 0x100ull})
     EXPECT_FALSE(cap_throttled(bit)) << bit;
-  SampleReadings s{reading(0, 1980, 500000, 0), reading(1, 1980, 500000, 0, 0x4)};
-  EXPECT_TRUE(sample_throttled(s));
-  s.after.event_reasons.reset();
-  EXPECT_FALSE(sample_throttled(s));
 }
 
-TEST(CudaTelemetryLogic, EnergyFromCounterDeltas) {
-  // Two windows of 0.5 s; the counter advances 300 mJ and 200 mJ in them.
-  std::vector<SampleReadings> samples = {
-      {reading(0.0, 1980, 600000, 1000), reading(0.5, 1980, 600000, 1300)},
-      {reading(1.0, 1980, 400000, 2000), reading(1.5, 1980, 400000, 2200)}};
-  const EnergyEstimate e = energy_over(samples);
-  ASSERT_TRUE(e.joules);
-  EXPECT_DOUBLE_EQ(*e.joules, 0.5);
-  EXPECT_EQ(e.method, "energy_counter");
-  EXPECT_TRUE(e.why_not_counter.empty());
+TEST(CudaTelemetryLogic, ReadingsTakeAtMostATenthOfTheTime) {
+  // A reading that cost 1 ms is due again once 9 ms of samples ran after it.
+  EXPECT_TRUE(reading_due(0.0, 0.0, 0.0));  // the first, before any sample
+  EXPECT_FALSE(reading_due(10.0085, 10.0, 0.001));
+  EXPECT_TRUE(reading_due(10.0095, 10.0, 0.001));
+  // 0.1 ms samples and 1 ms readings: about 90 samples a reading, not one.
+  int samples = 0, readings = 0;
+  double now = 0, last_end = 0, cost = 0;
+  while (now < 1.0) {
+    if (reading_due(now, last_end, cost)) now += 0.001, last_end = now, cost = 0.001, ++readings;
+    now += 0.0001, ++samples;
+  }
+  EXPECT_GT(samples, 80 * readings);
 }
 
-TEST(CudaTelemetryLogic, CounterGoingBackwardsFallsBackToPower) {
-  // The counter goes back in the second sample: power integrated instead, (600 W over 0.5 s) +
-  // (400 W over 0.5 s) = 500 J.
-  std::vector<SampleReadings> samples = {
-      {reading(0.0, 1980, 600000, 1000), reading(0.5, 1980, 600000, 1300)},
-      {reading(1.0, 1980, 400000, 5000), reading(1.5, 1980, 400000, 10)}};
-  const EnergyEstimate e = energy_over(samples);
-  ASSERT_TRUE(e.joules);
-  EXPECT_DOUBLE_EQ(*e.joules, 500.0);
-  EXPECT_EQ(e.method, "power_integrated");
-  EXPECT_NE(e.why_not_counter.find("backwards"), std::string::npos);
-  EXPECT_NE(e.why_not_counter.find("sample 2"), std::string::npos);
+TEST(CudaTelemetryLogic, ASpanIsThrottledByTheReadingsAroundIt) {
+  const std::vector<NvmlReading> readings = {reading(0, 1980, 700000, 0),
+                                             reading(1, 1830, 700000, 0, reason_sw_power_cap),
+                                             reading(2, 1980, 700000, 0, reason_gpu_idle)};
+  EXPECT_TRUE(span_throttled(readings, {0.2, 0.8}));   // the reading after it capped
+  EXPECT_TRUE(span_throttled(readings, {1.2, 1.8}));   // the reading before it capped
+  EXPECT_FALSE(span_throttled(readings, {2.2, 2.5}));  // idle is no cap
+  // A span after the last reading is judged by that reading until the next comes.
+  EXPECT_TRUE(span_throttled({readings.begin(), readings.begin() + 2}, {1.2, 1.8}));
+  EXPECT_FALSE(span_throttled({}, {0, 1}));
 }
 
-TEST(CudaTelemetryLogic, ACounterThatStoodStillWhilePowerWasDrawnFallsBackToPower) {
-  // The counter stands still over the second 10 ms window while 500 W are drawn: its updates are
-  // coarser than the windows, so power is integrated: 2 x 500 W x 0.01 s = 10 J.
-  std::vector<SampleReadings> samples = {
-      {reading(0.0, 1980, 500000, 1000), reading(0.01, 1980, 500000, 9000)},
-      {reading(0.02, 1980, 500000, 9000), reading(0.03, 1980, 500000, 9000)}};
-  const EnergyEstimate e = energy_over(samples);
-  ASSERT_TRUE(e.joules);
-  EXPECT_DOUBLE_EQ(*e.joules, 10.0);
-  EXPECT_EQ(e.method, "power_integrated");
-  EXPECT_NE(e.why_not_counter.find("did not advance over sample 2 (10 ms)"), std::string::npos)
-      << e.why_not_counter;
-  // An idle board (no power drawn) may leave the counter still: the counter is kept.
-  for (auto& s : samples) s.before.power_mw = s.after.power_mw = 0;
-  EXPECT_EQ(energy_over(samples).method, "energy_counter");
+TEST(CudaTelemetryLogic, LoadPowerFromTheCounterOverTwoPeriods) {
+  // A board whose counter steps every 1/8 s (8 readings) by 87.5 J: 700 W.
+  const auto load = load_series(40, 3, 8, 87'500, 650'000);
+  const std::size_t done = readings_until_done(load);
+  EXPECT_EQ(done, 20u);  // steps at readings 3, 11 and 19: 0.25 s apart
+  const LoadPower p = load_power({load.begin(), load.begin() + 20}, 150.0);
+  ASSERT_TRUE(p.watts);
+  EXPECT_DOUBLE_EQ(*p.watts, 700.0);
+  EXPECT_DOUBLE_EQ(p.seconds, 0.25);
+  EXPECT_EQ(p.method, "energy_counter");
+  EXPECT_EQ(p.counter_steps, 3);
+  EXPECT_TRUE(p.why_not.empty());
 }
 
-TEST(CudaTelemetryLogic, MissingCounterIntegratesTrapezoids) {
-  std::vector<SampleReadings> samples = {
-      {reading(0.0, 1980, 200000, 0), reading(2.0, 1980, 400000, 0)}};
-  samples[0].before.energy_mj.reset();
-  const EnergyEstimate e = energy_over(samples);
-  ASSERT_TRUE(e.joules);
-  EXPECT_DOUBLE_EQ(*e.joules, 600.0);  // (200 W + 400 W) / 2 over 2 s
-  EXPECT_EQ(e.method, "power_integrated");
-  EXPECT_NE(e.why_not_counter.find("no energy counter reading around sample 1"), std::string::npos);
-  samples[0].after.power_mw.reset();
-  EXPECT_FALSE(energy_over(samples).joules);
-  EXPECT_TRUE(energy_over(samples).method.empty());
+TEST(CudaTelemetryLogic, AFastCounterStillNeedsTheMinimumSpan) {
+  // Steps every other reading: three come within 4/64 s, too short for the reading's lateness.
+  const auto load = load_series(40, 1, 2, 10'000, 650'000);
+  const std::size_t done = readings_until_done(load);
+  EXPECT_EQ(done, 16u);  // the step at reading 15 is 14/64 s after the first
+  EXPECT_GE((done - 2) / 64.0, load_min_span_s);
+  EXPECT_LT((done - 4) / 64.0, load_min_span_s);
+  EXPECT_DOUBLE_EQ(*load_power({load.begin(), load.begin() + 16}, 100.0).watts, 320.0);
 }
 
-TEST(CudaTelemetryLogic, SummaryTakesMinMedianAndMarksThrottledSamples) {
-  std::vector<SampleReadings> samples = {
-      {reading(0.0, 1980, 500000, 0), reading(0.1, 1980, 500000, 100)},
-      {reading(0.2, 1980, 600000, 100), reading(0.3, 1755, 700000, 200, 0x4)},
-      {reading(0.4, 1410, 700000, 200, 0x20), reading(0.5, 1410, 700000, 300, 0x20)}};
-  const DeviceTelemetry t = summarize_telemetry(samples, {}, false);
+TEST(CudaTelemetryLogic, WithoutACounterTheLatePowerReadingsAreUsed) {
+  // No counter: the window runs its full length and the second half's median power is taken
+  // (NVML's power is a 1 s average, so the first half still holds the idle before).
+  std::vector<NvmlReading> load;
+  for (int i = 0; i <= 128; ++i) {
+    load.push_back(reading(i / 64.0, 1980, i < 64 ? 200'000 : 690'000, 0));
+    load.back().energy_mj.reset();
+  }
+  EXPECT_EQ(readings_until_done(load), 129u);  // 2 s
+  const LoadPower p = load_power(load, 90.0);
+  ASSERT_TRUE(p.watts);
+  EXPECT_DOUBLE_EQ(*p.watts, 690.0);
+  EXPECT_DOUBLE_EQ(p.seconds, 2.0);
+  EXPECT_EQ(p.method, "power_readings");
+  EXPECT_EQ(p.why_not, "no energy counter reading at load reading 1");
+}
+
+TEST(CudaTelemetryLogic, ACounterThatWentBackOrStoodStillFallsBackToPower) {
+  auto load = load_series(129, 3, 8, 87'500, 700'000);
+  load[30].energy_mj = 10;  // wrapped or reset
+  const LoadPower back = load_power(load, 90.0);
+  EXPECT_EQ(back.method, "power_readings");
+  EXPECT_NE(back.why_not.find("went backwards (wrapped or reset) at load reading 31"),
+            std::string::npos);
+  const LoadPower still = load_power(load_series(129, 200, 8, 1, 700'000), 90.0);
+  EXPECT_EQ(still.method, "power_readings");
+  EXPECT_EQ(still.counter_steps, 0);
+  EXPECT_NE(still.why_not.find("stepped 0 times in 2 s"), std::string::npos) << still.why_not;
+}
+
+TEST(CudaTelemetryLogic, PowerNotAboveIdleIsRefused) {
+  // 700 W from the counter under a board that idled at 720 W: not a reading of this load.
+  const LoadPower p = load_power(load_series(20, 3, 8, 87'500, 650'000), 720.0);
+  EXPECT_FALSE(p.watts);
+  EXPECT_TRUE(p.method.empty());
+  EXPECT_NE(p.why_not.find("implausible: 700 W (energy_counter)"), std::string::npos) << p.why_not;
+  EXPECT_NE(p.why_not.find("720 W the board drew before any work"), std::string::npos);
+  // Without an idle reading the figure is kept.
+  EXPECT_TRUE(load_power(load_series(20, 3, 8, 87'500, 650'000), std::nullopt).watts);
+  EXPECT_EQ(load_power({}, 100.0).why_not, "no load window");
+}
+
+TEST(CudaTelemetryLogic, SummaryOfReadingsSpansAndLoad) {
+  const std::vector<NvmlReading> readings = {
+      reading(0.0, 1980, 500000, 0), reading(0.1, 1755, 600000, 0, reason_sw_power_cap),
+      reading(0.2, 1410, 700000, 0, reason_sw_thermal_slowdown), reading(0.3, 1980, 500000, 0)};
+  const std::vector<SampleSpan> spans = {{0.01, 0.02}, {0.03, 0.05}, {0.21, 0.25}, {0.31, 0.32}};
+  LoadPower load;
+  load.watts = 700.0, load.seconds = 0.25, load.method = "energy_counter";
+  const DeviceTelemetry t = summarize_telemetry(readings, spans, load, {}, false);
   EXPECT_EQ(t.source, "nvml");
-  EXPECT_EQ(t.samples, 3);
+  EXPECT_EQ(t.samples, 4);
   EXPECT_EQ(*t.sm_clock_min_mhz, 1410);
   EXPECT_EQ(*t.sm_clock_median_mhz, (1755 + 1980) / 2.0);
   EXPECT_EQ(*t.memory_clock_median_mhz, 2619);
-  EXPECT_DOUBLE_EQ(*t.power_median_w, 650.0);
-  EXPECT_DOUBLE_EQ(*t.energy_j, 0.3);
+  EXPECT_DOUBLE_EQ(*t.power_median_w, 550.0);
+  EXPECT_DOUBLE_EQ(*t.energy_j, 175.0);
   EXPECT_EQ(t.energy_method, "energy_counter");
-  EXPECT_NEAR(t.window_s, 0.3, 1e-12);
-  EXPECT_EQ(t.throttled_samples, 2);
+  EXPECT_DOUBLE_EQ(t.window_s, 0.25);
+  EXPECT_EQ(t.throttled_samples, 3);  // the last span follows a reading without a cap
   EXPECT_EQ(t.clock_event_reasons,
             (std::vector<std::string>{"sw_power_cap", "sw_thermal_slowdown"}));
   EXPECT_TRUE(t.absent.empty());
-  EXPECT_NEAR(*joules_per_run(t, 0.05), 0.3 / 0.3 * 0.05, 1e-12);
+  EXPECT_DOUBLE_EQ(*joules_per_run(t, 0.001), 0.7);  // 700 W over a 1 ms run
 }
 
 TEST(CudaTelemetryLogic, AbsentFieldsSayWhy) {
   NvmlReading bare;
   bare.time_s = 1;
+  LoadPower none;
+  none.why_not = "no load window";
   const DeviceTelemetry t = summarize_telemetry(
-      {{bare, bare}}, {{"power", "nvmlDeviceGetPowerUsage: not supported"}}, true);
+      {bare, bare}, {{1, 2}}, none, {{"power", "nvmlDeviceGetPowerUsage: not supported"}}, true);
   EXPECT_TRUE(t.device_lost);
   EXPECT_FALSE(t.sm_clock_median_mhz);
   EXPECT_EQ(t.absent.at("power"), "nvmlDeviceGetPowerUsage: not supported");
   EXPECT_EQ(t.absent.at("sm_clock"), "the GPU was lost");
   EXPECT_EQ(t.absent.at("clock_event_reasons"), "the GPU was lost");
+  EXPECT_EQ(t.absent.at("energy"), "no load window");
   EXPECT_FALSE(joules_per_run(t, 0.01));
-  EXPECT_EQ(summarize_telemetry({}, {}, false).absent.at("energy_counter"), "no samples");
+  // A figure with a caveat keeps it under the counter's name.
+  LoadPower readings_only;
+  readings_only.watts = 600.0, readings_only.seconds = 2, readings_only.method = "power_readings";
+  readings_only.why_not = "no energy counter reading at load reading 1";
+  const DeviceTelemetry r = summarize_telemetry({}, {}, readings_only, {}, false);
+  EXPECT_EQ(r.absent.at("energy_counter"), "no energy counter reading at load reading 1");
+  EXPECT_DOUBLE_EQ(*r.energy_j, 1200.0);
 }
 
 }  // namespace

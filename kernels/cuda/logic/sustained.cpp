@@ -40,10 +40,10 @@ std::string formatted(const char* format, double value) {
 
 }  // namespace
 
-int launches_per_reading(double one_launch_s) {
+int launches_per_reading(double one_launch_s, double interval_s) {
   constexpr int most = 10000;
   if (!(one_launch_s > 0)) return 1;
-  const double wanted = std::ceil(reading_interval_s / one_launch_s);
+  const double wanted = std::ceil(interval_s / one_launch_s);
   return wanted >= most ? most : static_cast<int>(wanted);
 }
 

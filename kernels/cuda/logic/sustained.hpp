@@ -29,9 +29,9 @@ SettleCriterion criterion_within(double point_bound_s);
 
 // The GEMM is launched back to back between two readings for about reading_interval_s, ten
 // readings per NVML power average of about a second (a choice), from 1 to 10000 launches given
-// one launch's time (the warm-up's last run).
+// one launch's time (the warm-up's last run); the load window asks a shorter `interval_s`.
 inline constexpr double reading_interval_s = 0.1;
-int launches_per_reading(double one_launch_s);
+int launches_per_reading(double one_launch_s, double interval_s = reading_interval_s);
 
 enum class SettleState {
   running,          // not settled yet, within the bound: keep going

@@ -54,7 +54,7 @@ class ReferenceCase : public Case {
     t.power_median_w = stated_power_w;
     t.window_s = sampled_s_;
     t.energy_j = stated_power_w * sampled_s_;
-    t.energy_method = "power_integrated";
+    t.energy_method = "power_readings";
     for (const char* clock : {"sm_clock_mhz", "memory_clock_mhz"})
       t.absent[clock] = "test data: the test accelerator has no clock";
     return t;
