@@ -13,19 +13,22 @@ namespace lb {
 
 struct DeviceTelemetry {
   std::string source;        // "nvml"
-  std::int64_t samples = 0;  // timed samples with a reading before and after them
+  std::int64_t samples = 0;  // timed samples while NVML was read between them
   std::optional<double> sm_clock_min_mhz, sm_clock_median_mhz;
   std::optional<double> memory_clock_min_mhz, memory_clock_median_mhz;
   std::optional<double> power_median_w;
-  // Over the samples' reading windows (read before each sample's enqueue, after its stop event):
-  // the energy, how it was found ("energy_counter" or "power_integrated") and the windows' time.
+  // Over the load window after the samples, the operation back to back: the energy, how it was
+  // found ("energy_counter" or "power_readings"; files before the load window also hold
+  // "power_integrated") and the window's time; energy_j / window_s is the load's power.
   std::optional<double> energy_j;
   std::string energy_method;
   double window_s = 0;
   std::vector<std::string> clock_event_reasons;  // every reason seen, by name
   std::int64_t throttled_samples = 0;            // read while a power or thermal cap held the clock
   std::int64_t retaken_samples = 0;              // throttled samples --discard-throttled re-took
-  bool throttled = false;  // --discard-throttled could not get enough unthrottled samples
+  // Samples a cap throttled are among the point's: always without --discard-throttled, and with
+  // it when it could not re-take them all.
+  bool throttled = false;
   bool device_lost = false;
   std::map<std::string, std::string> absent;  // field -> why it has no value
 };

@@ -126,7 +126,8 @@ void prepare_sample_validate(Point& p, const PlannedPoint& pp, const Problem& pr
   for (auto& [k, v] : c->notes()) p.notes[k] = v;  // after timing: clocks are read there
   if ((p.telemetry = c->telemetry())) {
     p.telemetry->retaken_samples = stats.throttled_retakes;
-    p.telemetry->throttled = stats.throttled;
+    p.telemetry->throttled =
+        stats.throttled || p.telemetry->throttled_samples > p.telemetry->retaken_samples;
   } else {
     p.telemetry = cpu_energy.finish(stats.samples);
   }

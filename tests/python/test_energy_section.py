@@ -65,10 +65,16 @@ def test_layer_sum_per_joule_is_work_over_energy():
     assert energy.layer_sum_per_joule(points, "fp16", 8) is None
 
 
-def test_kept_throttled_is_marked():
+def test_kept_throttled_samples_are_counted_and_retaken_ones_are_not():
     assert energy.throttle_text({"throttled": True, "throttled_samples": 9, "samples": 9,
                                  "clock_event_reasons": ["hw_thermal_slowdown"]}) == \
-        "kept throttled (hw_thermal_slowdown)"
+        "throttled 9 of 9 (hw_thermal_slowdown)"
+    # A file from before the rule: samples throttled but the point not flagged.
+    assert energy.throttle_text({"throttled": False, "throttled_samples": 5, "samples": 5}) == \
+        "throttled 5 of 5"
+    assert energy.throttle_text({"throttled_samples": 3, "retaken_samples": 3, "samples": 20,
+                                 "clock_event_reasons": ["sw_power_cap"]}) == \
+        "no (3 throttled re-taken) (sw_power_cap)"
     assert energy.throttle_text({"throttled_samples": 0, "clock_event_reasons": []}) == "no"
 
 

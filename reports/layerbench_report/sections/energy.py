@@ -36,14 +36,15 @@ def mhz_text(median, least):
 
 
 def throttle_text(t) -> str:
-    """"kept throttled" when --discard-throttled could not avoid it, else how many samples a cap
-    throttled and the clock-event reasons seen."""
+    """How many of the point's kept samples a cap throttled (re-taken ones are not kept), and the
+    clock-event reasons seen; "no" where none was."""
     reasons = ", ".join(t.get("clock_event_reasons") or [])
-    count = int(t.get("throttled_samples") or 0)
-    if t.get("throttled"):
-        text = "kept throttled"
-    elif count:
-        text = f"throttled {count} of {int(t.get('samples') or 0)}"
+    retaken = int(t.get("retaken_samples") or 0)
+    kept = int(t.get("throttled_samples") or 0) - retaken
+    if kept > 0 or t.get("throttled"):
+        text = f"throttled {max(kept, 0)} of {int(t.get('samples') or 0)}"
+    elif retaken:
+        text = f"no ({retaken} throttled re-taken)"
     else:
         text = "no"
     return text + (f" ({reasons})" if reasons else "")
@@ -53,8 +54,9 @@ def per_joule(value):
     return None if value is None else f"{value:.3g}"
 
 
-ENERGY_METHODS = {"energy_counter": "counter", "power_integrated": "power × time",
-                  "rapl_packages": "RAPL packages"}
+# "power_integrated" is in files from before the load window (power integrated over the samples).
+ENERGY_METHODS = {"energy_counter": "counter", "power_readings": "power × time",
+                  "power_integrated": "power × time (samples)", "rapl_packages": "RAPL packages"}
 
 
 def point_headers(gpu, with_gb):
@@ -193,11 +195,13 @@ def render(data, model, charts) -> str:
         parts.append(table(point_headers(gpu, with_gb),
                            [point_row(p, with_gb, gpu) for p in points]))
     parts.append(absent)
-    parts.append(note("Clocks and board power are NVML's readings just before each sample was "
-                      "enqueued and just after it finished (median; min where lower); a point "
-                      "is throttled where a power or thermal cap held the clock during a "
-                      "sample. A CPU point's energy is its RAPL packages' over its sampling, "
-                      "the whole socket's. Per joule: the point's work (or bytes) over one run's "
+    parts.append(note("Clocks and board power are NVML's readings between the samples (median; "
+                      "min where lower); a sample is throttled where a power or thermal cap "
+                      "held the clock around it. A GPU point's energy is the board's power "
+                      "with the operation run back to back after the samples (NVML's energy "
+                      "counter, or its power readings) times one run's time. A CPU point's "
+                      "energy is its RAPL packages' over its sampling, the whole socket's. "
+                      "Per joule: the point's work (or bytes) over one run's "
                       "energy; a model sum's images over the energy of its batch, Σ count × "
                       "joules per run."))
     return "".join(parts)
