@@ -33,6 +33,10 @@ struct DeviceTelemetry {
   std::map<std::string, std::string> absent;  // field -> why it has no value
 };
 
+// Records how many throttled samples the sampler re-took and flags the point `throttled` where
+// kept samples were (more throttled than re-taken) or the sampler gave up re-taking them.
+void record_retakes(DeviceTelemetry& telemetry, std::int64_t retaken_samples, bool sampler_gave_up);
+
 // The energy of one run: the windows' mean power times the run's time (`run_s`, the median);
 // empty without an energy figure.
 std::optional<double> joules_per_run(const DeviceTelemetry& telemetry, double run_s);

@@ -124,13 +124,10 @@ void prepare_sample_validate(Point& p, const PlannedPoint& pp, const Problem& pr
   p.tflops = p.gflop / stats.median_s / 1e3;
   p.gbps = p.bytes / stats.median_s / 1e9;
   for (auto& [k, v] : c->notes()) p.notes[k] = v;  // after timing: clocks are read there
-  if ((p.telemetry = c->telemetry())) {
-    p.telemetry->retaken_samples = stats.throttled_retakes;
-    p.telemetry->throttled =
-        stats.throttled || p.telemetry->throttled_samples > p.telemetry->retaken_samples;
-  } else {
+  if ((p.telemetry = c->telemetry()))
+    record_retakes(*p.telemetry, stats.throttled_retakes, stats.throttled);
+  else
     p.telemetry = cpu_energy.finish(stats.samples);
-  }
   p.validation = timed_phase(phase(spent, &PhaseSeconds::validation),
                              [&] { return validate(problem, inputs, c->output(), pp.precision); });
   if (!p.validation->passed) {

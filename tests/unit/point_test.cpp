@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "harness/results/backend_roles.hpp"
+#include "harness/telemetry.hpp"
 
 namespace lb {
 namespace {
@@ -114,6 +115,24 @@ TEST(Results, TelemetryRoundTripsWithItsPerJouleFigures) {
   auto bad = j;
   bad["telemetry"]["throttled"] = "yes";
   EXPECT_THROW(read_point(bad), FieldError);
+}
+
+// A point is throttled when any sample it kept was, not only when --discard-throttled gave up.
+TEST(Results, ThrottledWheneverKeptSamplesWere) {
+  DeviceTelemetry t;  // test data
+  t.throttled_samples = 5;
+  record_retakes(t, 0, false);  // without --discard-throttled: all 5 kept
+  EXPECT_TRUE(t.throttled);
+  record_retakes(t, 5, false);  // all re-taken
+  EXPECT_FALSE(t.throttled);
+  EXPECT_EQ(t.retaken_samples, 5);
+  record_retakes(t, 4, false);
+  EXPECT_TRUE(t.throttled);
+  t.throttled_samples = 0;
+  record_retakes(t, 0, true);  // the sampler gave up
+  EXPECT_TRUE(t.throttled);
+  record_retakes(t, 0, false);
+  EXPECT_FALSE(t.throttled);
 }
 
 TEST_F(ResultsFileTest, ALaterRecordOfAPointReplacesTheEarlierOne) {
