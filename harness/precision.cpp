@@ -60,7 +60,8 @@ int input_bytes(Precision p) {
 
 int output_bytes(Precision p) { return p == Precision::fp8 ? 2 : input_bytes(p); }
 
-// The tolerances are the project's stated validation contract (issue "harness"): relative L2.
+// The tolerances are the project's validation contract (docs/measuring.md, "Validation"):
+// relative L2.
 double tolerance(Precision p) {
   switch (p) {
     case Precision::fp32:

@@ -26,10 +26,9 @@ TRANSFER_S=15
 ARCHIVE_RESERVE_S=10
 PROCESS_SETUP_S=10
 POINT_SETUP_S=0.5
-# PyTorch's set-up per point is smaller: on the H200 its 67 points took 16 s, 0.24 s each with
-# their 2 x 0.1 s of sampling (docs/gpu-check.md); 0.1 s rounds that up.
+# PyTorch's set-up per point is smaller (docs/gpu-check.md has what each step measured).
 TORCH_POINT_SETUP_S=0.1
-# The build and the GPU tests (measured 2, 4, 30-39 and 25-27 s on the H200).
+# The oneDNN restore, configure, build and GPU tests.
 ONEDNN_RESTORE_S=10
 CONFIGURE_S=15
 BUILD_S=60
@@ -108,8 +107,7 @@ plan_args() {
 TORCH_STEPS=(suite memory)
 TORCH_MODELS_ARGS="--model resnet50,vit_b_16 --batch 32 --precision bf16 --pass fwd"
 TORCH_MODEL_RUNS=2  # 2 models x 1 batch x 1 precision
-# Per model run: building the model, warm-up and sampling; the H200's models step, both runs
-# and the report, took 22-23 s.
+# Per model run: building the model, warm-up and sampling.
 TORCH_MODEL_RUN_S=7
 # Points of each measure step: `layerbench run --dry-run` on the step's arguments gives the same
 # count (tests/cli/gpu_check.sh checks that), written here so that the plan is known before the
@@ -169,7 +167,7 @@ session_planned_s() {
 # The plan, as the dry run and the real run print it; status 1 when it does not fit.
 print_plan() {  # calls to detail
   local status=0 n=0 call step planned files=0
-  echo "GPU check plan, seconds of device time (estimates above what an H200 took)"
+  echo "GPU check plan, seconds of device time (estimates above what the first GPU runs took)"
   echo "max time per point ${MAX_TIME} s; set-up ${PROCESS_SETUP_S} s per process, ${POINT_SETUP_S} s per point (PyTorch ${TORCH_POINT_SETUP_S} s)"
   for call in "${CALLS[@]}"; do
     n=$((n + 1))

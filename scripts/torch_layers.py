@@ -530,7 +530,7 @@ def measure_cpu(args):
 
 # ------------------------------------------------------------------------------------------ table
 
-# The GPU issue's target: each layer within 3% of PyTorch's time, or faster.
+# A layer counts as at PyTorch's speed within 3% of its time, or faster (a choice).
 TARGET_RATIO = 1.03
 
 

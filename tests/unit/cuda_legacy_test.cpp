@@ -209,7 +209,7 @@ TEST(CudaLegacyDescriptors, EveryShippedConvolutionHasTheHarnessOutputShape) {
             ++checked;
           }
     }
-  // ResNet-50 v1.5 has 23 distinct convolution shapes (reference facts, hardware-and-versions.md),
+  // ResNet-50 v1.5 has 23 distinct convolution shapes (bench/models/SCHEMA.md, the shipped models),
   // ViT-B/16 and ViT-L/16 one patch embedding each: every one was checked.
   EXPECT_EQ(checked, (23 + 1 + 1) * 2 * 2 * 2);
 }

@@ -10,8 +10,8 @@
 namespace lb {
 namespace {
 
-// Expected values are the rows of hardware-and-versions.md ("NVIDIA GPU peaks"), which the
-// shipped file copies.
+// Expected values are the rows of the reference facts' "NVIDIA GPU peaks" table, which
+// bench/facts/gpu_peaks.json copies (its "source" names it).
 TEST(GpuPeaks, KnownGpusMatchTheirTableRows) {
   const auto h200 = lookup_gpu_peaks("NVIDIA H200", 9, 0, 132);
   ASSERT_TRUE(h200.has_value());

@@ -67,7 +67,7 @@ TEST(Builtin, ShipsTheThreeModelsSortedByFile) {
   }
 }
 
-// Reference totals: /work/shared/reference/hardware-and-versions.md, "Model totals" (forward,
+// Reference totals: bench/models/SCHEMA.md, "The shipped models", with their source (forward,
 // per image, FLOPs = 2 x multiply-adds), to 0.1%.
 TEST(Builtin, ResNet50ForwardIs8178MegaFlopPerImage) {
   const auto t = totals(model("resnet50"), 1, PassSet::fwd);

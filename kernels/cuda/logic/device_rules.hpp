@@ -15,7 +15,7 @@
 
 namespace lb::cuda::logic {
 
-// Tensor Core precisions by compute capability (reference facts, hardware-and-versions.md):
+// Tensor Core precisions by compute capability (bench/facts/tensor_cores.json, with its source):
 // FP16 from 7.0, TF32 and BF16 from 8.0, FP8 (cuBLASLt only) from 8.9. layerbench runs FP8
 // convolutions nowhere. Returns why the device cannot run the problem, or nothing.
 std::optional<std::string> precision_unsupported(Precision precision, bool is_conv, int cc_major,
