@@ -220,6 +220,7 @@ std::vector<std::pair<std::string, std::string>> GpuCase::notes() const {
   for (auto& note : hold_.notes()) notes.push_back(std::move(note));
   for (auto& note : logic::timing_notes(timing_, graph_launches_)) notes.push_back(std::move(note));
   for (const auto& note : sustained_notes_) notes.push_back(note);
+  for (auto& note : logic::load_notes(load_)) notes.push_back(std::move(note));
   for (auto& note : case_notes()) notes.push_back(std::move(note));
   return notes;
 }

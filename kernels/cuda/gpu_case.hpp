@@ -49,7 +49,8 @@ class GpuCase : public Case {
   bool last_run_throttled() const final { return last_run_throttled_; }
   std::optional<DeviceTelemetry> telemetry() const final;
   // The clock readings (before = after the first run, after = read here, at the end of the
-  // measurement), the launch hold's facts and the timing mode, followed by the case's own notes.
+  // measurement), the launch hold's facts, the timing mode and the load window's figures,
+  // followed by the case's own notes.
   std::vector<std::pair<std::string, std::string>> notes() const final;
 
  protected:

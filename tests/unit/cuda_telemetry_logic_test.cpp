@@ -97,6 +97,18 @@ TEST(CudaTelemetryLogic, LoadPowerFromTheCounterOverTwoPeriods) {
   EXPECT_TRUE(p.why_not.empty());
 }
 
+TEST(CudaTelemetryLogic, LoadNotesGiveBothFigures) {
+  EXPECT_TRUE(load_notes({}).empty());  // no window ran
+  const auto notes = load_notes(load_power(load_series(20, 3, 8, 87'500, 650'000), 150.0));
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[0], (std::pair<std::string, std::string>{
+                          "load_window", "energy_counter 700 W over 0.25 s, 3 counter steps"}));
+  EXPECT_EQ(notes[1], (std::pair<std::string, std::string>{"load_power_readings_w", "650"}));
+  LoadPower refused;
+  refused.why_not = "no load window";
+  EXPECT_EQ(load_notes(refused).at(0).second, "no figure: no load window");
+}
+
 TEST(CudaTelemetryLogic, AFastCounterStillNeedsTheMinimumSpan) {
   // Steps every other reading: three come within 4/64 s, too short for the reading's lateness.
   const auto load = load_series(40, 1, 2, 10'000, 650'000);

@@ -132,6 +132,7 @@ LoadPower load_power(const std::vector<NvmlReading>& load, std::optional<double>
   const std::vector<std::size_t> steps = counter_steps(load, why_counter);
   p.counter_steps = static_cast<int>(steps.size());
   const double window_s = load.back().time_s - load.front().time_s;
+  p.readings_watts = late_power_w(load);
   if (steps_suffice(load, steps)) {
     const NvmlReading &from = load[steps.front()], &to = load[steps.back()];
     p.seconds = to.time_s - from.time_s;
@@ -144,7 +145,7 @@ LoadPower load_power(const std::vector<NvmlReading>& load, std::optional<double>
                     std::to_string(load_counter_steps) + " steps spanning at least " +
                     formatted("%.3g", load_min_span_s) + " s needed";
     p.why_not = why_counter;
-    if ((p.watts = late_power_w(load))) p.seconds = window_s, p.method = "power_readings";
+    if ((p.watts = p.readings_watts)) p.seconds = window_s, p.method = "power_readings";
   }
   if (p.watts && idle_w && *p.watts <= *idle_w) {
     p.why_not = "implausible: " + formatted("%.4g", *p.watts) + " W (" + p.method +
@@ -154,6 +155,19 @@ LoadPower load_power(const std::vector<NvmlReading>& load, std::optional<double>
     p.method.clear();
   }
   return p;
+}
+
+std::vector<std::pair<std::string, std::string>> load_notes(const LoadPower& load) {
+  if (!load.watts && load.why_not.empty()) return {};
+  std::vector<std::pair<std::string, std::string>> notes;
+  notes.emplace_back("load_window",
+                     load.watts ? load.method + " " + formatted("%.4g", *load.watts) + " W over " +
+                                      formatted("%.3g", load.seconds) + " s, " +
+                                      std::to_string(load.counter_steps) + " counter steps"
+                                : "no figure: " + load.why_not);
+  if (load.readings_watts)
+    notes.emplace_back("load_power_readings_w", formatted("%.4g", *load.readings_watts));
+  return notes;
 }
 
 DeviceTelemetry summarize_telemetry(const std::vector<NvmlReading>& readings,

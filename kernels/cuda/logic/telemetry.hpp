@@ -77,8 +77,13 @@ struct LoadPower {
   double seconds = 0;  // the time the figure is over
   std::string method, why_not;
   int counter_steps = 0;
+  // The power readings' figure beside the counter's, to check one against the other.
+  std::optional<double> readings_watts;
 };
 LoadPower load_power(const std::vector<NvmlReading>& load, std::optional<double> idle_w);
+// The point's notes on its load window ("load_window", "load_power_readings_w"); none where no
+// window ran.
+std::vector<std::pair<std::string, std::string>> load_notes(const LoadPower& load);
 
 // The point's telemetry: clocks, power and reasons over the sampling's `readings`, throttling
 // per sample span, energy from the load window (energy_j = watts x seconds over `load`).
