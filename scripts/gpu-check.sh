@@ -26,6 +26,9 @@ TRANSFER_S=15
 ARCHIVE_RESERVE_S=10
 PROCESS_SETUP_S=10
 POINT_SETUP_S=0.5
+# A layerbench GPU point's load window for its energy: one to two NVML energy-counter periods
+# (docs/measuring.md, "Energy from a load window"), at the upper end here.
+LOAD_WINDOW_S=0.2
 # PyTorch's set-up per point is smaller (docs/gpu-check.md has what each step measured).
 TORCH_POINT_SETUP_S=0.1
 # The oneDNN restore, configure, build and GPU tests.
@@ -41,7 +44,7 @@ GPU_TESTS='[Cc]uda|Nvml|ElfTruncation|LibrarySearchFolders'
 
 budget_s() {
   case "$1" in
-    check) echo 470 ;;
+    check) echo 480 ;;
     torch) echo 150 ;;
   esac
 }
@@ -140,7 +143,7 @@ step_estimate_s() {
     tests) echo "$GPU_TESTS_S" ;;
     torch-*) points_estimate_s "$(plan_points "${1#torch-}")" "$TORCH_POINT_SETUP_S" ;;
     models) echo $((PROCESS_SETUP_S + TORCH_MODEL_RUNS * TORCH_MODEL_RUN_S)) ;;
-    *) points_estimate_s "$(plan_points "$1")" ;;
+    *) points_estimate_s "$(plan_points "$1")" "$(awk -v s="$POINT_SETUP_S" -v w="$LOAD_WINDOW_S" 'BEGIN { print s + w }')" ;;
   esac
 }
 step_text() {

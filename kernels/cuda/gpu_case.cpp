@@ -166,7 +166,9 @@ void GpuCase::run_load_window() {
     return;
   const cudaStream_t stream = context_->stream();
   const double unit_s = last_run_s_ * (graph_ ? graph_launches_ : 1);
-  const int units = logic::launches_per_reading(unit_s, logic::load_reading_interval_s);
+  // A chunk outlasts the reading taken while it runs, so the queue never drains.
+  const int units = logic::launches_per_reading(
+      unit_s, std::max(logic::load_reading_interval_s, 2 * last_reading_cost_s_));
   const auto enqueue_chunk = [&](const Event& done) {
     for (int i = 0; i < units; ++i) {
       if (graph_)

@@ -62,20 +62,20 @@ std::string counter_script(int lines, int first, int period, unsigned long long 
 }
 
 TEST_F(NvmlTelemetryTest, LoadPowerFromTheCounter) {
-  // Steps every 64 readings (1/16 s) by 43.75 J: 700 W; at 10, 74, 138, 202 they span 0.1875 s,
-  // short of load_min_span_s, so the window waits for the step at 266.
+  // Steps every 64 readings (1/16 s) by 43.75 J: 700 W; at 10 and 74 they span 0.0625 s, short
+  // of load_min_span_s, so the window waits for the step at 138.
   auto nvml = open(counter_script(400, 10, 64, 43'750, 650'000));
   ASSERT_EQ(nvml->error(), "");
   const auto load = load_window(*nvml);
-  EXPECT_EQ(load.size(), 267u);
+  EXPECT_EQ(load.size(), 139u);
   const logic::LoadPower p = logic::load_power(load, 120.0);
   ASSERT_TRUE(p.watts);
   EXPECT_DOUBLE_EQ(*p.watts, 700.0);
-  EXPECT_DOUBLE_EQ(p.seconds, 0.25);
+  EXPECT_DOUBLE_EQ(p.seconds, 0.125);
   EXPECT_EQ(p.method, "energy_counter");
-  EXPECT_EQ(p.counter_steps, 5);
+  EXPECT_EQ(p.counter_steps, 3);
   const DeviceTelemetry t = logic::summarize_telemetry(load, {}, p, nvml->absent(), nvml->lost());
-  EXPECT_DOUBLE_EQ(*t.energy_j, 175.0);
+  EXPECT_DOUBLE_EQ(*t.energy_j, 87.5);
   EXPECT_EQ(*t.sm_clock_min_mhz, 1980);
   EXPECT_DOUBLE_EQ(*t.power_median_w, 650.0);
   EXPECT_EQ(*t.memory_clock_median_mhz, 2619);

@@ -83,17 +83,17 @@ TEST(CudaTelemetryLogic, ASpanIsThrottledByTheReadingsAroundIt) {
   EXPECT_FALSE(span_throttled({}, {0, 1}));
 }
 
-TEST(CudaTelemetryLogic, LoadPowerFromTheCounterOverTwoPeriods) {
+TEST(CudaTelemetryLogic, LoadPowerFromTheCounterOverAWholePeriod) {
   // A board whose counter steps every 1/8 s (8 readings) by 87.5 J: 700 W.
   const auto load = load_series(40, 3, 8, 87'500, 650'000);
   const std::size_t done = readings_until_done(load);
-  EXPECT_EQ(done, 20u);  // steps at readings 3, 11 and 19: 0.25 s apart
-  const LoadPower p = load_power({load.begin(), load.begin() + 20}, 150.0);
+  EXPECT_EQ(done, 12u);  // steps at readings 3 and 11: 0.125 s apart
+  const LoadPower p = load_power({load.begin(), load.begin() + 12}, 150.0);
   ASSERT_TRUE(p.watts);
   EXPECT_DOUBLE_EQ(*p.watts, 700.0);
-  EXPECT_DOUBLE_EQ(p.seconds, 0.25);
+  EXPECT_DOUBLE_EQ(p.seconds, 0.125);
   EXPECT_EQ(p.method, "energy_counter");
-  EXPECT_EQ(p.counter_steps, 3);
+  EXPECT_EQ(p.counter_steps, 2);
   EXPECT_TRUE(p.why_not.empty());
 }
 
@@ -110,13 +110,13 @@ TEST(CudaTelemetryLogic, LoadNotesGiveBothFigures) {
 }
 
 TEST(CudaTelemetryLogic, AFastCounterStillNeedsTheMinimumSpan) {
-  // Steps every other reading: three come within 4/64 s, too short for the reading's lateness.
+  // Steps every other reading: two come within 2/64 s, too short for the reading's lateness.
   const auto load = load_series(40, 1, 2, 10'000, 650'000);
   const std::size_t done = readings_until_done(load);
-  EXPECT_EQ(done, 16u);  // the step at reading 15 is 14/64 s after the first
+  EXPECT_EQ(done, 10u);  // the step at reading 9 is 8/64 s after the first
   EXPECT_GE((done - 2) / 64.0, load_min_span_s);
   EXPECT_LT((done - 4) / 64.0, load_min_span_s);
-  EXPECT_DOUBLE_EQ(*load_power({load.begin(), load.begin() + 16}, 100.0).watts, 320.0);
+  EXPECT_DOUBLE_EQ(*load_power({load.begin(), load.begin() + 10}, 100.0).watts, 320.0);
 }
 
 TEST(CudaTelemetryLogic, WithoutACounterTheLatePowerReadingsAreUsed) {

@@ -55,14 +55,15 @@ bool span_throttled(const std::vector<NvmlReading>& readings, const SampleSpan& 
 // The board's power under load, from a window after the timed samples in which the operation
 // ran back to back (the samples' own windows are mostly the host reading NVML while the GPU
 // idles). The energy counter steps at NVML's own update rate, so the power is its rise between
-// the first and the last step over the time between them. NVML is read about every
-// `load_reading_interval_s` (launches are queued ahead, so the GPU does not wait for a reading),
-// so a step is seen up to that late; the window ends once the counter stepped
-// `load_counter_steps` times (two whole update periods) at least `load_min_span_s` apart, which
-// bounds that error to 5%, or after `load_window_max_s`, two of NVML's 1 s power averages
-// (nvml.h, nvmlDeviceGetPowerUsage), whichever comes first.
-inline constexpr int load_counter_steps = 3;
-inline constexpr double load_reading_interval_s = 0.01;
+// the first and the last step over the time between them, all of it under load (the first step
+// comes after the window began). NVML is read about every `load_reading_interval_s` (launches
+// are queued ahead, so the GPU does not wait for a reading), so a step is seen up to that late;
+// the window ends once the counter stepped `load_counter_steps` times (a whole update period
+// between them) at least `load_min_span_s` apart, which bounds that error to 5%, or after
+// `load_window_max_s`, two of NVML's 1 s power averages (nvml.h, nvmlDeviceGetPowerUsage),
+// whichever comes first.
+inline constexpr int load_counter_steps = 2;
+inline constexpr double load_reading_interval_s = 0.005;
 inline constexpr double load_min_span_s = 20 * load_reading_interval_s;
 inline constexpr double load_window_max_s = 2.0;
 bool load_window_done(const std::vector<NvmlReading>& load);
