@@ -44,7 +44,8 @@ constexpr int batches[] = {1, 32};
 constexpr Layout layouts[] = {Layout::nhwc, Layout::nchw};
 
 // The precisions the convolution path accepts on the newest GPU the rules know: compute
-// capability 9.0 (H100/H200, bench/facts/tensor_cores.json). FP8 is refused for convolutions anywhere.
+// capability 9.0 (H100/H200, bench/facts/tensor_cores.json). FP8 is refused for convolutions
+// anywhere.
 std::vector<Precision> conv_precisions() {
   std::vector<Precision> out;
   for (Precision p : all_precisions)
