@@ -204,7 +204,7 @@ def devices_of(torch, which):
 def set_math(torch, precision, on_gpu):
     """TF32 only for tf32 (matmuls and cuDNN), cuDNN's autotuner on, as a tuned deployment."""
     if on_gpu:
-        from torch_layers import set_precision
+        from torch_compare.gpu_measure import set_precision
         set_precision(torch, precision)
         torch.backends.cudnn.benchmark = True
 

@@ -24,6 +24,7 @@ import sys
 from layerbench_report import results_file
 from layerbench_report.verdicts import VERDICTS, verdict_over_runs
 from layerbench_report.command_line import Parser, number, pass_bytes_through, path_text
+from layerbench_report.markup import text_table
 
 PERCENTAGE = number(float, minimum=0)
 
@@ -49,17 +50,6 @@ def setup_differences(base: results_file.ResultsFile, new: results_file.ResultsF
             lines.append(f"library {lib}: {va or 'absent'} ({first}) vs {vb or 'absent'} "
                          f"({second})")
     return lines
-
-
-def format_table(headers, rows, right) -> str:
-    """Plain-text columns; the columns named in `right` are right-aligned (numbers)."""
-    widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows)]
-    align = [h in right for h in headers]
-
-    def line(cells):
-        return "  ".join(str(c).rjust(w) if r else str(c).ljust(w)
-                         for c, w, r in zip(cells, widths, align)).rstrip()
-    return "\n".join([line(headers), line("-" * w for w in widths)] + [line(r) for r in rows])
 
 
 def describe(key) -> str:
@@ -154,7 +144,7 @@ def main(argv=None) -> int:
     print()
     if rows:
         numbers = ["batch", "BASE ms", "NEW ms", "NEW/BASE", "change", "within"]
-        print(format_table(["model", "op", "pass", "precision", "batch", "device", "BASE ms",
+        print(text_table(["model", "op", "pass", "precision", "batch", "device", "BASE ms",
                             "NEW ms", "NEW/BASE", "change", "within", "verdict"], rows, numbers))
     else:
         print("No point was measured in both files.")

@@ -72,3 +72,14 @@ def md_table(headers, rows) -> str:
 
 def note(text) -> str:
     return f'<p class="note">{esc(text)}</p>'
+
+
+def text_table(headers, rows, right=()) -> str:
+    """Plain-text columns; the columns named in `right` are right-aligned (numbers)."""
+    widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows)]
+    align = [h in right for h in headers]
+
+    def line(cells):
+        return "  ".join(str(c).rjust(w) if r else str(c).ljust(w)
+                         for c, w, r in zip(cells, widths, align)).rstrip()
+    return "\n".join([line(headers), line("-" * w for w in widths)] + [line(r) for r in rows])

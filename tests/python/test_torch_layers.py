@@ -11,6 +11,7 @@ import types
 import pytest
 
 from conftest import FIXTURES, GPU_A, ROOT, SCRIPTS, import_file, read_fixture, run_script
+from torch_compare import gpu_measure, layer_ops
 
 # A real CPU run of ResNet-50 and ViT-B/16 at batch 1 and 8 with the memory-bound layers.
 CPU_MEMOPS = FIXTURES / "real/models/layerbench_models_memops_cpu.json"
@@ -253,11 +254,10 @@ def test_measure_builds_memory_bound_gpu_layers_on_the_gpu(fake_torch, tmp_path)
 
 
 def test_precision_flags(fake_torch):
-    torch_layers = import_file(SCRIPTS / "torch_layers.py")
-    torch_layers.set_precision(fake_torch, "tf32")
+    gpu_measure.set_precision(fake_torch, "tf32")
     assert fake_torch.backends.cuda.matmul.fp32_precision == "tf32"
     assert fake_torch.backends.cudnn.conv.fp32_precision == "tf32"
-    torch_layers.set_precision(fake_torch, "fp32")
+    gpu_measure.set_precision(fake_torch, "fp32")
     assert fake_torch.backends.cuda.matmul.fp32_precision == "ieee"
     assert fake_torch.backends.cudnn.conv.fp32_precision == "ieee"
     assert fake_torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction is False
@@ -267,13 +267,12 @@ def test_precision_flags(fake_torch):
 def test_launch_hold_matches_layerbench_rule():
     """PyTorch is timed with the same stream hold as layerbench: same constants, same rule."""
     import re
-    torch_layers = import_file(SCRIPTS / "torch_layers.py")
     from conftest import ROOT
     header = (ROOT / "kernels/cuda/logic/launch_hold.hpp").read_text()
     for name in ("margin", "min_hold_ns", "max_hold_ns", "give_up_after"):
         value = re.search(rf"\b{name} = ([0-9']+);", header).group(1).replace("'", "")
-        assert getattr(torch_layers.LaunchHold, name) == int(value), name
-    hold = torch_layers.LaunchHold()
+        assert getattr(gpu_measure.LaunchHold, name) == int(value), name
+    hold = gpu_measure.LaunchHold()
     assert hold.record(hold.next_hold_ns(), 15_000) and hold.next_hold_ns() == 60_000
     assert not hold.record(hold.next_hold_ns(), 70_000)  # the enqueue outlasted the hold
     assert hold.next_hold_ns() == 280_000
@@ -464,16 +463,15 @@ def test_measure_cpu_times_batch_norms_forwards_with_the_statistics_each_uses(
         monkeypatch, pass_, running, training):
     """Inference normalises with running statistics; the training forward with the batch's own,
     so PyTorch gets none to read or update, as layerbench keeps none."""
-    torch_layers = import_file(SCRIPTS / "torch_layers.py")
     torch = ArgumentRecordingTorch()
     install_fake_torch(monkeypatch, torch)
     point = {"kind": "batch_norm", "pass": pass_, "shape": {"op": "batch_norm",
                                                              "dims": [2, 8, 5, 6]}}
-    torch_layers.memory_fn(torch, point, torch.float32, False)()
+    layer_ops.memory_fn(torch, point, torch.float32, False)()
     x, mean, var, weight, bias, is_training, momentum, eps = \
         torch.arguments["torch.nn.functional.batch_norm"]
     assert (mean is not None, var is not None) == (running, running)
-    assert is_training is training and eps == torch_layers.BATCH_NORM_EPS
+    assert is_training is training and eps == layer_ops.BATCH_NORM_EPS
 
 
 @pytest.mark.parametrize("kind, op, in_place_call, out_of_place_call", [
@@ -483,7 +481,6 @@ def test_measure_cpu_runs_an_in_place_point_in_place(monkeypatch, kind, op, in_p
                                                      out_of_place_call):
     """A point layerbench ran in place (torchvision's `out += identity`, ReLU(inplace=True)) is
     timed in place in PyTorch too; without the flag, out of place."""
-    torch_layers = import_file(SCRIPTS / "torch_layers.py")
     for in_place in (True, False):
         torch = FakeTorch()
         install_fake_torch(monkeypatch, torch)
@@ -491,14 +488,13 @@ def test_measure_cpu_runs_an_in_place_point_in_place(monkeypatch, kind, op, in_p
         if in_place:
             shape["in_place"] = True
         point = {"kind": kind, "pass": "fwd", "shape": shape}
-        torch_layers.memory_fn(torch, point, torch.float32, False)()
+        layer_ops.memory_fn(torch, point, torch.float32, False)()
         calls = {name for name in torch.called if name.endswith(in_place_call)}
         assert bool(calls) is in_place, torch.called
         assert (out_of_place_call in torch.called) is not in_place, torch.called
 
 
 def test_max_pool_forward_asks_for_no_indices_in_inference_mode(fake_cpu_torch, monkeypatch):
-    torch_layers = import_file(SCRIPTS / "torch_layers.py")
     point = next(p for p in read_fixture(CPU_MEMOPS)["points"]
                  if p["shape"].get("op") == "max_pool")
     entered = []
@@ -507,12 +503,12 @@ def test_max_pool_forward_asks_for_no_indices_in_inference_mode(fake_cpu_torch, 
     functional = types.SimpleNamespace(max_pool2d=lambda *a, **kw: calls.append(kw))
     monkeypatch.setattr(fake_cpu_torch, "nn", types.SimpleNamespace(functional=functional),
                         raising=False)
-    fn = torch_layers.memory_fn(fake_cpu_torch, dict(point, **{"pass": "fwd"}), None, False)
+    fn = layer_ops.memory_fn(fake_cpu_torch, dict(point, **{"pass": "fwd"}), None, False)
     fn()
     assert calls == [{}] and entered == [1]  # no return_indices, under inference mode
-    assert "no indices" in torch_layers.torch_call(dict(point, **{"pass": "fwd"}))
-    assert "int64 indices" in torch_layers.torch_call(dict(point, **{"pass": "bwd_data"}))
-    assert torch_layers.torch_call(dict(point, shape=dict(point["shape"], op="avg_pool"))) is None
+    assert "no indices" in layer_ops.torch_call(dict(point, **{"pass": "fwd"}))
+    assert "int64 indices" in layer_ops.torch_call(dict(point, **{"pass": "bwd_data"}))
+    assert layer_ops.torch_call(dict(point, shape=dict(point["shape"], op="avg_pool"))) is None
 
 
 def test_measure_cpu_says_which_max_pool_call_it_timed_and_no_kernels(fake_cpu_torch, tmp_path):
@@ -522,15 +518,14 @@ def test_measure_cpu_says_which_max_pool_call_it_timed_and_no_kernels(fake_cpu_t
                               "--max-time-per-point", "0.0001", "--warmup", "1"]) == 0
     records = json.loads(out.read_text())["points"]
     pools = [r for r in records if r["op"].startswith("maxpool")]
-    assert pools and all(r["torch_call"] == torch_layers.MAX_POOL_CALLS[r["pass"]] for r in pools)
+    assert pools and all(r["torch_call"] == layer_ops.MAX_POOL_CALLS[r["pass"]] for r in pools)
     assert all(r["torch_kernels"].startswith("not available") for r in records)
 
 
 def test_the_kernels_named_are_the_devices_own_once_each_in_order():
-    torch_layers = import_file(SCRIPTS / "torch_layers.py")
     cpu, cuda = "CPU", "CUDA"
     played_back = [types.SimpleNamespace(name=n, device_type=d) for n, d in [
         ("aten::max_pool2d", cpu), ("max_pool_forward_nhwc", cuda),
         ("cudnn::engine_v8_xmma_fprop", cuda), ("max_pool_forward_nhwc", cuda)]]
-    assert torch_layers.cuda_kernel_names(played_back, cuda) == [
+    assert gpu_measure.cuda_kernel_names(played_back, cuda) == [
         "max_pool_forward_nhwc", "cudnn::engine_v8_xmma_fprop"]
