@@ -19,15 +19,53 @@ def fmt_ms(v):
     return "-" if v is None else f"{v:.4f}"
 
 
+def comparison_groups(p):
+    """The groups a GPU point's ratio is summarised in: the memory-bound layers, batch norm per
+    pass besides (its own library path), convolutions, matrix products."""
+    kind = p.get("kind")
+    if kind in MEMORY_KINDS:
+        return ["memory-bound"] + ([f"batch norm {p.get('pass')}"] if kind == "batch_norm" else [])
+    return ["convolution"] if kind == "conv" else ["matrix product"]
+
+
+def percent_at_clock(p, tflops, peak, facts):
+    """TFLOP/s over the datasheet peak scaled to the SM clock the point ran at (the peak is at
+    the boost clock, `sm_clock_max_mhz`): how much of what the clock allowed it reached."""
+    clock = (p.get("telemetry") or {}).get("sm_clock_median_mhz")
+    try:
+        boost = float(facts.get("sm_clock_max_mhz"))
+    except (TypeError, ValueError):
+        return "-"
+    if not (tflops and peak and clock and boost > 0):
+        return "-"
+    return f"{100 * tflops / (peak * clock / boost):.1f}"
+
+
+def group_lines(compared):
+    """Per group and precision: how many were compared, the geometric-mean ratio and the worst."""
+    groups = {}
+    for p, ratio in compared:
+        for group in comparison_groups(p):
+            groups.setdefault((group, p.get("precision", "")), []).append((ratio, p))
+    lines = []
+    for (group, precision), items in sorted(groups.items()):
+        worst, p = max(items, key=lambda item: item[0])
+        lines.append(f"  {group} {precision}: {len(items)} compared, geometric-mean ratio "
+                     f"{geomean([r for r, _ in items]):.3f}, worst {worst:.3f} "
+                     f"({p.get('model')}/{p.get('op')})")
+    return lines
+
+
 def table_text(results, torch_results=None):
     torch_by_key = {}
     if torch_results:
         torch_by_key = {point_key(t): t for t in torch_results["points"]}
     header = ("layer", "pass", "batch", "precision", "status", "layerbench ms", "TFLOP/s", "% peak",
-              "PyTorch ms", "ratio", "rel_l2")
+              "% at clock", "PyTorch ms", "ratio", "rel_l2")
     devices = results.context.get("devices", [])
     peaks = {d.get("id"): d.get("peaks") or {} for d in devices}
-    rows, ratios = [], []
+    facts = {d.get("id"): d.get("facts") or {} for d in devices}
+    rows, ratios, compared = [], [], []
     for p in gpu_points(results):
         lb_ms = (p.get("timing") or {}).get("median_ms")
         t = torch_by_key.get(point_key(p))
@@ -35,6 +73,7 @@ def table_text(results, torch_results=None):
         ratio = lb_ms / pt_ms if lb_ms and pt_ms else None
         if ratio:
             ratios.append(ratio)
+            compared.append((p, ratio))
         rel = (p.get("validation") or {}).get("rel_l2")
         tflops = p.get("tflops")
         peak = (peaks.get(p.get("device")) or {}).get(p.get("precision"), {}).get("tflops")
@@ -46,20 +85,23 @@ def table_text(results, torch_results=None):
             status += " (PyTorch: " + t.get("reason", "")[:50] + ")"
         rows.append((f"{p.get('model')}/{p.get('op')}", p.get("pass", ""), str(p.get("batch", "")),
                      p.get("precision", ""), status, fmt_ms(lb_ms),
-                     "-" if tflops is None else f"{tflops:.1f}", percent, fmt_ms(pt_ms),
+                     "-" if tflops is None else f"{tflops:.1f}", percent,
+                     percent_at_clock(p, tflops, peak, facts.get(p.get("device")) or {}),
+                     fmt_ms(pt_ms),
                      "-" if ratio is None else f"{ratio:.3f}",
                      "-" if rel is None else f"{rel:.2e}"))
     lines = text_table(header, rows).split("\n")
     lines.append("")
     lines.append(f"{len(rows)} GPU points; ratio = layerbench time / PyTorch time "
                  "(below 1: layerbench faster); "
-                 "% peak = TFLOP/s over the device's peak in the results file (datasheet, dense)")
+                 "% peak = TFLOP/s over the device's peak in the results file (datasheet, dense); "
+                 "% at clock = over that peak scaled to the median SM clock the point ran at")
     if ratios:
-        geomean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
         within = sum(1 for r in ratios if r <= TARGET_RATIO)
-        lines.append(f"{len(ratios)} compared: geometric-mean ratio {geomean:.3f}, "
+        lines.append(f"{len(ratios)} compared: geometric-mean ratio {geomean(ratios):.3f}, "
                      f"{within} within {TARGET_RATIO - 1:.0%} of PyTorch or faster, "
                      f"worst {max(ratios):.3f}")
+        lines += group_lines(compared)
     elif torch_results is None:
         lines.append("no PyTorch timings given (--torch)")
     return "\n".join(lines) + "\n"

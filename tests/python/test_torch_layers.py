@@ -11,7 +11,7 @@ import types
 import pytest
 
 from conftest import FIXTURES, GPU_A, ROOT, SCRIPTS, import_file, read_fixture, run_script
-from torch_compare import gpu_measure, layer_ops
+from torch_compare import gpu_measure, layer_ops, tables
 
 # A real CPU run of ResNet-50 and ViT-B/16 at batch 1 and 8 with the memory-bound layers.
 CPU_MEMOPS = FIXTURES / "real/models/layerbench_models_memops_cpu.json"
@@ -50,8 +50,29 @@ def test_table_ratios_against_torch_timings(tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout == ""
     text = out.read_text()
-    assert text.count(" 0.500 ") == 3
-    assert "3 compared: geometric-mean ratio 0.500, 3 within 3% of PyTorch or faster" in text
+    rows, summary = text.split("\n\n", 1)
+    assert rows.count(" 0.500 ") == 3
+    assert "3 compared: geometric-mean ratio 0.500, 3 within 3% of PyTorch or faster" in summary
+    groups = {}
+    for p in points:
+        for group in tables.comparison_groups(p):
+            groups[(group, p["precision"])] = groups.get((group, p["precision"]), 0) + 1
+    for (group, precision), count in groups.items():
+        assert (f"  {group} {precision}: {count} compared, geometric-mean ratio 0.500, "
+                "worst 0.500") in summary
+
+
+def test_groups_and_percent_at_clock():
+    assert tables.comparison_groups({"kind": "batch_norm", "pass": "bwd_data"}) == \
+        ["memory-bound", "batch norm bwd_data"]
+    assert tables.comparison_groups({"kind": "eltwise"}) == ["memory-bound"]
+    assert tables.comparison_groups({"kind": "conv"}) == ["convolution"]
+    assert tables.comparison_groups({"kind": "gemm"}) == ["matrix product"]
+    # TEST DATA: 800 TFLOP/s of a 1000 peak at the 1980 MHz boost, run at 1800 MHz: 88.0%.
+    point = {"telemetry": {"sm_clock_median_mhz": 1800}}
+    assert tables.percent_at_clock(point, 800, 1000, {"sm_clock_max_mhz": "1980"}) == "88.0"
+    assert tables.percent_at_clock(point, 800, 1000, {}) == "-"
+    assert tables.percent_at_clock({}, 800, 1000, {"sm_clock_max_mhz": "1980"}) == "-"
 
 
 @pytest.mark.parametrize("args", [
