@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "harness/results/backend_roles.hpp"
+#include "harness/plan/backend_roles.hpp"
 
 #if LAYERBENCH_HAVE_RUN
 #include "kernels/onednn/onednn_backend.hpp"

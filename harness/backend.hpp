@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/measure/preemption.hpp"
+#include "harness/checked_run.hpp"
 #include "harness/problem.hpp"
 #include "harness/telemetry.hpp"
 

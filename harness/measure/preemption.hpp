@@ -4,6 +4,8 @@
 // logic but for the readings, unit-tested on synthetic samples.
 #include <functional>
 
+#include "harness/checked_run.hpp"
+
 namespace lb {
 
 // One timed sample as the CPU saw it: its wall time, the CPU time all of the process's threads
@@ -26,13 +28,6 @@ bool preempted(const CpuSample& s);
 // thread that keeps losing a few microseconds of each short sample is caught only summed up
 // (docs/measuring.md, "Busy machines", has the quiet and busy shares this was set from).
 inline constexpr double contended_below_share = 0.8;
-
-// A timed call as PreemptionCheck::run saw it.
-struct CheckedRun {
-  double seconds = 0;  // what the call returned: its own timing
-  double wall_s = 0, cpu_s = 0;
-  bool preempted = false;
-};
 
 // The check around timed calls: `usage` reads the process's CPU time, switches and run-queue wait
 // (platform::process_cpu_usage) before and after each; without it nothing is read. `threads` 0

@@ -5,8 +5,8 @@
 #include <set>
 
 #include "harness/comma_list.hpp"
+#include "harness/plan/point_identity.hpp"
 #include "harness/plan/suites.hpp"
-#include "harness/results/point.hpp"
 
 namespace lb {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "harness/results/point.hpp"
+#include "harness/plan/point_identity.hpp"
 
 namespace lb {
 

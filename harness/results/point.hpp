@@ -11,6 +11,7 @@
 
 #include "harness/json_fields.hpp"
 #include "harness/model/ops.hpp"
+#include "harness/plan/point_identity.hpp"
 #include "harness/precision.hpp"
 #include "harness/stats.hpp"
 #include "harness/telemetry.hpp"
@@ -69,23 +70,9 @@ struct Point {
   std::string key() const;
 };
 
-// The device part of a point's identity: the device id ("cpu", "gpu:0"), followed by "@backend"
-// ("cpu@openblas") unless the backend is its device's primary one (backend_roles.hpp), whose
-// points keep the key they always had (reports/results-schema.md, "Point identity").
-std::string keyed_device(const std::string& device, std::string_view backend);
-
 // Whether a point whose `backend` field is `library` can have been measured by the run's backend
 // `backend`: one of the names its points record (backend_roles.hpp), or its own name.
 bool measured_by(std::string_view library, std::string_view backend);
-
-// "model/op/bB/precision/pass/device[@backend]": a point's identity, also its benchmark name;
-// `device` is keyed_device()'s.
-std::string point_key(const std::string& model, const std::string& op, int batch,
-                      std::string_view precision, std::string_view pass, const std::string& device);
-
-// A planned point's key, the same as its Point's: its benchmark name in the run.
-struct PlannedPoint;  // harness/plan/plan.hpp
-std::string point_key(const PlannedPoint& planned);
 
 nlohmann::json to_json(const Point& p);
 // Reads a point written by to_json, or by an older layerbench, checking every field; throws

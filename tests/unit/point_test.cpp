@@ -9,7 +9,7 @@
 #include <functional>
 #include <memory>
 
-#include "harness/results/backend_roles.hpp"
+#include "harness/plan/backend_roles.hpp"
 #include "harness/telemetry.hpp"
 
 namespace lb {

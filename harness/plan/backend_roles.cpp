@@ -1,4 +1,4 @@
-#include "harness/results/backend_roles.hpp"
+#include "harness/plan/backend_roles.hpp"
 
 namespace lb {
 namespace {
