@@ -56,12 +56,27 @@ def group_lines(compared):
     return lines
 
 
+def load_watts(p):
+    """The board's power the point's energy is from (energy / window), and beside it the power
+    readings' figure of the load window (its notes), "-" where absent."""
+    t = p.get("telemetry") or {}
+    watts = t["energy_j"] / t["window_s"] if t.get("energy_j") and t.get("window_s") else None
+    readings = (p.get("notes") or {}).get("load_power_readings_w")
+    return ("-" if watts is None else f"{watts:.0f}"), readings or "-"
+
+
+def throttled_text(p):
+    t = p.get("telemetry") or {}
+    kept = int(t.get("throttled_samples") or 0) - int(t.get("retaken_samples") or 0)
+    return f"{kept} of {t.get('samples')}" if kept > 0 else ("no" if t else "-")
+
+
 def table_text(results, torch_results=None):
     torch_by_key = {}
     if torch_results:
         torch_by_key = {point_key(t): t for t in torch_results["points"]}
     header = ("layer", "pass", "batch", "precision", "status", "layerbench ms", "TFLOP/s", "% peak",
-              "% at clock", "PyTorch ms", "ratio", "rel_l2")
+              "% at clock", "W", "W readings", "throttled", "PyTorch ms", "ratio", "rel_l2")
     devices = results.context.get("devices", [])
     peaks = {d.get("id"): d.get("peaks") or {} for d in devices}
     facts = {d.get("id"): d.get("facts") or {} for d in devices}
@@ -87,7 +102,7 @@ def table_text(results, torch_results=None):
                      p.get("precision", ""), status, fmt_ms(lb_ms),
                      "-" if tflops is None else f"{tflops:.1f}", percent,
                      percent_at_clock(p, tflops, peak, facts.get(p.get("device")) or {}),
-                     fmt_ms(pt_ms),
+                     *load_watts(p), throttled_text(p), fmt_ms(pt_ms),
                      "-" if ratio is None else f"{ratio:.3f}",
                      "-" if rel is None else f"{rel:.2e}"))
     lines = text_table(header, rows).split("\n")
@@ -95,7 +110,10 @@ def table_text(results, torch_results=None):
     lines.append(f"{len(rows)} GPU points; ratio = layerbench time / PyTorch time "
                  "(below 1: layerbench faster); "
                  "% peak = TFLOP/s over the device's peak in the results file (datasheet, dense); "
-                 "% at clock = over that peak scaled to the median SM clock the point ran at")
+                 "% at clock = over that peak scaled to the median SM clock the point ran at; "
+                 "W = the board power its energy is from, W readings = NVML's power readings "
+                 "over the same load window; throttled = kept samples a power or thermal cap "
+                 "throttled")
     if ratios:
         within = sum(1 for r in ratios if r <= TARGET_RATIO)
         lines.append(f"{len(ratios)} compared: geometric-mean ratio {geomean(ratios):.3f}, "

@@ -75,6 +75,18 @@ def test_groups_and_percent_at_clock():
     assert tables.percent_at_clock({}, 800, 1000, {"sm_clock_max_mhz": "1980"}) == "-"
 
 
+def test_load_power_and_throttled_columns():
+    # TEST DATA: 140 J over a 0.2 s load window is 700 W; the readings said 655.
+    point = {"telemetry": {"energy_j": 140, "window_s": 0.2, "samples": 50,
+                           "throttled_samples": 7, "retaken_samples": 2},
+             "notes": {"load_power_readings_w": "655"}}
+    assert tables.load_watts(point) == ("700", "655")
+    assert tables.throttled_text(point) == "5 of 50"
+    assert tables.load_watts({}) == ("-", "-")
+    assert tables.throttled_text({"telemetry": {"samples": 9}}) == "no"
+    assert tables.throttled_text({}) == "-"
+
+
 @pytest.mark.parametrize("args", [
     ["table"],
     ["measure", "x.json"],
