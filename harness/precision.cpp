@@ -44,6 +44,20 @@ std::string_view meaning(Precision p) {
   return "?";
 }
 
+Precision memory_bound_precision(Precision matrix) {
+  switch (matrix) {
+    case Precision::tf32:
+      return Precision::fp32;
+    case Precision::fp8:
+      return Precision::bf16;
+    case Precision::fp32:
+    case Precision::fp16:
+    case Precision::bf16:
+      break;
+  }
+  return matrix;
+}
+
 int input_bytes(Precision p) {
   switch (p) {
     case Precision::fp32:

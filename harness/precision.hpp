@@ -23,6 +23,12 @@ std::optional<Precision> parse_precision(std::string_view text);
 // One sentence saying what the precision means, recorded with every point.
 std::string_view meaning(Precision p);
 
+// The precision frameworks run the memory-bound layers in (normalisation, activations, adds,
+// pooling, softmax) when the convolutions and GEMMs run in `matrix`: TF32 is a matrix-product
+// mode, so those layers stay FP32; FP8 recipes keep the layers around the GEMMs in BF16.
+// Model sums and the run plan take it from here alone.
+Precision memory_bound_precision(Precision matrix);
+
 // Bytes per element of the inputs and of the output as stored in memory.
 int input_bytes(Precision p);
 int output_bytes(Precision p);

@@ -37,6 +37,7 @@ Point describe_point(const PlannedPoint& pp, const Problem& problem) {
   p.bytes = min_bytes(problem);
   p.intensity = flop_count(problem) / p.bytes;
   p.memory_bytes = memory_bytes(problem);
+  if (!pp.planned_for.empty()) p.notes[planned_for_note] = pp.planned_for;
   return p;
 }
 

@@ -57,6 +57,10 @@ std::string_view kind_group(OpKind k) {
   return "?";
 }
 
+Precision precision_in_model(OpKind k, Precision model) {
+  return is_memory_bound(k) ? memory_bound_precision(model) : model;
+}
+
 const Model* find_model(const std::vector<Model>& models, std::string_view name) {
   for (const auto& m : models)
     if (m.name == name) return &m;

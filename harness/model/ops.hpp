@@ -31,6 +31,10 @@ inline constexpr std::string_view kind_groups[] = {"convolution", "gemm",    "no
                                                    "elementwise", "pooling", "softmax"};
 std::string_view kind_group(OpKind k);
 
+// The precision an op of this kind runs in when its model runs in `model`: the convolutions and
+// GEMMs in `model`, the memory-bound kinds in memory_bound_precision(model).
+Precision precision_in_model(OpKind k, Precision model);
+
 struct Op {
   std::string id;
   OpKind kind = OpKind::conv;

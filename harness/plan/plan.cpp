@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <set>
 
 #include "harness/comma_list.hpp"
@@ -95,8 +96,18 @@ Plan expand_plan(const RunRequest& request, const std::vector<Model>& available_
                                                    : suite.cpu_batches;
     const auto precisions =
         !request.precisions.empty() ? request.precisions : default_precisions(device.accelerator);
-    for (const Model* model : models)
-      for (Precision precision : precisions)
+    // Memory-bound precisions the sums need and the request lacks -> the precisions needing them.
+    std::map<Precision, std::string> substitute_for;
+    for (Precision p : precisions)
+      if (const Precision m = memory_bound_precision(p);
+          std::find(precisions.begin(), precisions.end(), m) == precisions.end())
+        substitute_for[m] += (substitute_for[m].empty() ? "" : ", ") + std::string(name(p));
+    for (const Model* model : models) {
+      std::set<Precision> substituted;  // planned once per model, with the first needing it
+      for (Precision precision : precisions) {
+        const Precision memory = memory_bound_precision(precision);
+        const bool substitute = substitute_for.count(memory) && substituted.insert(memory).second;
+        const std::string planned_for = substitute ? substitute_for[memory] : "";
         for (int batch : batches) {
           Group group;
           // Forward passes of every op first: an interrupted group still yields inference.
@@ -105,11 +116,17 @@ Plan expand_plan(const RunRequest& request, const std::vector<Model>& available_
               if (!op_runs_pass(op, pass_sets, pass)) continue;
               const double gflop = flop_count(problem_for(op, batch, pass, precision)) / 1e9;
               group.points.push_back({model, &op, batch, precision, pass, device.id,
-                                      device.accelerator, device.backend, gflop});
+                                      device.accelerator, device.backend, gflop, ""});
               group.gflop += gflop;
+              if (substitute && is_memory_bound(op.kind))
+                group.points.push_back(
+                    {model, &op, batch, memory, pass, device.id, device.accelerator, device.backend,
+                     flop_count(problem_for(op, batch, pass, memory)) / 1e9, planned_for});
             }
           groups.push_back(std::move(group));
         }
+      }
+    }
   }
   // Cheapest first; equal costs keep the device/model/precision/batch order above. A model's
   // work grows with the batch, so each sweep's batches stay ascending.

@@ -46,6 +46,10 @@ struct PlannedPoint {
   bool accelerator = false;
   std::string backend;  // the DeviceTarget's
   double gflop = 0;     // work of one executed problem (one layer of the op's shape)
+  // Not empty for a memory-bound point at a precision the request did not ask, planned because
+  // the sums of the precisions named here ("tf32") take their memory-bound layers in this one;
+  // its Point notes it (planned_for_note, harness/results/point.hpp).
+  std::string planned_for;
 };
 
 struct Plan {
@@ -54,7 +58,9 @@ struct Plan {
 };
 
 // The points a request measures: the suite's unless the flags replace its models, passes and
-// batches, in the order docs/measuring.md ("Points") gives and says why. Throws
+// batches, in the order docs/measuring.md ("Points") gives and says why. A precision whose model
+// sums take the memory-bound layers in another (memory_bound_precision: tf32 -> fp32, fp8 ->
+// bf16) that the request does not ask has those layers planned in that one too. Throws
 // std::invalid_argument naming the flag (--suite, --model, --device) for a bad request.
 Plan expand_plan(const RunRequest& request, const std::vector<Model>& available_models,
                  const std::vector<DeviceTarget>& devices);

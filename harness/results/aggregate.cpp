@@ -19,6 +19,7 @@ struct Combo {
   Precision precision = Precision::fp32;
   std::map<int, OpPoints> by_batch;
   bool has_backward = false;
+  bool asked = false;  // some point was planned for this precision's own sums
 };
 
 // Higher is worse; the worst status of a model's points decides its own.
@@ -82,7 +83,10 @@ void add_energy(ModelResult& r, const std::map<std::string, double>& op_j) {
   if (joules > 0) r.folded->images_per_joule = r.batch / joules;
 }
 
+// `substitutes`: the same model's points on the same device and backend at this batch in the
+// memory-bound precision (memory_bound_precision), when it differs from the combo's; else null.
 ModelResult sum_model(const Combo& combo, PassSet set, int batch, const OpPoints& points,
+                      const OpPoints* substitutes,
                       const std::map<std::string, DeviceLimits>& devices) {
   ModelResult r;
   r.model = combo.model->name;
@@ -97,20 +101,28 @@ ModelResult sum_model(const Combo& combo, PassSet set, int batch, const OpPoints
   std::map<std::string, double> kind_ms, group_ms, op_ms, op_j;
   int expected = 0, missing = 0, without_energy = 0;
   std::string first_missing;
-  for (const Op& op : combo.model->ops)
+  const OpPoints none;
+  for (const Op& op : combo.model->ops) {
+    const Precision at = precision_in_model(op.kind, combo.precision);
+    r.layer_precisions[std::string(name(op.kind))] = std::string(name(at));
+    const OpPoints& source = at == combo.precision ? points : substitutes ? *substitutes : none;
+    // A substituted op's label says the precision its point is in.
+    const auto label = [&](Pass pass) {
+      return op_label(op, pass) + (at == combo.precision ? "" : " in " + std::string(name(at)));
+    };
     for (Pass pass : passes_for(op, set)) {
       ++expected;
-      r.gflop += op.count() * flop_count(problem_for(op, batch, pass, combo.precision)) / 1e9;
-      const auto it = points.find({op.id, pass});
-      if (it == points.end()) {
-        if (missing++ == 0) first_missing = op_label(op, pass);
+      r.gflop += op.count() * flop_count(problem_for(op, batch, pass, at)) / 1e9;
+      const auto it = source.find({op.id, pass});
+      if (it == source.end()) {
+        if (missing++ == 0) first_missing = label(pass);
         continue;
       }
       const Point& p = *it->second;
       const std::string status(name(p.status));
       if (severity(status) > severity(r.status)) {
         r.status = status;
-        r.reason = status + ": " + op_label(op, pass) + ": " + p.reason;
+        r.reason = status + ": " + label(pass) + ": " + p.reason;
       }
       if (p.status != Status::ok) continue;
       if (!p.timing) throw std::invalid_argument("point " + p.key() + ": status ok without timing");
@@ -130,6 +142,7 @@ ModelResult sum_model(const Combo& combo, PassSet set, int batch, const OpPoints
       if (!joules) ++without_energy;
       op_j[op.id] += op.count() * joules.value_or(0);
     }
+  }
   if (missing > 0 && severity("incomplete") > severity(r.status)) {
     r.status = "incomplete";
     r.reason = "incomplete: " + std::to_string(missing) + " of " + std::to_string(expected) +
@@ -183,15 +196,28 @@ Aggregation aggregate(const std::vector<Point>& points, const std::vector<Model>
     combo.precision = p.precision;
     combo.by_batch[p.batch][{p.op, p.pass}] = &p;
     combo.has_backward |= p.pass != Pass::fwd;
+    combo.asked |= p.notes.find(planned_for_note) == p.notes.end();
   }
 
   Aggregation out;
-  for (const auto& [order, combo] : combos)
+  for (const auto& [order, combo] : combos) {
+    if (!combo.asked) continue;
+    // The same model, device and backend in the precision of its memory-bound layers.
+    const Precision memory = memory_bound_precision(combo.precision);
+    const auto other =
+        memory == combo.precision
+            ? combos.end()
+            : combos.find({std::get<0>(order), std::get<1>(order), static_cast<int>(memory)});
     for (PassSet set : all_pass_sets) {
       if (set == PassSet::train && !combo.has_backward) continue;
       const size_t first = out.models.size();
-      for (const auto& [batch, op_points] : combo.by_batch)
-        out.models.push_back(sum_model(combo, set, batch, op_points, devices));
+      for (const auto& [batch, op_points] : combo.by_batch) {
+        const OpPoints* substitutes = nullptr;
+        if (other != combos.end())
+          if (const auto b = other->second.by_batch.find(batch); b != other->second.by_batch.end())
+            substitutes = &b->second;
+        out.models.push_back(sum_model(combo, set, batch, op_points, substitutes, devices));
+      }
 
       // This sweep's results, batches ascending: oom batches learn the largest ok batch below.
       const auto sweep = out.models.begin() + static_cast<std::ptrdiff_t>(first);
@@ -215,6 +241,7 @@ Aggregation aggregate(const std::vector<Point>& points, const std::vector<Model>
       }
       if (boundary) out.boundaries.push_back(*boundary);
     }
+  }
   return out;
 }
 
@@ -240,6 +267,7 @@ nlohmann::json to_json(const ModelResult& r) {
                       {"largest_fitting_batch", nullptr},
                       {"accumulation", nullptr},
                       {"label", r.label},
+                      {"layer_precisions", r.layer_precisions},
                       {"contended_points", r.contended_points},
                       {"unstable_points", r.unstable_points},
                       {"throttled_points", r.throttled_points},

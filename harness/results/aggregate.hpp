@@ -55,6 +55,9 @@ struct ModelResult {
   std::string backend;
   PassSet pass = PassSet::fwd;
   int batch = 1;
+  // Op kind -> the precision its points were summed in (precision_in_model, harness/model/ops.hpp):
+  // a tf32 sum takes the memory-bound kinds' fp32 points, an fp8 sum their bf16 points.
+  std::map<std::string, std::string> layer_precisions;
   // ok | unsupported | oom | failed | incomplete (points missing). The worst status among the
   // expected points wins (failed > oom > unsupported > incomplete); reason names the first op
   // with it, e.g. "oom: conv3x3_64to64_56 bwd_data (layer1.0.conv2 and 2 more): <its reason>".
@@ -103,6 +106,8 @@ struct Aggregation {
 
 // One result per model, device and backend, precision, pass set and batch present in the points:
 // fwd whenever forward points exist, train when the model/device/precision has any backward point.
+// A precision whose every point is noted planned_for another precision's sums (the run plan's
+// substitutes, harness/plan/plan.hpp) has no result of its own.
 // Ordered by model (catalogue order), device and backend (first seen), precision, pass set, batch.
 // A later point with the same identity replaces an earlier one. Throws std::invalid_argument for a
 // point of a model not in `models`, or an op the model does not have.

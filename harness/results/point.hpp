@@ -35,6 +35,11 @@ struct Validation {
   bool passed = false;
 };
 
+// The notes key of a point the run plan added only because another precision's model sums take
+// their memory-bound layers in this one (memory_bound_precision, harness/precision.hpp): its value
+// names those precisions ("tf32"). Such a point is measured as any other.
+inline constexpr const char* planned_for_note = "planned_for";
+
 struct Point {
   // What was asked
   std::string model, op;

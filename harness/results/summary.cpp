@@ -154,6 +154,13 @@ std::string summary_table(const std::vector<ModelResult>& results) {
   out +=
       "noise, rounds: the largest in-run noise and spread between rounds among the summed "
       "points (-: one round).\n";
+  // The rows whose memory-bound layers come from another precision's points say so.
+  std::map<std::string, std::string> substituted;
+  for (const auto& r : results)
+    for (const auto& [kind, precision] : r.layer_precisions)
+      if (precision != r.precision) substituted[r.precision] = precision;
+  for (const auto& [matrix, memory] : substituted)
+    out += matrix + ": memory-bound layers in " + memory + ", as frameworks run them.\n";
   return out + model_sum_label + "\n";
 }
 

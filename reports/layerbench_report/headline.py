@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from layerbench_report import results_file
+from layerbench_report.layer_precisions import substitution_note
 from layerbench_report.markup import P, fmt_ms, fmt_rate, fmt_ratio
 from layerbench_report.uncertainty import ranged_text, record_uncertainty
 
@@ -114,6 +115,11 @@ def headline(data, model) -> Headline:
     if not gpus and not cpus:
         out.sentences.append(f"{what}: no model-level record was measured ok on any device; "
                              "see the tables below for why.")
+    # A TF32 or FP8 sum's memory-bound layers come from another precision's points.
+    substituted = substitution_note(r for d in gpus + cpus
+                                    for r in data.records_of(model, d, pass_).values())
+    if substituted:
+        out.sentences.append(substituted)
     out.sentences += flagged(data, model, gpus + cpus, pass_)
     return out
 

@@ -151,6 +151,10 @@ def _check_model_record(r: Fields, devices):
     r.number("images_per_s", positive=True, optional=not ok, nullable=not ok)
     r.number("images_per_joule", positive=True, optional=True, nullable=True)
     r.number("energy_j", positive=True, optional=True, nullable=True)
+    # Op kind -> the precision its points were summed in; absent in files from before it.
+    layers = r.object("layer_precisions")
+    for kind in layers.obj if layers else ():
+        layers.text(kind, PRECISIONS)
     accumulation = r.object("accumulation")
     if accumulation:
         accumulation.count("batch")

@@ -6,6 +6,7 @@ within a factor (1 + u) either way, and a ratio of two figures within the produc
 from __future__ import annotations
 
 from layerbench_report import results_file, rounds
+from layerbench_report.layer_precisions import summed_points
 from layerbench_report.markup import fmt_ratio
 
 
@@ -24,11 +25,12 @@ def ranged_text(ratio: float, u_a: float, u_b: float) -> str:
 def record_uncertainty(data, model, device, record) -> float:
     """A model sum's relative uncertainty: its points' uncertainties weighted by their share of
     its time (sum of count x median x u over sum of count x median), as when their errors move
-    together, as a busy machine's do. Its points: the model's on that device, precision and
-    batch; a forward sum's of pass fwd, a training step's of every pass. 0 without points."""
-    points = [p for p in data.points_of(model, device, record["precision"], batch=record["batch"])
-              if results_file.median_ms(p) is not None and
-              (record["pass"] != "fwd" or p["pass"] == "fwd")]
+    together, as a busy machine's do. Its points: the model's on that device and batch, each op
+    kind's in the precision the record summed it in (a TF32 sum's memory-bound layers in FP32,
+    layer_precisions.py); a forward sum's of pass fwd, a training step's of every pass. 0
+    without points."""
+    points = [p for p in summed_points(data.points_of(model, device, batch=record["batch"]),
+                                       record) if results_file.median_ms(p) is not None]
     weights = [(p.get("count") or 1) * results_file.median_ms(p) for p in points]
     total = sum(weights)
     if not total:

@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
+
+#include "harness/model/model_file.hpp"
 
 namespace lb {
 namespace {
@@ -374,6 +377,146 @@ TEST(Aggregate, PointsOfUnknownModelsOrOpsAreErrors) {
   EXPECT_THROW(aggregate({p}, models, {}), std::invalid_argument);
 }
 
+// The rule frameworks follow: TF32 and FP8 are matrix-product modes; the layers around the
+// products run in FP32 and BF16; every other precision runs the whole model.
+TEST(Aggregate, MemoryBoundLayersRunInThePrecisionFrameworksUse) {
+  const std::map<Precision, Precision> rule = {{Precision::fp32, Precision::fp32},
+                                               {Precision::tf32, Precision::fp32},
+                                               {Precision::fp16, Precision::fp16},
+                                               {Precision::bf16, Precision::bf16},
+                                               {Precision::fp8, Precision::bf16}};
+  for (Precision p : all_precisions) {
+    EXPECT_EQ(memory_bound_precision(p), rule.at(p)) << name(p);
+    for (OpKind k : all_op_kinds)
+      EXPECT_EQ(precision_in_model(k, p), is_memory_bound(k) ? rule.at(p) : p) << name(k);
+  }
+}
+
+// The tiny model with its batch norm, at `precision` with every point ok (test-data medians; the
+// batch norm's 0.5 ms at batch 1), the batch norm's point at `bn_status`.
+std::vector<Point> tiny_bn_points(const std::string& precision, Status bn_status = Status::ok) {
+  std::vector<Point> points = all_points(1, false, "gpu:0", precision);
+  Point bn = make_point("stem", "fwd", 1, "gpu:0", precision, bn_status);
+  bn.op = "bn";
+  if (bn.timing) bn.timing->median_s = 0.5e-3;
+  points.push_back(bn);
+  return points;
+}
+
+Model tiny_bn_model() {
+  Model m = tiny_model();
+  m.ops.push_back(tiny_batch_norm());
+  return m;
+}
+
+// A TF32 sum is the TF32 convolutions and GEMMs and the FP32 batch norm: the TF32 batch norm,
+// which the GPU refuses, is not part of it.
+TEST(Aggregate, Tf32SumTakesTheFp32MemoryBoundPoints) {
+  std::vector<Point> points = tiny_bn_points("fp32");
+  for (Point p : tiny_bn_points("tf32", Status::unsupported)) {
+    if (p.timing) p.timing->median_s /= 2;  // TF32's matrix products: half FP32's (test data)
+    points.push_back(p);
+  }
+  const auto a = aggregate(points, {tiny_bn_model()}, {});
+  const ModelResult& fp32 = find(a, PassSet::fwd, 1, "fp32");
+  const ModelResult& tf32 = find(a, PassSet::fwd, 1, "tf32");
+  ASSERT_EQ(fp32.status, "ok");
+  ASSERT_EQ(tf32.status, "ok") << tf32.reason;
+  EXPECT_DOUBLE_EQ(*fp32.time_ms, 8.5 + 2 * 0.5);
+  EXPECT_DOUBLE_EQ(*tf32.time_ms, 8.5 / 2 + 2 * 0.5);
+  const std::map<std::string, std::string> tf32_layers{
+      {"conv", "tf32"}, {"linear", "tf32"}, {"batch_norm", "fp32"}};
+  EXPECT_EQ(tf32.layer_precisions, tf32_layers);
+  EXPECT_EQ(to_json(tf32)["layer_precisions"], nlohmann::json(tf32_layers));
+  for (const auto& [kind, precision] : fp32.layer_precisions) EXPECT_EQ(precision, "fp32") << kind;
+}
+
+// FP8 sums take the BF16 memory-bound points.
+TEST(Aggregate, Fp8SumTakesTheBf16MemoryBoundPoints) {
+  std::vector<Point> points = tiny_bn_points("bf16");
+  for (Point p : tiny_bn_points("fp8", Status::unsupported)) points.push_back(p);
+  const ModelResult fp8 = find(aggregate(points, {tiny_bn_model()}, {}), PassSet::fwd, 1, "fp8");
+  ASSERT_EQ(fp8.status, "ok") << fp8.reason;
+  EXPECT_DOUBLE_EQ(*fp8.time_ms, 8.5 + 2 * 0.5);
+  EXPECT_EQ(fp8.layer_precisions.at("batch_norm"), "bf16");
+  EXPECT_EQ(fp8.layer_precisions.at("conv"), "fp8");
+}
+
+// Without its substitute points a TF32 sum is not measured, and the reason names the precision
+// the missing or refused point is in.
+TEST(Aggregate, Tf32SumWithoutItsFp32PointsSaysWhichAreMissing) {
+  const auto alone = aggregate(tiny_bn_points("tf32"), {tiny_bn_model()}, {});
+  const ModelResult& missing = find(alone, PassSet::fwd, 1, "tf32");
+  EXPECT_EQ(missing.status, "incomplete");
+  EXPECT_EQ(missing.reason,
+            "incomplete: 1 of 4 points not measured, first bn fwd (b1.bn and 1 more) in fp32");
+  EXPECT_FALSE(missing.time_ms);
+
+  std::vector<Point> points = tiny_bn_points("tf32");
+  for (const Point& p : tiny_bn_points("fp32", Status::unsupported)) points.push_back(p);
+  const ModelResult refused =
+      find(aggregate(points, {tiny_bn_model()}, {}), PassSet::fwd, 1, "tf32");
+  EXPECT_EQ(refused.status, "unsupported");
+  EXPECT_EQ(refused.reason, "unsupported: bn fwd (b1.bn and 1 more) in fp32: test reason");
+}
+
+// Points planned only for another precision's sums make no sum of their own precision.
+TEST(Aggregate, PointsPlannedForAnotherPrecisionHaveNoSumOfTheirOwn) {
+  std::vector<Point> points = tiny_bn_points("tf32");
+  Point bn = make_point("stem", "fwd", 1, "gpu:0", "fp32");
+  bn.op = "bn";
+  bn.timing->median_s = 0.5e-3;
+  bn.notes[planned_for_note] = "tf32";
+  points.push_back(bn);
+  const auto a = aggregate(points, {tiny_bn_model()}, {});
+  ASSERT_EQ(a.models.size(), 1u);
+  EXPECT_EQ(a.models[0].precision, "tf32");
+  EXPECT_EQ(a.models[0].status, "ok");
+  EXPECT_DOUBLE_EQ(*a.models[0].time_ms, 8.5 + 2 * 0.5);
+}
+
+// The real H200 file (reports/reference) holds FP32, TF32 and FP16 points of ResNet-50 and
+// ViT-B/16 at batch 32, its TF32 memory-bound points refused: their TF32 sums are ok now, the
+// TF32 matrix products and the FP32 memory-bound points, each count x median.
+TEST(Aggregate, Tf32SumsOfTheReferenceFile) {
+  const std::string root = LAYERBENCH_SOURCE_DIR;
+  std::ifstream in(root + "/reports/reference/gpu-check-20261204T1702Z-precisions.json");
+  ASSERT_TRUE(in) << "reference file";
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  std::vector<Point> points;
+  for (std::size_t i = 0; i < doc["points"].size(); ++i)
+    points.push_back(point_from_json(
+        {doc["points"][i], "precisions.json", "points[" + std::to_string(i) + "]"}));
+  const std::vector<Model> real =
+      load_models({root + "/bench/models/resnet50.json", root + "/bench/models/vit_b_16.json"});
+  const auto a = aggregate(points, real, {});
+  for (const std::string model : {"resnet50", "vit_b_16"}) {
+    double expected_ms = 0;
+    for (const auto& p : doc["points"]) {
+      if (p["model"] != model) continue;
+      const bool matrix = p["kind"] == "conv" || p["kind"] == "linear" || p["kind"] == "bmm";
+      if (p["precision"] == (matrix ? "tf32" : "fp32"))
+        expected_ms += p["count"].get<int>() * p["timing"]["median_ms"].get<double>();
+    }
+    int tf32_sums = 0;
+    for (const ModelResult& r : a.models) {
+      if (r.model != model) continue;
+      if (r.precision != "tf32") {
+        EXPECT_EQ(r.status, "ok") << model << " " << r.precision;  // as the file says
+        continue;
+      }
+      ++tf32_sums;
+      ASSERT_EQ(r.status, "ok") << r.reason;
+      EXPECT_NEAR(*r.time_ms, expected_ms, 1e-9 * expected_ms) << model;
+      EXPECT_EQ(r.layer_precisions.at("conv"), "tf32");
+      EXPECT_EQ(r.layer_precisions.count("batch_norm") ? r.layer_precisions.at("batch_norm")
+                                                       : r.layer_precisions.at("layer_norm"),
+                "fp32");
+    }
+    EXPECT_EQ(tf32_sums, 1) << model;
+  }
+}
+
 std::set<std::string> keys(const nlohmann::json& j) {
   std::set<std::string> k;
   for (const auto& [key, value] : j.items()) k.insert(key);
@@ -487,6 +630,7 @@ TEST(Aggregate, JsonHasExactlyTheSchemasFields) {
                                              "largest_fitting_batch",
                                              "accumulation",
                                              "label",
+                                             "layer_precisions",
                                              "contended_points",
                                              "unstable_points",
                                              "throttled_points",

@@ -184,6 +184,48 @@ TEST(Plan, TrainingPlansBatchNormsTrainingForwardAndKeepsItsInferenceForward) {
   EXPECT_EQ(bn_passes(PassSet::fwd), (std::vector<Pass>{Pass::fwd}));
 }
 
+// A TF32 (FP8) model sum takes its memory-bound layers in FP32 (BF16): asked alone, it has
+// them planned in that precision too, noted as planned for it; asked with it, nothing is added.
+TEST(Plan, Tf32OrFp8AlonePlansTheirSumsMemoryBoundPrecision) {
+  RunRequest request;
+  request.models = {"resnet50"};
+  request.batches = {8};
+  request.pass = PassSet::fwd;
+  const int ops = op_count("resnet50");
+  int memory_bound = 0;
+  for (const Op& op : find_model(shipped(), "resnet50")->ops)
+    memory_bound += is_memory_bound(op.kind);
+  ASSERT_GT(memory_bound, 0);
+  for (auto [matrix, memory] :
+       {std::pair{Precision::tf32, Precision::fp32}, std::pair{Precision::fp8, Precision::bf16}}) {
+    request.precisions = {matrix};
+    const Plan alone = expand_plan(request, shipped(), {gpu});
+    ASSERT_EQ(alone.points.size(), static_cast<size_t>(ops + memory_bound)) << name(matrix);
+    std::set<std::string> keys;
+    for (const auto& p : alone.points) {
+      keys.insert(point_key(p));
+      if (p.precision == matrix) {
+        EXPECT_EQ(p.planned_for, "");
+        continue;
+      }
+      EXPECT_EQ(p.precision, memory);
+      EXPECT_TRUE(is_memory_bound(p.op->kind)) << p.op->id;
+      EXPECT_EQ(p.planned_for, std::string(name(matrix)));
+      const Point described = describe_point(p, problem_for(*p.op, p.batch, p.pass, p.precision));
+      EXPECT_EQ(described.notes.at(planned_for_note), std::string(name(matrix)));
+    }
+    EXPECT_EQ(keys.size(), alone.points.size());
+    request.precisions = {matrix, memory};
+    const Plan both = expand_plan(request, shipped(), {gpu});
+    EXPECT_EQ(both.points.size(), static_cast<size_t>(2 * ops));
+    for (const auto& p : both.points) EXPECT_EQ(p.planned_for, "") << point_key(p);
+  }
+  // Both at once: each substitute precision once, for its own matrix precision.
+  request.precisions = {Precision::tf32, Precision::fp8};
+  const Plan two = expand_plan(request, shipped(), {gpu});
+  EXPECT_EQ(two.points.size(), static_cast<size_t>(2 * (ops + memory_bound)));
+}
+
 TEST(Plan, GflopIsTheExecutedProblemsWork) {
   RunRequest request;
   request.models = {"resnet50"};

@@ -138,5 +138,21 @@ TEST(Summary, ImagesPerJouleWhereAnEnergyWasMeasured) {
             std::string::npos);
 }
 
+// A sum whose memory-bound layers come from another precision's points says so under the table,
+// once per precision; sums in one precision throughout add nothing.
+TEST(Summary, SumsWithMemoryBoundLayersInAnotherPrecisionSaySo) {
+  ModelResult tf32 = ok("resnet50", PassSet::fwd, "gpu:0", "tf32", 8, 3000);
+  tf32.layer_precisions = {{"conv", "tf32"}, {"batch_norm", "fp32"}};
+  ModelResult tf32_b1 = ok("resnet50", PassSet::fwd, "gpu:0", "tf32", 1, 600);
+  tf32_b1.layer_precisions = tf32.layer_precisions;
+  ModelResult fp32 = ok("resnet50", PassSet::fwd, "gpu:0", "fp32", 8, 2000);
+  fp32.layer_precisions = {{"conv", "fp32"}, {"batch_norm", "fp32"}};
+  const std::string text = summary_table({fp32, tf32, tf32_b1});
+  const std::string line = "tf32: memory-bound layers in fp32, as frameworks run them.\n";
+  ASSERT_NE(text.find(line), std::string::npos) << text;
+  EXPECT_EQ(text.find(line), text.rfind(line)) << text;
+  EXPECT_EQ(summary_table({fp32}).find("memory-bound layers in"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace lb

@@ -16,6 +16,7 @@ from layerbench_report.charts import (
     status_legend_handles,
 )
 from layerbench_report.headline import best
+from layerbench_report.layer_precisions import substitution_note
 from layerbench_report.markup import P, note
 from layerbench_report.uncertainty import noise, ratio_range, record_uncertainty
 
@@ -85,7 +86,7 @@ def throughput_by_device(data, model, devices, charts) -> str:
     """Images/s against batch, one colour per device: FP32 solid, the device's fastest other
     precision dashed."""
     fig, ax = plt.subplots(figsize=(11, 4.6))
-    batches, statuses, drawn, strip = set(), set(), False, 0
+    batches, statuses, drawn, strip, shown = set(), set(), False, 0, []
     for d in devices:
         recs = data.records_of(model, d, "fwd")
         lead = best({k: v for k, v in recs.items() if k[0] != "fp32"})
@@ -96,6 +97,7 @@ def throughput_by_device(data, model, devices, charts) -> str:
                          for (p, b), r in recs.items() if p == prec)
             if pts:
                 drawn = True
+                shown += [r for (p, _), r in recs.items() if p == prec]
                 xs, ys, us = zip(*pts)
                 batches.update(xs)
                 ax.plot(xs, ys, style, marker="o", color=d.colour, label=f"{d.label} — {P(prec)}")
@@ -124,4 +126,4 @@ def throughput_by_device(data, model, devices, charts) -> str:
                         "Solid: FP32; dashed: the device's fastest other precision; the shading "
                         "around a line is the sum's uncertainty. Markers at "
                         "the bottom: batches that were not measured (out of memory, unsupported) "
-                        "or failed validation.")
+                        "or failed validation." + (" " + substitution_note(shown)).rstrip())

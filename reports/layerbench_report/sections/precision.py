@@ -18,6 +18,7 @@ from layerbench_report.charts import (
     status_legend_handles,
 )
 from layerbench_report.data import device_batch, precisions_of
+from layerbench_report.layer_precisions import substitution_note
 from layerbench_report.markup import P, note
 from layerbench_report.uncertainty import ratio_range, record_uncertainty
 from layerbench_report.style import PASS_LINESTYLES, PRECISION_COLOURS
@@ -112,10 +113,12 @@ def speedup_over_fp32(data, model, devices, charts) -> str:
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}×" if v >= 0 else ""))
         handles += ax.get_legend_handles_labels()[0] + status_legend_handles(statuses)
     legend_below(fig, sorted(handles, key=legend_order))
+    substituted = substitution_note(r for d in comparable for pa in passes
+                                    for r in data.records_of(model, d, pa).values())
     return charts.embed(fig, f"{model}: speed-up over FP32 against batch",
                         "Throughput of each precision divided by FP32 throughput at the same "
                         "batch and pass (solid: forward, dashed: training step); the shading is "
                         "the range both sums' uncertainties allow. Markers at the "
                         "bottom: batches where that precision was not measured or failed. Small "
                         "batches are often launch bound, where lower precision buys little.") + \
-        skipped
+        (note(substituted) if substituted else "") + skipped

@@ -4,6 +4,7 @@ from __future__ import annotations
 from layerbench_report import results_file
 
 from layerbench_report.charts import plt
+from layerbench_report.layer_precisions import substitution_note
 from layerbench_report.markup import P, esc, fmt_rate, fmt_ratio, note, status_pill, table
 
 
@@ -80,6 +81,10 @@ def render(data, model, charts) -> str:
                      f"brackets relative to {esc(base.label)} at the same precision and "
                      "batch:</p>" +
                      table(["precision", "device"] + [f"batch {b}" for b in batches], rows))
+        substituted = substitution_note(r for rs in recs.values() for r in rs.values()
+                                        if r["status"] == "ok")
+        if substituted:
+            parts.append(note(substituted))
     if not parts:
         return note("Only one device of each kind in these files: nothing to set side by side. "
                     "Pass results files from other machines to compare devices.")
