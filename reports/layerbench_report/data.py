@@ -1,7 +1,8 @@
 """The merged data of all results files: devices, points and model-level records."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, field
 
 from layerbench_report import checked_json, results_file
 
@@ -10,13 +11,14 @@ from layerbench_report.style import CPU_COLOURS, GPU_COLOURS
 
 @dataclass(eq=False)
 class Device:
-    file: results_file.ResultsFile
+    file: results_file.ResultsFile  # the first file that measured it
     id: str
     kind: str
     name: str
     label: str  # unique within the report
     info: dict  # the context's device object
     colour: str
+    files: list = field(default_factory=list)  # every file that measured it, in order
 
     def peak(self, precision):
         """(TFLOP/s, source) or None."""
@@ -29,33 +31,60 @@ class Device:
         return (float(b["value"]), b.get("source", "")) if b and b.get("value") else None
 
 
+def device_identity(f, info) -> str:
+    """What makes two files' devices one: the host, the device's kind, name and facts, the
+    library stack and the scheduler's placement. A run on another driver or cuDNN is another
+    device row, labelled by what differs."""
+    context = f.context
+    return json.dumps([context.get("host"), context.get("os"), info.get("kind"), info.get("name"),
+                       info.get("facts"), context.get("libraries"), placement(context)],
+                      sort_keys=True, default=str)
+
+
+def stack_difference(devices) -> dict:
+    """{device: " (cudnn 9.20.0)"}: the library versions that set each of same-named devices
+    apart, empty where their stacks are the same."""
+    stacks = [d.file.context.get("libraries") or {} for d in devices]
+    differing = sorted({k for st in stacks for k in st if len({str(s.get(k)) for s in stacks}) > 1})
+    return {id(d): (" (" + ", ".join(f"{k} {st.get(k, '-')}" for k in differing) + ")"
+                    if differing else "") for d, st in zip(devices, stacks)}
+
+
 class Data:
     def __init__(self, files, baseline_index=0, frameworks=()):
         self.files = files
         self.frameworks = list(frameworks)  # framework_file.FrameworkFile, matched by device
         self.devices = []
-        by_kind = {}
+        self._device = {}
+        by_identity, by_kind = {}, {}
         for f in files:
             for dev_id, info in f.devices.items():
-                palette = CPU_COLOURS if info["kind"] == "cpu" else GPU_COLOURS
-                colour = palette[by_kind.get(info["kind"], 0) % len(palette)]
-                by_kind[info["kind"]] = by_kind.get(info["kind"], 0) + 1
-                label = info["name"] + placement(f.context)
-                self.devices.append(Device(f, dev_id, info["kind"], info["name"], label, info,
-                                           colour))
-        labels = [d.label for d in self.devices]
-        for d in self.devices:
-            if labels.count(d.label) > 1:
-                d.label = f"{d.label} [{d.file.name}]"
-        self._device = {(id(d.file), d.id): d for d in self.devices}
+                identity = device_identity(f, info)
+                d = by_identity.get(identity)
+                if d is None:
+                    palette = CPU_COLOURS if info["kind"] == "cpu" else GPU_COLOURS
+                    colour = palette[by_kind.get(info["kind"], 0) % len(palette)]
+                    by_kind[info["kind"]] = by_kind.get(info["kind"], 0) + 1
+                    d = Device(f, dev_id, info["kind"], info["name"],
+                               info["name"] + placement(f.context), info, colour)
+                    by_identity[identity] = d
+                    self.devices.append(d)
+                d.files.append(f)
+                self._device[(id(f), dev_id)] = d
+        self._unique_labels()
         # Every point; the sections of one backend per device read `points` and `records`, those
         # of each device's primary backend (context.backends). The library-vs-library section
-        # reads `all_points`.
-        self.all_points = [(self.device(f, p["device"]), p) for f in files for p in f.points]
-        self.points = [(d, p) for d, p in self.all_points if d.file.is_primary(p)]
-        self.records = [(self.device(f, r["device"]), r) for f in files for r in f.models
-                        if isinstance(r, dict) and r.get("device") in f.devices and
-                        f.is_primary(r)]
+        # reads `all_points`. A point two files of one device both measured is the later
+        # file's (by start time), and `replaced` counts them.
+        self.point_files = {}
+        # Every file's points as written, duplicates included: the CSV export's rows.
+        self.file_points = [(f, self.device(f, p["device"]), p) for f in files for p in f.points]
+        self.all_points, self.replaced = self._latest(
+            (f, self.device(f, p["device"]), p) for f in files for p in f.points)
+        self.points = [(d, p) for d, p in self.all_points if self.point_files[id(p)].is_primary(p)]
+        self.records, _ = self._latest(
+            (f, self.device(f, r["device"]), r) for f in files for r in f.models
+            if isinstance(r, dict) and r.get("device") in f.devices and f.is_primary(r))
         self.boundaries = [(self.device(f, b["device"]), b) for f in files for b in f.boundaries
                            if isinstance(b, dict) and b.get("device") in f.devices]
         self.baseline = files[baseline_index] if files else None
@@ -64,6 +93,45 @@ class Data:
             if p["model"] not in self.models:
                 self.models.append(p["model"])
         self.titles = {r["model"]: r.get("title") or r["model"] for _, r in self.records}
+
+    def _unique_labels(self):
+        """Same-named devices are told apart by the library versions that differ, else by the
+        first file's name."""
+        for label in {d.label for d in self.devices}:
+            same = [d for d in self.devices if d.label == label]
+            if len(same) < 2:
+                continue
+            for d, suffix in zip(same, stack_difference(same).values()):
+                d.label += suffix
+        labels = [d.label for d in self.devices]
+        for d in self.devices:
+            if labels.count(d.label) > 1:
+                d.label = f"{d.label} [{d.file.name}]"
+
+    def _latest(self, entries):
+        """[(device, item)] keeping, per device and item identity, the item of the file that
+        started last; and how many were replaced."""
+        kept, replaced = {}, 0
+        for f, d, item in sorted(entries, key=lambda e: str(e[0].context.get("start_time") or "")):
+            key = (id(d), item.get("model"), item.get("op"), item.get("batch"),
+                   item.get("precision"), item.get("pass"), item.get("device"), item.get("backend"))
+            replaced += key in kept
+            kept[key] = (d, item)
+            self.point_files[id(item)] = f
+        order = {id(item): i for i, (_, _, item) in enumerate(entries_in_file_order(self.files))}
+        items = sorted(kept.values(), key=lambda di: order.get(id(di[1]), 0))
+        return items, replaced
+
+    def merge_sentences(self):
+        """Which devices several files measured, shown as one row each, and how many points two
+        of those files both measured (the later file's kept)."""
+        out = [f"{d.label}: one device in {len(d.files)} files "
+               f"({', '.join(f.name for f in d.files)}), same host, facts and libraries."
+               for d in self.devices if len(d.files) > 1]
+        if self.replaced:
+            out.append(f"{self.replaced} points were measured in more than one of a device's "
+                       "files: the file that started last gives each.")
+        return out
 
     def model_sum_labels(self):
         """What the model figures sum, as each results file's model records say (older files:
@@ -115,7 +183,17 @@ class Data:
     def baseline_device(self, kind, devices):
         """The reference among `devices` of this kind: the baseline file's, else the first."""
         mine = [d for d in devices if d.kind == kind]
-        return next((d for d in mine if d.file is self.baseline), mine[0] if mine else None)
+        return next((d for d in mine if self.baseline in d.files), mine[0] if mine else None)
+
+
+def entries_in_file_order(files):
+    """(file, None, item) for every point and model record, in the files' own order."""
+    for f in files:
+        for p in f.points:
+            yield f, None, p
+        for r in f.models:
+            if isinstance(r, dict):
+                yield f, None, r
 
 
 def placement(context) -> str:

@@ -93,8 +93,9 @@ def headline(data, model) -> Headline:
                     f"{P(lead['precision'])} at batch {batch}")
             out.cards.append((fmt_rate(lead["images_per_s"]),
                               f"images/s, GPU {P(lead['precision'])} — {g.label}, batch {batch}"))
-        # The CPU to compare with: the one measured with this GPU (same file), else the first.
-        c = next((c for c in cpus if c.file is g.file), cpus[0] if cpus else None)
+        # The CPU to compare with: one measured with this GPU (in one of its files), else the
+        # first.
+        c = next((c for c in cpus if any(f in g.files for f in c.files)), cpus[0] if cpus else None)
         if c is not None:
             crecs = data.records_of(model, c, pass_)
             ref = crecs.get(("fp32", batch)) or best(crecs, "fp32") or best(crecs)
@@ -106,6 +107,12 @@ def headline(data, model) -> Headline:
             out.cards.append((fmt_ratio(ratio), f"GPU {P(lead['precision'])} vs CPU "
                               f"{P(ref['precision'])} — {g.label} vs {c.label}, range "
                               f"{ranged.split(' ', 1)[1]}"))
+            # The same precision on both sides beside the mixed one, where both measured it.
+            same_precision = recs.get((ref["precision"], ref["batch"]))
+            if same_precision is not None and same_precision is not lead:
+                _, ranged = ranged_ratio(data, model, same_precision, g, ref, c)
+                text += (f"; GPU {P(ref['precision'])} against CPU {P(ref['precision'])}: "
+                         f"{ranged}")
         if not cpus:
             text += "; no CPU results in these files to compare with"
         out.sentences.append(text + ".")

@@ -21,11 +21,12 @@ def csv_text(data) -> str:
     out = io.StringIO(newline="")
     w = csv.writer(out)
     w.writerow(CSV_FIELDS)
-    for d, p in data.all_points:
+    for f, d, p in data.file_points:
         t = p.get("timing") if isinstance(p.get("timing"), dict) else {}
         v = p.get("validation") if isinstance(p.get("validation"), dict) else {}
-        w.writerow([d.file.name, p["model"], p["op"], p.get("kind"), p.get("count"),
-                    p["batch"], p["precision"], p["pass"], p["device"], d.name, p["status"],
+        w.writerow([f.name, p["model"], p["op"], p.get("kind"),
+                    p.get("count"), p["batch"], p["precision"], p["pass"], p["device"], d.name,
+                    p["status"],
                     p.get("reason", ""), t.get("median_ms"), t.get("noise"),
                     t.get("round_spread"), t.get("samples"), p.get("tflops"), p.get("gbps"),
                     p.get("gflop"), p.get("bytes"),
@@ -37,6 +38,9 @@ def csv_text(data) -> str:
 def summary_markdown(data, heads, not_measured=()) -> str:
     out = ["# layerbench report", "", "Files: " + ", ".join(
         f"`{f.name}` ({f.status})" for f in data.files), ""]
+    merged = data.merge_sentences()
+    if merged:
+        out += [" ".join(merged), ""]
     if not_measured:
         out += ["## Not measured", "", md_table(["target", "job", "reason"], [
             [r["target"], r.get("job_id"), r["reason"]] for r in not_measured]), ""]

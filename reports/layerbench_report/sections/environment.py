@@ -1,7 +1,7 @@
 """The files' environment: devices, libraries, doctor findings."""
 from __future__ import annotations
 
-from layerbench_report.markup import P, table
+from layerbench_report.markup import P, note, table
 
 
 def framework_rows(doctor) -> list:
@@ -20,7 +20,7 @@ def framework_rows(doctor) -> list:
 
 
 def section_environment(data) -> str:
-    parts = []
+    parts = [note(" ".join(data.merge_sentences()))] if data.merge_sentences() else []
     for f in data.files:
         c = f.context
         libs = c.get("libraries") or {}

@@ -28,7 +28,7 @@ def render(data, model, charts) -> str:
         passes = data.record_passes(model)
         word = kind.upper()
         parts.append(f"<h4>{word} vs {word}: reference {esc(base.label)} "
-                     f"(from {esc(base.file.name)})</h4>")
+                     f"(from {esc(', '.join(f.name for f in base.files))})</h4>")
         if not passes:
             parts.append(note("No model-level records to compare."))
             continue
