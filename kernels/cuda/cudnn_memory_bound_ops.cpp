@@ -197,6 +197,7 @@ CudnnMemoryCase::CudnnMemoryCase(std::shared_ptr<DeviceContext> context, const P
     case MemoryOp::gelu_erf:
       throw std::invalid_argument("cuDNN's legacy API has no " + std::string(name(op())));
   }
+  add_note("route", logic::name(logic::MemoryRoute::cudnn_legacy));
   add_note("cudnn_api", "legacy");
   add_note("cudnn_call", call_);
   // A first, untimed launch: a precision or shape cuDNN cannot run is refused here, with its
