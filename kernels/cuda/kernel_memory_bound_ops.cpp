@@ -27,6 +27,7 @@ class KernelMemoryCase final : public MemoryCase {
 
  private:
   bool layer_norm() const { return problem().shape.op == MemoryOp::layer_norm; }
+  bool batch_norm() const { return problem().shape.op == MemoryOp::batch_norm; }
   bool forward() const { return problem().pass == Pass::fwd; }
   // The elementwise op this problem runs (not layer norm).
   Elementwise elementwise_op() const;
@@ -36,9 +37,10 @@ class KernelMemoryCase final : public MemoryCase {
   ColumnLaunch columns_;           // layer norm backward's gamma and beta gradients
   ElementwiseLaunch elementwise_;  // GELU, ReLU, add
   std::int64_t count_ = 0;
-  std::int64_t b_period_ = 0;    // add: b's elements (fewer than a's when broadcast)
-  DeviceBuffer mean_, rstd_;     // layer norm backward: the forward's statistics
-  DeviceBuffer dgamma_, dbeta_;  // layer norm backward: computed, timed, not validated
+  std::int64_t b_period_ = 0;              // add: b's elements (fewer than a's when broadcast)
+  std::int64_t channels_ = 0, inner_ = 0;  // batch norm: C, and 1 (NHWC) or H x W (NCHW)
+  DeviceBuffer mean_, rstd_;               // layer norm backward: the forward's statistics
+  DeviceBuffer dgamma_, dbeta_;            // layer norm backward: computed, timed, not validated
 };
 
 KernelMemoryCase::KernelMemoryCase(std::shared_ptr<DeviceContext> context, const Problem& problem,
@@ -83,6 +85,13 @@ KernelMemoryCase::KernelMemoryCase(std::shared_ptr<DeviceContext> context, const
   } else {
     count_ = element_count(shape.dims);
     b_period_ = shape.op == MemoryOp::add ? spec_elements(input_spec(1)) : count_;
+    if (batch_norm()) {  // inference only (logic::memory_route)
+      const logic::TensorSpec& x = input_spec(0);
+      channels_ = x.dims[1];
+      inner_ = x.strides[1] == 1 ? 1 : x.dims[2] * x.dims[3];
+      // The vectors hold consecutive channels (NHWC) or one channel's run (NCHW).
+      b_period_ = inner_ == 1 ? channels_ : inner_;
+    }
     const logic::VectorLaunch l =
         logic::elementwise_launch(count_, logic::element_bytes(data_type()),
                                   this->context().properties().multiProcessorCount);
@@ -120,6 +129,8 @@ const char* KernelMemoryCase::kernel_name() const {
   switch (problem().shape.op) {
     case MemoryOp::layer_norm:
       return forward() ? "layer_norm_forward" : "layer_norm_backward";
+    case MemoryOp::batch_norm:
+      return "batch_norm_inference";
     case MemoryOp::relu:
       return forward() ? "relu_forward" : "relu_backward";
     case MemoryOp::gelu_erf:
@@ -131,9 +142,10 @@ const char* KernelMemoryCase::kernel_name() const {
 
 std::string KernelMemoryCase::implementation() const {
   return std::string("layerbench kernel ") + kernel_name() +
-         (layer_norm() ? (forward() ? " (one block per row)"
-                                    : " (one block per row, then dgamma and dbeta by columns)")
-                       : " (vectorised, grid-stride)");
+         (layer_norm()   ? (forward() ? " (one block per row)"
+                                      : " (one block per row, then dgamma and dbeta by columns)")
+          : batch_norm() ? " (per-channel scale and shift, vectorised, grid-stride)"
+                         : " (vectorised, grid-stride)");
 }
 
 void KernelMemoryCase::launch() {
@@ -158,6 +170,13 @@ void KernelMemoryCase::launch() {
     return;
   }
   if (elementwise_.blocks == 0) return;
+  if (batch_norm()) {  // {x, mean, variance, gamma, beta} -> y
+    const auto vector = [&](std::size_t i) { return static_cast<const float*>(input(i)); };
+    LB_CUDA(batch_norm_inference(data_type(), elementwise_, input(0), vector(1), vector(2),
+                                 vector(3), vector(4), output_buffer(), count_, channels_, inner_,
+                                 static_cast<float>(batch_norm_epsilon), stream));
+    return;
+  }
   // {x} -> y; {x, dy} -> dx; add {a, b} -> a + b (in place: into a)
   const bool unary = forward() && problem().shape.op != MemoryOp::add;
   LB_CUDA(elementwise(data_type(), elementwise_op(), elementwise_, input(0),
@@ -172,7 +191,7 @@ std::unique_ptr<Case> prepare_kernel_memory_op(std::shared_ptr<DeviceContext> co
                                                const CudaCaseOptions& options) {
   static_assert(elementwise_vectors_per_thread == logic::elementwise_vectors_per_thread);
   const MemoryOp op = problem.memory().shape.op;
-  if (logic::memory_route(op) != logic::MemoryRoute::kernel)
+  if (logic::memory_route(problem.memory()) != logic::MemoryRoute::kernel)
     throw std::invalid_argument("layerbench has no GPU kernel for " + std::string(name(op)));
   return std::make_unique<KernelMemoryCase>(std::move(context), problem, inputs, options);
 }

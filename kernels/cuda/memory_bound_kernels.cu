@@ -319,6 +319,58 @@ __global__ void elementwise_kernel(const T* a, const T* b, T* out, std::int64_t 
     store(out, i, apply<op>(load(a, i), b ? load(b, b_period == count ? i : i % b_period) : 0.0f));
 }
 
+// Batch norm inference, y = scale[c] x + shift[c]: each block first turns the C means, variances,
+// gammas and betas into (scale, shift) pairs in shared memory, so the grid-stride loop reads one
+// pair per element from there. Channel of element i: (i / inner) % channels, inner = 1 for NHWC,
+// H x W for NCHW. A 16-byte vector holds consecutive channels (NHWC, channels % width == 0) or one
+// channel (NCHW, inner % width == 0); `vectors` is false otherwise and everything is scalar.
+template <typename T, int per_thread>
+__global__ void batch_norm_inference_kernel(const T* x, const float* mean, const float* variance,
+                                            const float* gamma, const float* beta, T* y,
+                                            std::int64_t count, std::int64_t channels,
+                                            std::int64_t inner, float epsilon, bool vectors) {
+  extern __shared__ float2 scale_shift[];
+  for (std::int64_t c = threadIdx.x; c < channels; c += blockDim.x) {
+    const float scale = gamma[c] * rsqrtf(variance[c] + epsilon);
+    scale_shift[c] = make_float2(scale, beta[c] - mean[c] * scale);
+  }
+  __syncthreads();
+  constexpr int width = Vec<T>::width;
+  const std::int64_t vector_count = vectors ? count / width : 0;
+  const std::int64_t threads = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  const auto* vx = reinterpret_cast<const Vec<T>*>(x);
+  auto* vy = reinterpret_cast<Vec<T>*>(y);
+  for (std::int64_t first =
+           static_cast<std::int64_t>(blockIdx.x) * blockDim.x * per_thread + threadIdx.x;
+       first < vector_count; first += threads * per_thread) {
+    Vec<T> in[per_thread];
+#pragma unroll
+    for (int p = 0; p < per_thread; ++p) {
+      const std::int64_t i = first + static_cast<std::int64_t>(p) * blockDim.x;
+      if (i < vector_count) in[p] = vx[i];
+    }
+#pragma unroll
+    for (int p = 0; p < per_thread; ++p) {
+      const std::int64_t i = first + static_cast<std::int64_t>(p) * blockDim.x;
+      if (i >= vector_count) continue;
+      const std::int64_t c = (i * width / inner) % channels;
+      Vec<T> out;
+#pragma unroll
+      for (int k = 0; k < width; ++k) {
+        const float2 f = scale_shift[inner == 1 ? c + k : c];
+        store(out.v, k, f.x * load(in[p].v, k) + f.y);
+      }
+      vy[i] = out;
+    }
+  }
+  for (std::int64_t i =
+           vector_count * width + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < count; i += threads) {
+    const float2 f = scale_shift[(i / inner) % channels];
+    store(y, i, f.x * load(x, i) + f.y);
+  }
+}
+
 // Calls `launch` with a null pointer of the storage type (for deduction); FP8 never gets here
 // (logic::memory_unsupported refuses it).
 template <typename Launch>
@@ -413,6 +465,27 @@ cudaError_t layer_norm_parameter_gradients(logic::ElementType type, ColumnLaunch
                                             stream>>>(static_cast<const T*>(x),
                                                       static_cast<const T*>(dy), mean, rstd, dgamma,
                                                       dbeta, l.rows, l.length, l.rows_per_block);
+  });
+}
+
+cudaError_t batch_norm_inference(logic::ElementType type, ElementwiseLaunch l, const void* x,
+                                 const float* mean, const float* variance, const float* gamma,
+                                 const float* beta, void* y, std::int64_t count,
+                                 std::int64_t channels, std::int64_t inner, float epsilon,
+                                 cudaStream_t stream) {
+  constexpr int per_thread = elementwise_vectors_per_thread;
+  if (l.vectors_per_thread != per_thread || channels <= 0 || inner <= 0)
+    return cudaErrorInvalidValue;
+  return with_type(type, [&](auto* t) {
+    using T = std::remove_pointer_t<decltype(t)>;
+    constexpr int width = Vec<T>::width;
+    const bool vectors = reinterpret_cast<std::uintptr_t>(x) % 16 == 0 &&
+                         reinterpret_cast<std::uintptr_t>(y) % 16 == 0 &&
+                         (inner == 1 ? channels % width == 0 : inner % width == 0);
+    batch_norm_inference_kernel<T, per_thread>
+        <<<l.blocks, l.threads, static_cast<std::size_t>(channels) * sizeof(float2), stream>>>(
+            static_cast<const T*>(x), mean, variance, gamma, beta, static_cast<T*>(y), count,
+            channels, inner, epsilon, vectors);
   });
 }
 

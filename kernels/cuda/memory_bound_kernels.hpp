@@ -66,4 +66,14 @@ cudaError_t elementwise(logic::ElementType type, Elementwise op, ElementwiseLaun
                         const void* a, const void* b, void* out, std::int64_t count,
                         std::int64_t b_period, cudaStream_t stream);
 
+// Batch norm inference over `count` elements of `channels` channels: y = gamma (x - mean) /
+// sqrt(variance + epsilon) + beta per channel (FP32 vectors of `channels`), the channel of
+// element i being (i / inner) % channels (inner 1: NHWC; H x W: NCHW). The C (scale, shift)
+// pairs live in shared memory: channels <= logic::batch_norm_kernel_most_channels.
+cudaError_t batch_norm_inference(logic::ElementType type, ElementwiseLaunch launch, const void* x,
+                                 const float* mean, const float* variance, const float* gamma,
+                                 const float* beta, void* y, std::int64_t count,
+                                 std::int64_t channels, std::int64_t inner, float epsilon,
+                                 cudaStream_t stream);
+
 }  // namespace lb::cuda

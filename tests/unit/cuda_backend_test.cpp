@@ -306,6 +306,8 @@ TEST(CudaBackend, MemoryBoundOpsValidateInEveryPassAndPrecision) {
   relu_in_place.in_place = add_in_place.in_place = true;
   const std::vector<MemoryShape> shapes{{MemoryOp::batch_norm, {3, 16, 7, 5}},
                                         {MemoryOp::batch_norm, {4, 64, 14, 14}},
+                                        // Inference kernel: C = 6 splits NHWC vectors.
+                                        {MemoryOp::batch_norm, {2, 6, 4, 4}},
                                         {MemoryOp::layer_norm, {2, 5, 96}},
                                         // Rows of 97: unaligned 16-byte vectors, scalar loads.
                                         {MemoryOp::layer_norm, {3, 7, 97}},
@@ -359,10 +361,9 @@ TEST(CudaBackend, MemoryBoundOpsValidateInEveryPassAndPrecision) {
             continue;
           }
           const auto& [c, v] = outcome;
-          const bool kernel =
-              cuda::logic::memory_route(shape.op) == cuda::logic::MemoryRoute::kernel;
-          EXPECT_EQ(c->library(), kernel ? "cuda" : "cudnn");
-          EXPECT_EQ(note(*c, "route"), cuda::logic::name(cuda::logic::memory_route(shape.op)));
+          const auto route = cuda::logic::memory_route(problem.memory());
+          EXPECT_EQ(c->library(), route == cuda::logic::MemoryRoute::kernel ? "cuda" : "cudnn");
+          EXPECT_EQ(note(*c, "route"), cuda::logic::name(route));
           EXPECT_EQ(c->output().dims, tensor_dims(problem).output);
           EXPECT_TRUE(v.passed) << c->implementation() << ": rel_l2 " << v.rel_l2 << " tolerance "
                                 << v.tolerance;

@@ -35,6 +35,23 @@ TEST(CudaMemoryOps, CudnnWhereItHasTheOperationKernelsElsewhere) {
   EXPECT_STREQ(name(MemoryRoute::kernel), "layerbench kernel");
 }
 
+TEST(CudaMemoryOps, BatchNormInferenceRunsAsAKernelWhereItsChannelsFit) {
+  EXPECT_EQ(memory_route(memory(MemoryOp::batch_norm, {8, 256, 56, 56}).memory()),
+            MemoryRoute::kernel);
+  EXPECT_EQ(memory_route(memory(MemoryOp::batch_norm, {1, 6144, 1, 1}).memory()),
+            MemoryRoute::kernel);
+  EXPECT_EQ(memory_route(memory(MemoryOp::batch_norm, {1, 6145, 1, 1}).memory()),
+            MemoryRoute::cudnn_legacy);
+  for (Pass pass : {Pass::fwd_training, Pass::bwd_data})
+    EXPECT_EQ(memory_route(memory(MemoryOp::batch_norm, {8, 256, 56, 56}, pass).memory()),
+              MemoryRoute::cudnn_legacy);
+  // Every other op: as memory_route(op).
+  for (MemoryOp op : all_ops)
+    if (op != MemoryOp::batch_norm)
+      EXPECT_EQ(memory_route(memory(op, {2, 8, 6, 6}).memory()), memory_route(op)) << name(op);
+  EXPECT_FALSE(batch_norm_kernel_fits(0));
+}
+
 TEST(CudaMemoryOps, PrecisionsRefusedWithTheirReason) {
   for (MemoryOp op : all_ops)
     for (Pass pass : {Pass::fwd, Pass::bwd_data}) {

@@ -31,6 +31,18 @@ MemoryRoute memory_route(MemoryOp op) {
              : MemoryRoute::cudnn_legacy;
 }
 
+bool batch_norm_kernel_fits(std::int64_t channels) {
+  return channels > 0 && channels <= batch_norm_kernel_most_channels;
+}
+
+MemoryRoute memory_route(const MemoryProblem& problem) {
+  const auto& s = problem.shape;
+  if (s.op == MemoryOp::batch_norm && problem.pass == Pass::fwd && s.dims.size() == 4 &&
+      batch_norm_kernel_fits(s.dims[1]))
+    return MemoryRoute::kernel;
+  return memory_route(s.op);
+}
+
 bool cudnn_legacy_has(MemoryOp op) {
   return op != MemoryOp::layer_norm && op != MemoryOp::gelu_erf;
 }
@@ -60,7 +72,7 @@ std::optional<std::string> memory_unsupported(const Problem& problem, int major,
       break;
   }
   const auto dims = tensor_dims(problem);
-  if (memory_route(m.shape.op) == MemoryRoute::cudnn_legacy) {
+  if (memory_route(m) == MemoryRoute::cudnn_legacy) {
     std::int64_t largest = element_count(dims.output);
     for (const auto& d : dims.inputs) largest = std::max(largest, element_count(d));
     if (largest > int_max)

@@ -23,6 +23,13 @@ namespace lb::cuda::logic {
 enum class MemoryRoute { cudnn_legacy, kernel };
 MemoryRoute memory_route(MemoryOp op);
 const char* name(MemoryRoute route);
+// The route of a whole problem: memory_route(op), but batch norm inference (Pass::fwd) runs as
+// layerbench's per-channel scale-and-shift kernel where its C (scale, shift) pairs fit in shared
+// memory (batch_norm_kernel_fits): cuDNN's legacy inference call ran BF16 no faster than FP32.
+MemoryRoute memory_route(const MemoryProblem& problem);
+inline constexpr std::int64_t batch_norm_kernel_most_channels = 6144;  // 48 KiB of float pairs
+bool batch_norm_kernel_fits(std::int64_t channels);
+
 // Whether cuDNN's legacy API has the operation at all (every op but layer norm and GELU), routed
 // there or not: the cuDNN case still runs ReLU and add when called directly.
 bool cudnn_legacy_has(MemoryOp op);
