@@ -4,6 +4,7 @@
 // statistics) is computed while preparing, as the frameworks keep it from their forward pass.
 #include <cudnn.h>
 
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <stdexcept>
@@ -102,6 +103,7 @@ class CudnnMemoryCase final : public MemoryCase {
 
   std::string implementation() const override { return "cudnn legacy " + call_; }
   std::string library() const override { return "cudnn"; }
+  std::uint64_t workspace_bytes() const override { return workspace_.bytes() + reserve_.bytes(); }
 
  protected:
   void launch() override { LB_CUDNN(run()); }
@@ -114,12 +116,19 @@ class CudnnMemoryCase final : public MemoryCase {
   // The forward's output into y_ (softmax, ReLU, max pooling backward), untimed.
   void prepare_forward_output(cudnnTensorDescriptor_t y_desc, std::int64_t y_elements);
   void prepare_batch_norm_statistics();
+  // Batch norm training and backward through the Ex calls, as PyTorch's cuDNN batch norm: their
+  // workspace and reserve space (the forward's, which backward reads) sized by cuDNN.
+  void size_batch_norm_buffers();
+  cudnnStatus_t batch_norm_forward_training(const void* scale, const void* shift);
 
   cudnnHandle_t handle_;
   LegacyMemoryDescriptors desc_;
   DeviceBuffer y_;  // the forward's output, for backward
   // Batch norm: the batch's statistics (training forward and backward), and backward's own
   DeviceBuffer saved_mean_, saved_inv_std_, d_scale_, d_shift_, zero_shift_;
+  DeviceBuffer workspace_, reserve_;
+  // PyTorch's choice: the persistent kernels for channels-last training, plain spatial otherwise.
+  cudnnBatchNormMode_t batch_norm_mode_ = CUDNN_BATCHNORM_SPATIAL;
   std::string call_;
 };
 
@@ -130,19 +139,33 @@ CudnnMemoryCase::CudnnMemoryCase(std::shared_ptr<DeviceContext> context, const P
       handle_(this->context().cudnn()),
       desc_(problem, options.layout) {
   switch (op()) {
-    case MemoryOp::batch_norm:
+    case MemoryOp::batch_norm: {
+      if (!forward() && options.layout == Layout::nhwc)
+        batch_norm_mode_ = CUDNN_BATCHNORM_SPATIAL_PERSISTENT;
+      const std::string mode = batch_norm_mode_ == CUDNN_BATCHNORM_SPATIAL_PERSISTENT
+                                   ? " (spatial persistent)"
+                                   : " (spatial)";
       if (training_forward()) {
-        call_ = "cudnnBatchNormalizationForwardTraining (spatial)";
+        call_ = "cudnnBatchNormalizationForwardTrainingEx" + mode;
         const auto bytes =
             static_cast<std::uint64_t>(problem.memory().shape.dims.at(1)) * sizeof(float);
         saved_mean_ = allocate(bytes), saved_inv_std_ = allocate(bytes);
+        size_batch_norm_buffers();
         add_note("also_written", "the batch's mean and inverse deviation (C values each, FP32)");
+      } else if (forward()) {
+        call_ = "cudnnBatchNormalizationForwardInference (spatial)";
       } else {
-        call_ = forward() ? "cudnnBatchNormalizationForwardInference (spatial)"
-                          : "cudnnBatchNormalizationBackward (spatial)";
-        if (!forward()) prepare_batch_norm_statistics();
+        call_ = "cudnnBatchNormalizationBackwardEx" + mode;
+        size_batch_norm_buffers();
+        prepare_batch_norm_statistics();
+      }
+      if (!forward()) {
+        add_note("cudnn_batch_norm_mode", mode.substr(2, mode.size() - 3));
+        add_note("cudnn_workspace_bytes", std::to_string(workspace_.bytes()));
+        add_note("cudnn_reserve_bytes", std::to_string(reserve_.bytes()));
       }
       break;
+    }
     case MemoryOp::relu:
       // In place, x and y are one buffer with one descriptor, as cuDNN allows.
       call_ = forward() ? in_place() ? "cudnnActivationForward (relu, in place)"
@@ -174,6 +197,7 @@ CudnnMemoryCase::CudnnMemoryCase(std::shared_ptr<DeviceContext> context, const P
     case MemoryOp::gelu_erf:
       throw std::invalid_argument("cuDNN's legacy API has no " + std::string(name(op())));
   }
+  add_note("route", logic::name(logic::MemoryRoute::cudnn_legacy));
   add_note("cudnn_api", "legacy");
   add_note("cudnn_call", call_);
   // A first, untimed launch: a precision or shape cuDNN cannot run is refused here, with its
@@ -216,34 +240,60 @@ void CudnnMemoryCase::prepare_batch_norm_statistics() {
   LB_CUDA(cudaMemsetAsync(zero_shift_.get(), 0, bytes, context().stream()));
   // Forward training writes y (into the output, poisoned again afterwards) and the batch's mean
   // and inverse deviation, which backward reads; no running averages (both null, as allowed).
-  LB_CUDNN(cudnnBatchNormalizationForwardTraining(
-      handle_, CUDNN_BATCHNORM_SPATIAL, &one, &zero, desc_.input(0), input(0), desc_.output(),
-      output_buffer(), desc_.input(2), input(2), zero_shift_.get(), 1.0, nullptr, nullptr,
-      batch_norm_epsilon, saved_mean_.get(), saved_inv_std_.get()));
-  add_note("prepared", "the batch's mean and inverse deviation, by forward training (not timed)");
+  LB_CUDNN(batch_norm_forward_training(input(2), zero_shift_.get()));
+  add_note("prepared",
+           "the batch's mean and inverse deviation and the reserve space, by forward training "
+           "(not timed)");
   add_note("also_written", "the scale and shift gradients (C values each, FP32)");
+}
+
+void CudnnMemoryCase::size_batch_norm_buffers() {
+  const cudnnBatchNormOps_t ops = CUDNN_BATCHNORM_OPS_BN;
+  // x, y (and dy, dx) share one shape and layout; the vectors are FP32 1 x C x 1 x 1.
+  const cudnnTensorDescriptor_t x = desc_.input(0), y = desc_.output(),
+                                vectors = desc_.input(training_forward() ? 1 : 2);
+  std::size_t forward_workspace = 0, backward_workspace = 0, reserve = 0;
+  LB_CUDNN(cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(
+      handle_, batch_norm_mode_, ops, x, nullptr, y, vectors, nullptr, &forward_workspace));
+  LB_CUDNN(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle_, batch_norm_mode_, ops,
+                                                                nullptr, x, &reserve));
+  if (!training_forward())
+    LB_CUDNN(cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle_, batch_norm_mode_, ops, x, y,
+                                                               x, nullptr, y, vectors, nullptr,
+                                                               &backward_workspace));
+  const std::size_t workspace = std::max(forward_workspace, backward_workspace);
+  if (workspace > 0) workspace_ = allocate(workspace);
+  if (reserve > 0) reserve_ = allocate(reserve);
+}
+
+cudnnStatus_t CudnnMemoryCase::batch_norm_forward_training(const void* scale, const void* shift) {
+  // {x} -> y and the batch's mean and inverse deviation; no running averages (both null, as
+  // allowed). The vectors' descriptor is input 1 in training forward, 2 (gamma) in backward.
+  return cudnnBatchNormalizationForwardTrainingEx(
+      handle_, batch_norm_mode_, CUDNN_BATCHNORM_OPS_BN, &one, &zero, desc_.input(0), input(0),
+      nullptr, nullptr, desc_.output(), output_buffer(), desc_.input(training_forward() ? 1 : 2),
+      scale, shift, 1.0, nullptr, nullptr, batch_norm_epsilon, saved_mean_.get(),
+      saved_inv_std_.get(), nullptr, workspace_.get(), workspace_.bytes(), reserve_.get(),
+      reserve_.bytes());
 }
 
 cudnnStatus_t CudnnMemoryCase::run() {
   void* out = output_buffer();
   switch (op()) {
     case MemoryOp::batch_norm:
-      // {x, gamma, beta} -> y and the batch's mean and inverse deviation; no running averages
-      // (both null, as allowed)
-      if (training_forward())
-        return cudnnBatchNormalizationForwardTraining(
-            handle_, CUDNN_BATCHNORM_SPATIAL, &one, &zero, desc_.input(0), input(0), desc_.output(),
-            out, desc_.input(1), input(1), input(2), 1.0, nullptr, nullptr, batch_norm_epsilon,
-            saved_mean_.get(), saved_inv_std_.get());
+      if (training_forward())  // {x, gamma, beta} -> y, the statistics
+        return batch_norm_forward_training(input(1), input(2));
       if (forward())  // {x, mean, variance, gamma, beta} -> y
         return cudnnBatchNormalizationForwardInference(
             handle_, CUDNN_BATCHNORM_SPATIAL, &one, &zero, desc_.input(0), input(0), desc_.output(),
             out, desc_.input(1), input(3), input(4), input(1), input(2), batch_norm_epsilon);
-      // {x, dy, gamma} -> dx
-      return cudnnBatchNormalizationBackward(
-          handle_, CUDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &zero, desc_.input(0), input(0),
-          desc_.input(1), input(1), desc_.output(), out, desc_.input(2), input(2), d_scale_.get(),
-          d_shift_.get(), batch_norm_epsilon, saved_mean_.get(), saved_inv_std_.get());
+      // {x, dy, gamma} -> dx and the scale and shift gradients; no y (no activation), as PyTorch
+      return cudnnBatchNormalizationBackwardEx(
+          handle_, batch_norm_mode_, CUDNN_BATCHNORM_OPS_BN, &one, &zero, &one, &zero,
+          desc_.input(0), input(0), nullptr, nullptr, desc_.input(1), input(1), nullptr, nullptr,
+          desc_.output(), out, desc_.input(2), input(2), nullptr, d_scale_.get(), d_shift_.get(),
+          batch_norm_epsilon, saved_mean_.get(), saved_inv_std_.get(), nullptr, workspace_.get(),
+          workspace_.bytes(), reserve_.get(), reserve_.bytes());
     case MemoryOp::relu:
       if (forward())  // {x} -> y
         return cudnnActivationForward(handle_, desc_.activation(), &one, desc_.input(0), input(0),

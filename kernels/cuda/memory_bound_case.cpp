@@ -73,7 +73,7 @@ std::unique_ptr<Case> prepare_memory_op(std::shared_ptr<DeviceContext> context,
                                         const Problem& problem,
                                         const std::vector<HostTensor>& inputs,
                                         const CudaCaseOptions& options) {
-  if (logic::memory_route(problem.memory().shape.op) == logic::MemoryRoute::kernel)
+  if (logic::memory_route(problem.memory()) == logic::MemoryRoute::kernel)
     return prepare_kernel_memory_op(std::move(context), problem, inputs, options);
   return prepare_cudnn_memory_op(std::move(context), problem, inputs, options);
 }

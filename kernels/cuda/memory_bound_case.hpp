@@ -1,8 +1,9 @@
 #pragma once
 // The GPU cases of the memory-bound problems. What they share lives here: the inputs uploaded in
 // the layout logic::memory_tensor_spec gives them (parameter vectors in FP32), the poisoned
-// output read back in canonical layout, and the notes. cudnn_memory_ops.cpp runs the operations
-// cuDNN's legacy API has, kernel_memory_ops.cpp those it lacks (logic::memory_route says which).
+// output read back in canonical layout, and the notes. cudnn_memory_bound_ops.cpp runs batch
+// norm, pooling and softmax through cuDNN's legacy API, kernel_memory_bound_ops.cpp the rest
+// (logic::memory_route says which).
 #include <memory>
 #include <optional>
 #include <string>

@@ -87,6 +87,108 @@ __global__ void layer_norm_forward_kernel(const T* x, const float* gamma, const 
                   });
 }
 
+// FP32 gamma or beta for the `width` elements of vector v of a row, in float4 loads (a row of
+// whole 16-byte T vectors has a multiple of 4 elements, and cudaMalloc aligns the vectors).
+template <int width>
+__device__ void load_parameters(const float* p, std::int64_t v, float (&out)[width]) {
+  const float4* q = reinterpret_cast<const float4*>(p + v * width);
+#pragma unroll
+  for (int k = 0; k < width / 4; ++k) {
+    const float4 f = q[k];
+    out[4 * k] = f.x, out[4 * k + 1] = f.y, out[4 * k + 2] = f.z, out[4 * k + 3] = f.w;
+  }
+}
+
+// The row in registers: thread t holds vectors t, t + blockDim.x, ... (per_thread of them, those
+// past the row's end zero), so x is read from memory once and the two passes of the mean and the
+// squared deviations run over registers.
+template <typename T, int per_thread>
+__global__ void layer_norm_forward_registers_kernel(const T* x, const float* gamma,
+                                                    const float* beta, T* y, std::int64_t length,
+                                                    float epsilon) {
+  constexpr int width = Vec<T>::width;
+  __shared__ float shared[32];
+  const std::int64_t offset = static_cast<std::int64_t>(blockIdx.x) * length,
+                     vectors = length / width;
+  const auto* row = reinterpret_cast<const Vec<T>*>(x + offset);
+  float v[per_thread][width];
+  float sum = 0;
+#pragma unroll
+  for (int p = 0; p < per_thread; ++p) {
+    const std::int64_t i = threadIdx.x + static_cast<std::int64_t>(p) * blockDim.x;
+    Vec<T> loaded{};
+    if (i < vectors) loaded = row[i];
+#pragma unroll
+    for (int k = 0; k < width; ++k) sum += v[p][k] = i < vectors ? load(loaded.v, k) : 0.0f;
+  }
+  const float n = static_cast<float>(length);
+  const float mean = block_sum(sum, shared) / n;
+  float squares = 0;
+#pragma unroll
+  for (int p = 0; p < per_thread; ++p)
+    if (threadIdx.x + static_cast<std::int64_t>(p) * blockDim.x < vectors)
+#pragma unroll
+      for (int k = 0; k < width; ++k) squares += (v[p][k] - mean) * (v[p][k] - mean);
+  const float rstd = rsqrtf(block_sum(squares, shared) / n + epsilon);
+  auto* out = reinterpret_cast<Vec<T>*>(y + offset);
+#pragma unroll
+  for (int p = 0; p < per_thread; ++p) {
+    const std::int64_t i = threadIdx.x + static_cast<std::int64_t>(p) * blockDim.x;
+    if (i >= vectors) continue;
+    float g[width], b[width];
+    load_parameters(gamma, i, g);
+    load_parameters(beta, i, b);
+    Vec<T> result;
+#pragma unroll
+    for (int k = 0; k < width; ++k) store(result.v, k, g[k] * (v[p][k] - mean) * rstd + b[k]);
+    out[i] = result;
+  }
+}
+
+// Backward with x and dy of the row in registers: one read of each, the two sums in one pass.
+template <typename T, int per_thread>
+__global__ void layer_norm_backward_registers_kernel(const T* x, const T* dy, const float* gamma,
+                                                     const float* mean, const float* rstd, T* dx,
+                                                     std::int64_t length) {
+  constexpr int width = Vec<T>::width;
+  __shared__ float shared[32];
+  const std::int64_t offset = static_cast<std::int64_t>(blockIdx.x) * length,
+                     vectors = length / width;
+  const auto* x_row = reinterpret_cast<const Vec<T>*>(x + offset);
+  const auto* dy_row = reinterpret_cast<const Vec<T>*>(dy + offset);
+  const float mu = mean[blockIdx.x], r = rstd[blockIdx.x];
+  float xhat[per_thread][width], g[per_thread][width];  // g = gamma * dy
+  float sum_g = 0, sum_g_xhat = 0;
+#pragma unroll
+  for (int p = 0; p < per_thread; ++p) {
+    const std::int64_t i = threadIdx.x + static_cast<std::int64_t>(p) * blockDim.x;
+    Vec<T> vx{}, vdy{};
+    float w[width] = {};
+    if (i < vectors) vx = x_row[i], vdy = dy_row[i], load_parameters(gamma, i, w);
+#pragma unroll
+    for (int k = 0; k < width; ++k) {
+      xhat[p][k] = (load(vx.v, k) - mu) * r;
+      g[p][k] = i < vectors ? w[k] * load(vdy.v, k) : 0.0f;
+      sum_g += g[p][k];
+      sum_g_xhat += g[p][k] * xhat[p][k];
+    }
+  }
+  const float n = static_cast<float>(length);
+  const float mean_g = block_sum(sum_g, shared) / n;
+  const float mean_g_xhat = block_sum(sum_g_xhat, shared) / n;
+  auto* out = reinterpret_cast<Vec<T>*>(dx + offset);
+#pragma unroll
+  for (int p = 0; p < per_thread; ++p) {
+    const std::int64_t i = threadIdx.x + static_cast<std::int64_t>(p) * blockDim.x;
+    if (i >= vectors) continue;
+    Vec<T> result;
+#pragma unroll
+    for (int k = 0; k < width; ++k)
+      store(result.v, k, r * (g[p][k] - mean_g - xhat[p][k] * mean_g_xhat));
+    out[i] = result;
+  }
+}
+
 template <typename T>
 __global__ void layer_norm_statistics_kernel(const T* x, float* mean, float* rstd,
                                              std::int64_t length, float epsilon) {
@@ -156,25 +258,117 @@ __global__ void layer_norm_parameter_gradients_kernel(const T* x, const T* dy, c
 
 constexpr float inv_sqrt2 = 0.70710678118654752f, inv_sqrt_2pi = 0.39894228040143268f;
 
-template <typename T>
-__global__ void gelu_forward_kernel(const T* x, T* y, std::int64_t count) {
-  const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for_each_loaded(x, static_cast<const T*>(nullptr), count,
-                  static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x, step,
-                  [&](std::int64_t i, float v, float) {
-                    store(y, i, 0.5f * v * (1.0f + erff(v * inv_sqrt2)));
-                  });
+// out = f(a, b) elementwise. b (null for unary ops) repeats every b_period elements: add's
+// batch-1 operand broadcast over the batch; b_period = count otherwise.
+template <Elementwise op>
+__device__ float apply(float a, float b) {
+  if constexpr (op == Elementwise::relu_forward) {
+    return a > 0.0f || a != a ? a : 0.0f;                   // NaN propagates, as in the frameworks
+  } else if constexpr (op == Elementwise::relu_backward) {  // a = x, b = dy
+    return a > 0.0f ? b : 0.0f;
+  } else if constexpr (op == Elementwise::add) {
+    return a + b;
+  } else if constexpr (op == Elementwise::gelu_forward) {
+    return 0.5f * a * (1.0f + erff(a * inv_sqrt2));
+  } else {  // gelu_backward: a = x, b = dy
+    const float cdf = 0.5f * (1.0f + erff(a * inv_sqrt2)), pdf = inv_sqrt_2pi * expf(-0.5f * a * a);
+    return b * (cdf + a * pdf);
+  }
 }
 
-template <typename T>
-__global__ void gelu_backward_kernel(const T* x, const T* dy, T* dx, std::int64_t count) {
-  const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for_each_loaded(x, dy, count, static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x,
-                  step, [&](std::int64_t i, float v, float g) {
-                    const float cdf = 0.5f * (1.0f + erff(v * inv_sqrt2)),
-                                pdf = inv_sqrt_2pi * expf(-0.5f * v * v);
-                    store(dx, i, g * (cdf + v * pdf));
-                  });
+// A grid-stride loop in 16-byte vectors, per_thread of them an iteration: all their loads issue
+// before the first store, so each thread keeps several 16-byte requests in flight. The tail
+// (count % width), or everything when `vectors` is false (unaligned or a period that splits a
+// vector), runs in scalars.
+template <Elementwise op, typename T, int per_thread>
+__global__ void elementwise_kernel(const T* a, const T* b, T* out, std::int64_t count,
+                                   std::int64_t b_period, bool vectors) {
+  constexpr int width = Vec<T>::width;
+  const std::int64_t vector_count = vectors ? count / width : 0;
+  const std::int64_t b_vectors = b_period / width;
+  const std::int64_t threads = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  const auto* va = reinterpret_cast<const Vec<T>*>(a);
+  const auto* vb = reinterpret_cast<const Vec<T>*>(b);
+  auto* vo = reinterpret_cast<Vec<T>*>(out);
+  for (std::int64_t first =
+           static_cast<std::int64_t>(blockIdx.x) * blockDim.x * per_thread + threadIdx.x;
+       first < vector_count; first += threads * per_thread) {
+    Vec<T> x[per_thread], y[per_thread];
+#pragma unroll
+    for (int p = 0; p < per_thread; ++p) {
+      const std::int64_t i = first + static_cast<std::int64_t>(p) * blockDim.x;
+      if (i < vector_count) {
+        x[p] = va[i];
+        if (b) y[p] = vb[b_vectors == vector_count ? i : i % b_vectors];
+      }
+    }
+#pragma unroll
+    for (int p = 0; p < per_thread; ++p) {
+      const std::int64_t i = first + static_cast<std::int64_t>(p) * blockDim.x;
+      if (i >= vector_count) continue;
+      Vec<T> r;
+#pragma unroll
+      for (int k = 0; k < width; ++k)
+        store(r.v, k, apply<op>(load(x[p].v, k), b ? load(y[p].v, k) : 0.0f));
+      vo[i] = r;
+    }
+  }
+  for (std::int64_t i =
+           vector_count * width + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < count; i += threads)
+    store(out, i, apply<op>(load(a, i), b ? load(b, b_period == count ? i : i % b_period) : 0.0f));
+}
+
+// Batch norm inference, y = scale[c] x + shift[c]: each block first turns the C means, variances,
+// gammas and betas into (scale, shift) pairs in shared memory, so the grid-stride loop reads one
+// pair per element from there. Channel of element i: (i / inner) % channels, inner = 1 for NHWC,
+// H x W for NCHW. A 16-byte vector holds consecutive channels (NHWC, channels % width == 0) or one
+// channel (NCHW, inner % width == 0); `vectors` is false otherwise and everything is scalar.
+template <typename T, int per_thread>
+__global__ void batch_norm_inference_kernel(const T* x, const float* mean, const float* variance,
+                                            const float* gamma, const float* beta, T* y,
+                                            std::int64_t count, std::int64_t channels,
+                                            std::int64_t inner, float epsilon, bool vectors) {
+  extern __shared__ float2 scale_shift[];
+  for (std::int64_t c = threadIdx.x; c < channels; c += blockDim.x) {
+    const float scale = gamma[c] * rsqrtf(variance[c] + epsilon);
+    scale_shift[c] = make_float2(scale, beta[c] - mean[c] * scale);
+  }
+  __syncthreads();
+  constexpr int width = Vec<T>::width;
+  const std::int64_t vector_count = vectors ? count / width : 0;
+  const std::int64_t threads = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  const auto* vx = reinterpret_cast<const Vec<T>*>(x);
+  auto* vy = reinterpret_cast<Vec<T>*>(y);
+  for (std::int64_t first =
+           static_cast<std::int64_t>(blockIdx.x) * blockDim.x * per_thread + threadIdx.x;
+       first < vector_count; first += threads * per_thread) {
+    Vec<T> in[per_thread];
+#pragma unroll
+    for (int p = 0; p < per_thread; ++p) {
+      const std::int64_t i = first + static_cast<std::int64_t>(p) * blockDim.x;
+      if (i < vector_count) in[p] = vx[i];
+    }
+#pragma unroll
+    for (int p = 0; p < per_thread; ++p) {
+      const std::int64_t i = first + static_cast<std::int64_t>(p) * blockDim.x;
+      if (i >= vector_count) continue;
+      const std::int64_t c = (i * width / inner) % channels;
+      Vec<T> out;
+#pragma unroll
+      for (int k = 0; k < width; ++k) {
+        const float2 f = scale_shift[inner == 1 ? c + k : c];
+        store(out.v, k, f.x * load(in[p].v, k) + f.y);
+      }
+      vy[i] = out;
+    }
+  }
+  for (std::int64_t i =
+           vector_count * width + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < count; i += threads) {
+    const float2 f = scale_shift[(i / inner) % channels];
+    store(y, i, f.x * load(x, i) + f.y);
+  }
 }
 
 // Calls `launch` with a null pointer of the storage type (for deduction); FP8 never gets here
@@ -204,8 +398,23 @@ cudaError_t layer_norm_forward(logic::ElementType type, RowLaunch l, const void*
                                cudaStream_t stream) {
   return with_type(type, [&](auto* t) {
     using T = std::remove_pointer_t<decltype(t)>;
-    layer_norm_forward_kernel<<<l.rows, l.threads, 0, stream>>>(
-        static_cast<const T*>(x), gamma, beta, static_cast<T*>(y), l.length, epsilon);
+    const auto* tx = static_cast<const T*>(x);
+    auto* ty = static_cast<T*>(y);
+    switch (l.vectors_per_thread) {
+#define LB_ROW(n)                                                                   \
+  case n:                                                                           \
+    layer_norm_forward_registers_kernel<T, n>                                       \
+        <<<l.rows, l.threads, 0, stream>>>(tx, gamma, beta, ty, l.length, epsilon); \
+    break;
+      LB_ROW(1)
+      LB_ROW(2)
+      LB_ROW(4)
+      LB_ROW(8)
+#undef LB_ROW
+      default:
+        layer_norm_forward_kernel<<<l.rows, l.threads, 0, stream>>>(tx, gamma, beta, ty, l.length,
+                                                                    epsilon);
+    }
   });
 }
 
@@ -223,9 +432,24 @@ cudaError_t layer_norm_backward(logic::ElementType type, RowLaunch l, const void
                                 cudaStream_t stream) {
   return with_type(type, [&](auto* t) {
     using T = std::remove_pointer_t<decltype(t)>;
-    layer_norm_backward_kernel<<<l.rows, l.threads, 0, stream>>>(
-        static_cast<const T*>(x), static_cast<const T*>(dy), gamma, mean, rstd, static_cast<T*>(dx),
-        l.length);
+    const auto* tx = static_cast<const T*>(x);
+    const auto* tdy = static_cast<const T*>(dy);
+    auto* tdx = static_cast<T*>(dx);
+    switch (l.vectors_per_thread) {
+#define LB_ROW(n)                                                                      \
+  case n:                                                                              \
+    layer_norm_backward_registers_kernel<T, n>                                         \
+        <<<l.rows, l.threads, 0, stream>>>(tx, tdy, gamma, mean, rstd, tdx, l.length); \
+    break;
+      LB_ROW(1)
+      LB_ROW(2)
+      LB_ROW(4)
+      LB_ROW(8)
+#undef LB_ROW
+      default:
+        layer_norm_backward_kernel<<<l.rows, l.threads, 0, stream>>>(tx, tdy, gamma, mean, rstd,
+                                                                     tdx, l.length);
+    }
   });
 }
 
@@ -244,21 +468,55 @@ cudaError_t layer_norm_parameter_gradients(logic::ElementType type, ColumnLaunch
   });
 }
 
-cudaError_t gelu_forward(logic::ElementType type, unsigned blocks, unsigned threads, const void* x,
-                         void* y, std::int64_t count, cudaStream_t stream) {
+cudaError_t batch_norm_inference(logic::ElementType type, ElementwiseLaunch l, const void* x,
+                                 const float* mean, const float* variance, const float* gamma,
+                                 const float* beta, void* y, std::int64_t count,
+                                 std::int64_t channels, std::int64_t inner, float epsilon,
+                                 cudaStream_t stream) {
+  constexpr int per_thread = elementwise_vectors_per_thread;
+  if (l.vectors_per_thread != per_thread || channels <= 0 || inner <= 0)
+    return cudaErrorInvalidValue;
   return with_type(type, [&](auto* t) {
     using T = std::remove_pointer_t<decltype(t)>;
-    gelu_forward_kernel<<<blocks, threads, 0, stream>>>(static_cast<const T*>(x),
-                                                        static_cast<T*>(y), count);
+    constexpr int width = Vec<T>::width;
+    const bool vectors = reinterpret_cast<std::uintptr_t>(x) % 16 == 0 &&
+                         reinterpret_cast<std::uintptr_t>(y) % 16 == 0 &&
+                         (inner == 1 ? channels % width == 0 : inner % width == 0);
+    batch_norm_inference_kernel<T, per_thread>
+        <<<l.blocks, l.threads, static_cast<std::size_t>(channels) * sizeof(float2), stream>>>(
+            static_cast<const T*>(x), mean, variance, gamma, beta, static_cast<T*>(y), count,
+            channels, inner, epsilon, vectors);
   });
 }
 
-cudaError_t gelu_backward(logic::ElementType type, unsigned blocks, unsigned threads, const void* x,
-                          const void* dy, void* dx, std::int64_t count, cudaStream_t stream) {
+cudaError_t elementwise(logic::ElementType type, Elementwise op, ElementwiseLaunch l, const void* a,
+                        const void* b, void* out, std::int64_t count, std::int64_t b_period,
+                        cudaStream_t stream) {
+  constexpr int per_thread = elementwise_vectors_per_thread;
+  if (l.vectors_per_thread != per_thread) return cudaErrorInvalidValue;
   return with_type(type, [&](auto* t) {
     using T = std::remove_pointer_t<decltype(t)>;
-    gelu_backward_kernel<<<blocks, threads, 0, stream>>>(
-        static_cast<const T*>(x), static_cast<const T*>(dy), static_cast<T*>(dx), count);
+    constexpr int width = Vec<T>::width;
+    const bool vectors = reinterpret_cast<std::uintptr_t>(a) % 16 == 0 &&
+                         reinterpret_cast<std::uintptr_t>(b) % 16 == 0 &&
+                         reinterpret_cast<std::uintptr_t>(out) % 16 == 0 &&
+                         (b == nullptr || b_period == count || b_period % width == 0);
+    const auto* ta = static_cast<const T*>(a);
+    const auto* tb = static_cast<const T*>(b);
+    auto* to = static_cast<T*>(out);
+    switch (op) {
+#define LB_ELEMENTWISE(name)                                                        \
+  case Elementwise::name:                                                           \
+    elementwise_kernel<Elementwise::name, T, per_thread>                            \
+        <<<l.blocks, l.threads, 0, stream>>>(ta, tb, to, count, b_period, vectors); \
+    break;
+      LB_ELEMENTWISE(relu_forward)
+      LB_ELEMENTWISE(relu_backward)
+      LB_ELEMENTWISE(add)
+      LB_ELEMENTWISE(gelu_forward)
+      LB_ELEMENTWISE(gelu_backward)
+#undef LB_ELEMENTWISE
+    }
   });
 }
 

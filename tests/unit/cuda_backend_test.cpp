@@ -325,13 +325,18 @@ TEST(CudaBackend, MemoryBoundOpsValidateInEveryPassAndPrecision) {
     return s;
   };
   MemoryShape broadcast_add{MemoryOp::add, {3, 5, 24}};
-  broadcast_add.broadcast = true;
-  // In place as ResNet-50 runs them (cudnnAddTensor, in-place cudnnActivationForward): met here,
-  // not first in a suite.
+  MemoryShape broadcast_vectors{MemoryOp::add, {4, 5, 24}},
+      broadcast_scalars{MemoryOp::add, {4, 5, 25}};
+  broadcast_add.broadcast = broadcast_vectors.broadcast = broadcast_scalars.broadcast = true;
+  // In place as ResNet-50 runs them (a += b, ReLU over its input): met here, not first in a
+  // suite.
   MemoryShape relu_in_place{MemoryOp::relu, {2, 3, 10, 7}},
       add_in_place{MemoryOp::add, {2, 3, 10, 7}};
   relu_in_place.in_place = add_in_place.in_place = true;
   const std::vector<MemoryShape> shapes{{MemoryOp::batch_norm, {3, 16, 7, 5}},
+                                        {MemoryOp::batch_norm, {4, 64, 14, 14}},
+                                        // Inference kernel: C = 6 splits NHWC vectors.
+                                        {MemoryOp::batch_norm, {2, 6, 4, 4}},
                                         {MemoryOp::layer_norm, {2, 5, 96}},
                                         // Rows of 97: unaligned 16-byte vectors, scalar loads.
                                         {MemoryOp::layer_norm, {3, 7, 97}},
@@ -340,6 +345,18 @@ TEST(CudaBackend, MemoryBoundOpsValidateInEveryPassAndPrecision) {
                                         {MemoryOp::gelu_erf, {2, 5, 96}},
                                         {MemoryOp::add, {2, 3, 10, 7}},
                                         broadcast_add,
+                                        // Vectors with a tail; a broadcast period of 120 BF16
+                                        // (15 vectors) and of 5 x 25 (splits the vectors).
+                                        {MemoryOp::relu, {3, 1000, 1, 3}},
+                                        {MemoryOp::gelu_erf, {2, 4, 1001}},
+                                        broadcast_vectors,
+                                        broadcast_scalars,
+                                        // Layer norm in registers: 1, 2, 4 and 8 vectors a thread
+                                        // in FP32 and in 16-bit, and a row too long for them.
+                                        {MemoryOp::layer_norm, {3, 1024}},
+                                        {MemoryOp::layer_norm, {3, 2048}},
+                                        {MemoryOp::layer_norm, {2, 4096}},
+                                        {MemoryOp::layer_norm, {2, 3, 33000}},
                                         relu_in_place,
                                         add_in_place,
                                         pool(MemoryOp::max_pool, {2, 4, 9, 9}, 3, 2, 1),
@@ -373,15 +390,21 @@ TEST(CudaBackend, MemoryBoundOpsValidateInEveryPassAndPrecision) {
             continue;
           }
           const auto& [c, v] = outcome;
-          const bool kernel = shape.op == MemoryOp::layer_norm || shape.op == MemoryOp::gelu_erf;
-          EXPECT_EQ(c->library(), kernel ? "cuda" : "cudnn");
+          const auto route = cuda::logic::memory_route(problem.memory());
+          EXPECT_EQ(c->library(), route == cuda::logic::MemoryRoute::kernel ? "cuda" : "cudnn");
+          EXPECT_EQ(note(*c, "route"), cuda::logic::name(route));
           EXPECT_EQ(c->output().dims, tensor_dims(problem).output);
           EXPECT_TRUE(v.passed) << c->implementation() << ": rel_l2 " << v.rel_l2 << " tolerance "
                                 << v.tolerance;
           const bool derives = pass == Pass::bwd_data && shape.op != MemoryOp::add &&
-                               shape.op != MemoryOp::gelu_erf && shape.op != MemoryOp::avg_pool;
+                               shape.op != MemoryOp::gelu_erf && shape.op != MemoryOp::relu &&
+                               shape.op != MemoryOp::avg_pool;
           EXPECT_EQ(note(*c, "prepared") != "<absent>", derives);
           EXPECT_EQ(note(*c, "in_place") != "<absent>", runs_in_place(problem.memory()));
+          // As PyTorch: the persistent kernels for channels-last training and its backward.
+          if (shape.op == MemoryOp::batch_norm && pass != Pass::fwd)
+            EXPECT_EQ(note(*c, "cudnn_batch_norm_mode"),
+                      layout == Layout::nhwc ? "spatial persistent" : "spatial");
         }
 }
 

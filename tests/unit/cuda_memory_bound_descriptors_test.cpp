@@ -49,9 +49,8 @@ TEST(CudaMemoryDescriptors, EveryShippedMemoryOpIsAcceptedWithTheHarnessShapes) 
   for (const Model& model : load_builtin_models())
     for (const Op& op : model.ops) {
       const Problem probe = problem_for(op, 1, Pass::fwd, Precision::fp32);
-      if (!probe.is_memory() || cuda::logic::memory_route(probe.memory().shape.op) !=
-                                    cuda::logic::MemoryRoute::cudnn_legacy)
-        continue;
+      // Every op cuDNN's legacy API has, ReLU and add included though kernels run them.
+      if (!probe.is_memory() || !cuda::logic::cudnn_legacy_has(probe.memory().shape.op)) continue;
       for (Pass pass : {Pass::fwd, Pass::bwd_data})
         for (Precision p : {Precision::fp32, Precision::fp16, Precision::bf16})
           for (Layout layout : {Layout::nhwc, Layout::nchw}) {
@@ -83,7 +82,7 @@ TEST(CudaMemoryDescriptors, EveryShippedMemoryOpIsAcceptedWithTheHarnessShapes) 
             ++checked;
           }
     }
-  // The distinct cuDNN-route ops of the model files: ResNet-50 12 batch norm and 12 ReLU shapes, 4
+  // The distinct cuDNN-legacy ops of the model files: ResNet-50 12 batch norm and 12 ReLU shapes, 4
   // adds, 2 pools; ViT-B/16 and ViT-L/16 a softmax and 2 adds each. Each in 2 passes x 3
   // precisions x 2 layouts.
   EXPECT_EQ(checked, (12 + 12 + 4 + 2 + 2 * (1 + 2)) * 2 * 3 * 2);

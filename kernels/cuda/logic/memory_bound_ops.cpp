@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
+#include <string>
 
 #include "kernels/cuda/logic/device_rules.hpp"
 
@@ -24,8 +25,26 @@ bool is_4d_op(MemoryOp op) {
 }  // namespace
 
 MemoryRoute memory_route(MemoryOp op) {
-  return op == MemoryOp::layer_norm || op == MemoryOp::gelu_erf ? MemoryRoute::kernel
-                                                                : MemoryRoute::cudnn_legacy;
+  return op == MemoryOp::layer_norm || op == MemoryOp::gelu_erf || op == MemoryOp::relu ||
+                 op == MemoryOp::add
+             ? MemoryRoute::kernel
+             : MemoryRoute::cudnn_legacy;
+}
+
+bool batch_norm_kernel_fits(std::int64_t channels) {
+  return channels > 0 && channels <= batch_norm_kernel_most_channels;
+}
+
+MemoryRoute memory_route(const MemoryProblem& problem) {
+  const auto& s = problem.shape;
+  if (s.op == MemoryOp::batch_norm && problem.pass == Pass::fwd && s.dims.size() == 4 &&
+      batch_norm_kernel_fits(s.dims[1]))
+    return MemoryRoute::kernel;
+  return memory_route(s.op);
+}
+
+bool cudnn_legacy_has(MemoryOp op) {
+  return op != MemoryOp::layer_norm && op != MemoryOp::gelu_erf;
 }
 
 const char* name(MemoryRoute route) {
@@ -53,7 +72,7 @@ std::optional<std::string> memory_unsupported(const Problem& problem, int major,
       break;
   }
   const auto dims = tensor_dims(problem);
-  if (memory_route(m.shape.op) == MemoryRoute::cudnn_legacy) {
+  if (memory_route(m) == MemoryRoute::cudnn_legacy) {
     std::int64_t largest = element_count(dims.output);
     for (const auto& d : dims.inputs) largest = std::max(largest, element_count(d));
     if (largest > int_max)
@@ -111,7 +130,6 @@ std::uint64_t memory_extra_bytes(const Problem& problem) {
   const auto& s = m.shape;
   switch (s.op) {
     case MemoryOp::softmax:
-    case MemoryOp::relu:
       return static_cast<std::uint64_t>(element_count(s.dims)) * data_bytes;
     case MemoryOp::max_pool:
       return static_cast<std::uint64_t>(element_count(tensor_dims(problem).inputs.at(1))) *
@@ -121,6 +139,7 @@ std::uint64_t memory_extra_bytes(const Problem& problem) {
              sizeof(float);
     case MemoryOp::layer_norm:
       return 2 * static_cast<std::uint64_t>(row_count(s) + row_length(s)) * sizeof(float);
+    case MemoryOp::relu:  // the kernel's backward reads x (x > 0 exactly where y > 0), not y
     case MemoryOp::avg_pool:
     case MemoryOp::add:
     case MemoryOp::gelu_erf:
@@ -136,12 +155,37 @@ KernelLaunch row_launch(std::int64_t rows, std::int64_t length) {
           static_cast<unsigned>(threads)};
 }
 
-KernelLaunch elementwise_launch(std::int64_t count, int sm_count) {
+int vector_width(std::size_t element_bytes) {
+  if (element_bytes == 0 || element_bytes > 16 || 16 % element_bytes != 0)
+    throw std::invalid_argument("no 16-byte vector of " + std::to_string(element_bytes) +
+                                "-byte elements");
+  return static_cast<int>(16 / element_bytes);
+}
+
+VectorLaunch elementwise_launch(std::int64_t count, std::size_t element_bytes, int sm_count) {
   constexpr std::int64_t threads = 256, blocks_per_sm = 8;
-  if (count <= 0) return {0, threads};
-  const std::int64_t needed = (count + threads - 1) / threads;
+  constexpr int per_thread = elementwise_vectors_per_thread;
+  if (count <= 0) return {0, threads, per_thread};
+  const std::int64_t vectors = count / vector_width(element_bytes),
+                     per_block = threads * per_thread;
+  const std::int64_t needed = std::max<std::int64_t>(1, (vectors + per_block - 1) / per_block);
   const std::int64_t most = std::max<std::int64_t>(1, sm_count) * blocks_per_sm;
-  return {static_cast<unsigned>(std::min(needed, most)), static_cast<unsigned>(threads)};
+  return {static_cast<unsigned>(std::min(needed, most)), static_cast<unsigned>(threads),
+          per_thread};
+}
+
+RowPlan layer_norm_row_plan(std::int64_t length, std::size_t element_bytes) {
+  constexpr std::int64_t warp = 32, small_block = 128, most = 1024;
+  const int width = vector_width(element_bytes);
+  const auto strided = [&] { return RowPlan{row_launch(1, length).threads, 0}; };
+  if (length <= 0 || length % width != 0) return strided();
+  const std::int64_t vectors = length / width;
+  for (int per_thread : {1, 2, 4, 8}) {
+    const std::int64_t threads = (vectors + per_thread - 1) / per_thread;
+    if (threads <= small_block || (per_thread == 8 && threads <= most))
+      return {static_cast<unsigned>((threads + warp - 1) / warp * warp), per_thread};
+  }
+  return strided();
 }
 
 ColumnReduction column_reduction_launch(std::int64_t rows, std::int64_t length) {

@@ -14,14 +14,25 @@
 
 namespace lb::cuda::logic {
 
-// cuDNN's legacy calls where cuDNN has the operation (batch norm, ReLU, add, pooling, softmax).
-// Layer norm and GELU exist in cuDNN 9 only as graph-API operations (NORM_FORWARD with
-// CUDNN_LAYER_NORM, pointwise GELU_FWD/BWD), served by runtime-fusion engines whose support for
-// a standalone operation depends on the GPU and the cuDNN build; they run as layerbench's own
-// small kernels (memory_kernels.cu) instead, so every GPU has them and they are what they say.
+// cuDNN's legacy calls for batch norm, pooling and softmax. Layer norm and GELU exist in cuDNN 9
+// only as graph-API operations (NORM_FORWARD with CUDNN_LAYER_NORM, pointwise GELU_FWD/BWD),
+// served by runtime-fusion engines whose support for a standalone operation depends on the GPU
+// and the cuDNN build; they run as layerbench's own kernels (memory_kernels.cu) instead, so every
+// GPU has them and they are what they say. ReLU and add run as layerbench's vectorised
+// elementwise kernels too: cuDNN's legacy ReLU and add reached half PyTorch's bandwidth.
 enum class MemoryRoute { cudnn_legacy, kernel };
 MemoryRoute memory_route(MemoryOp op);
 const char* name(MemoryRoute route);
+// The route of a whole problem: memory_route(op), but batch norm inference (Pass::fwd) runs as
+// layerbench's per-channel scale-and-shift kernel where its C (scale, shift) pairs fit in shared
+// memory (batch_norm_kernel_fits): cuDNN's legacy inference call ran BF16 no faster than FP32.
+MemoryRoute memory_route(const MemoryProblem& problem);
+inline constexpr std::int64_t batch_norm_kernel_most_channels = 6144;  // 48 KiB of float pairs
+bool batch_norm_kernel_fits(std::int64_t channels);
+
+// Whether cuDNN's legacy API has the operation at all (every op but layer norm and GELU), routed
+// there or not: the cuDNN case still runs ReLU and add when called directly.
+bool cudnn_legacy_has(MemoryOp op);
 
 // Why the GPU backend cannot run a memory-bound problem, or nothing:
 //   tf32: TF32 is a Tensor Core mode for matrix products; these operations have none, so they
@@ -54,11 +65,12 @@ std::int64_t row_length(const MemoryShape& shape);
 std::int64_t row_count(const MemoryShape& shape);
 
 // Device bytes a backward pass holds beyond its own tensors (memory_bytes): what preparing
-// derives from the forward. softmax and ReLU: y, as x; max pooling: y, as the pooled output;
-// batch norm: 5 FP32 C-vectors (saved mean and inverse deviation, scale and shift gradients, the
-// zero shift forward training takes); layer norm: 2 FP32 per row (mean, inverse deviation) and 2
-// per column (the gamma and beta gradients). Batch norm's training forward: the 2 FP32 C-vectors
-// of the batch's statistics it writes.
+// derives from the forward. softmax: y, as x (ReLU's kernel reads x instead); max pooling: y, as
+// the pooled output; batch norm: 5 FP32 C-vectors (saved mean and inverse deviation, scale and
+// shift gradients, the zero shift forward training takes); layer norm: 2 FP32 per row (mean,
+// inverse deviation) and 2 per column (the gamma and beta gradients). Batch norm's training
+// forward: the 2 FP32 C-vectors of the batch's statistics it writes. Not counted: cuDNN's batch
+// norm workspace and reserve space, known only from a handle (the case's workspace_bytes).
 std::uint64_t memory_extra_bytes(const Problem& problem);
 
 struct KernelLaunch {
@@ -67,9 +79,31 @@ struct KernelLaunch {
 // One block per row, the threads striding along it: a multiple of the 32-thread warp (the block
 // reduction relies on it), up to 256, fewer for short rows.
 KernelLaunch row_launch(std::int64_t rows, std::int64_t length);
-// A grid-stride loop over `count` elements: 256 threads a block, at most 8 blocks per SM (2048
-// threads, the most any supported GPU keeps resident per SM); no blocks for no elements.
-KernelLaunch elementwise_launch(std::int64_t count, int sm_count);
+// Elements of `element_bytes` bytes in one 16-byte vector (4 FP32, 8 FP16 or BF16): the widest
+// load and store a thread issues.
+int vector_width(std::size_t element_bytes);
+
+// A grid-stride loop over `count` elements in 16-byte vectors, the tail (count % width) in
+// scalars: 256 threads a block, each taking elementwise_vectors_per_thread vectors an iteration
+// (their loads all in flight before the first store), at most 8 blocks per SM (2048 threads, the
+// most any supported GPU keeps resident per SM); one block for a tail alone, none for nothing.
+inline constexpr int elementwise_vectors_per_thread = 4;
+struct VectorLaunch {
+  unsigned blocks = 0, threads = 0;
+  int vectors_per_thread = 0;
+};
+VectorLaunch elementwise_launch(std::int64_t count, std::size_t element_bytes, int sm_count);
+
+// Layer norm with the row in registers: one block per row, each thread holding
+// vectors_per_thread 16-byte vectors of it (1, 2, 4 or 8: the fewest that keep the block within
+// 128 threads, or within 1024 at 8), so the row is read from memory once. threads is a multiple of
+// the warp. vectors_per_thread 0: the row does not split into whole vectors (length % width) or is
+// too long for 1024 x 8 vectors, and the kernel strides over it instead (row_launch's threads).
+struct RowPlan {
+  unsigned threads = 0;
+  int vectors_per_thread = 0;
+};
+RowPlan layer_norm_row_plan(std::int64_t length, std::size_t element_bytes);
 
 // Layer norm's gamma and beta gradients, sums over the rows per column: blocks of 32 columns x 8
 // row lanes, each block over rows_per_block rows (32 per lane: enough work per thread to amortise
