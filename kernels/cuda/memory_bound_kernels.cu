@@ -393,6 +393,28 @@ cudaError_t with_type(logic::ElementType type, Launch launch) {
 
 }  // namespace
 
+// Calls `launch` with std::integral_constant<int, n> for the row plan's n vectors a thread (1, 2,
+// 4 or 8: the register kernels' instances); false, launching nothing, for any other n.
+template <class Launch>
+bool with_vectors_per_thread(int n, Launch&& launch) {
+  switch (n) {
+    case 1:
+      launch(std::integral_constant<int, 1>{});
+      return true;
+    case 2:
+      launch(std::integral_constant<int, 2>{});
+      return true;
+    case 4:
+      launch(std::integral_constant<int, 4>{});
+      return true;
+    case 8:
+      launch(std::integral_constant<int, 8>{});
+      return true;
+    default:
+      return false;
+  }
+}
+
 cudaError_t layer_norm_forward(logic::ElementType type, RowLaunch l, const void* x,
                                const float* gamma, const float* beta, void* y, float epsilon,
                                cudaStream_t stream) {
@@ -400,21 +422,13 @@ cudaError_t layer_norm_forward(logic::ElementType type, RowLaunch l, const void*
     using T = std::remove_pointer_t<decltype(t)>;
     const auto* tx = static_cast<const T*>(x);
     auto* ty = static_cast<T*>(y);
-    switch (l.vectors_per_thread) {
-#define LB_ROW(n)                                                                   \
-  case n:                                                                           \
-    layer_norm_forward_registers_kernel<T, n>                                       \
-        <<<l.rows, l.threads, 0, stream>>>(tx, gamma, beta, ty, l.length, epsilon); \
-    break;
-      LB_ROW(1)
-      LB_ROW(2)
-      LB_ROW(4)
-      LB_ROW(8)
-#undef LB_ROW
-      default:
-        layer_norm_forward_kernel<<<l.rows, l.threads, 0, stream>>>(tx, gamma, beta, ty, l.length,
-                                                                    epsilon);
-    }
+    const bool in_registers = with_vectors_per_thread(l.vectors_per_thread, [&](auto n) {
+      layer_norm_forward_registers_kernel<T, decltype(n)::value>
+          <<<l.rows, l.threads, 0, stream>>>(tx, gamma, beta, ty, l.length, epsilon);
+    });
+    if (!in_registers)
+      layer_norm_forward_kernel<<<l.rows, l.threads, 0, stream>>>(tx, gamma, beta, ty, l.length,
+                                                                  epsilon);
   });
 }
 
@@ -435,21 +449,13 @@ cudaError_t layer_norm_backward(logic::ElementType type, RowLaunch l, const void
     const auto* tx = static_cast<const T*>(x);
     const auto* tdy = static_cast<const T*>(dy);
     auto* tdx = static_cast<T*>(dx);
-    switch (l.vectors_per_thread) {
-#define LB_ROW(n)                                                                      \
-  case n:                                                                              \
-    layer_norm_backward_registers_kernel<T, n>                                         \
-        <<<l.rows, l.threads, 0, stream>>>(tx, tdy, gamma, mean, rstd, tdx, l.length); \
-    break;
-      LB_ROW(1)
-      LB_ROW(2)
-      LB_ROW(4)
-      LB_ROW(8)
-#undef LB_ROW
-      default:
-        layer_norm_backward_kernel<<<l.rows, l.threads, 0, stream>>>(tx, tdy, gamma, mean, rstd,
-                                                                     tdx, l.length);
-    }
+    const bool in_registers = with_vectors_per_thread(l.vectors_per_thread, [&](auto n) {
+      layer_norm_backward_registers_kernel<T, decltype(n)::value>
+          <<<l.rows, l.threads, 0, stream>>>(tx, tdy, gamma, mean, rstd, tdx, l.length);
+    });
+    if (!in_registers)
+      layer_norm_backward_kernel<<<l.rows, l.threads, 0, stream>>>(tx, tdy, gamma, mean, rstd, tdx,
+                                                                   l.length);
   });
 }
 

@@ -41,13 +41,29 @@ def device_identity(f, info) -> str:
                       sort_keys=True, default=str)
 
 
-def stack_difference(devices) -> dict:
-    """{device: " (cudnn 9.20.0)"}: the library versions that set each of same-named devices
+def stack_suffixes(devices) -> list:
+    """[" (cudnn 9.20.0)", ...]: the library versions that set each of same-named devices
     apart, empty where their stacks are the same."""
     stacks = [d.file.context.get("libraries") or {} for d in devices]
     differing = sorted({k for st in stacks for k in st if len({str(s.get(k)) for s in stacks}) > 1})
-    return {id(d): (" (" + ", ".join(f"{k} {st.get(k, '-')}" for k in differing) + ")"
-                    if differing else "") for d, st in zip(devices, stacks)}
+    return [" (" + ", ".join(f"{k} {st.get(k, '-')}" for k in differing) + ")" if differing else ""
+            for st in stacks]
+
+
+def latest(entries) -> tuple:
+    """[(device, item)] from (file, device, item), in the files' order, keeping per device and
+    item identity the item of the file that started last; and how many were replaced."""
+    kept, replaced = {}, 0
+    for f, d, item in entries:
+        key = (id(d), item.get("model"), item.get("op"), item.get("batch"),
+               item.get("precision"), item.get("pass"), item.get("device"), item.get("backend"))
+        start = str(f.context.get("start_time") or "")
+        if key in kept:
+            replaced += 1
+            if start < kept[key][0]:
+                continue
+        kept[key] = (start, d, item)
+    return [(d, item) for _, d, item in kept.values()], replaced
 
 
 class Data:
@@ -76,13 +92,12 @@ class Data:
         # of each device's primary backend (context.backends). The library-vs-library section
         # reads `all_points`. A point two files of one device both measured is the later
         # file's (by start time), and `replaced` counts them.
-        self.point_files = {}
         # Every file's points as written, duplicates included: the CSV export's rows.
         self.file_points = [(f, self.device(f, p["device"]), p) for f in files for p in f.points]
-        self.all_points, self.replaced = self._latest(
-            (f, self.device(f, p["device"]), p) for f in files for p in f.points)
+        self.point_files = {id(p): f for f, _, p in self.file_points}
+        self.all_points, self.replaced = latest(self.file_points)
         self.points = [(d, p) for d, p in self.all_points if self.point_files[id(p)].is_primary(p)]
-        self.records, _ = self._latest(
+        self.records, _ = latest(
             (f, self.device(f, r["device"]), r) for f in files for r in f.models
             if isinstance(r, dict) and r.get("device") in f.devices and f.is_primary(r))
         self.boundaries = [(self.device(f, b["device"]), b) for f in files for b in f.boundaries
@@ -101,26 +116,12 @@ class Data:
             same = [d for d in self.devices if d.label == label]
             if len(same) < 2:
                 continue
-            for d, suffix in zip(same, stack_difference(same).values()):
+            for d, suffix in zip(same, stack_suffixes(same)):
                 d.label += suffix
         labels = [d.label for d in self.devices]
         for d in self.devices:
             if labels.count(d.label) > 1:
                 d.label = f"{d.label} [{d.file.name}]"
-
-    def _latest(self, entries):
-        """[(device, item)] keeping, per device and item identity, the item of the file that
-        started last; and how many were replaced."""
-        kept, replaced = {}, 0
-        for f, d, item in sorted(entries, key=lambda e: str(e[0].context.get("start_time") or "")):
-            key = (id(d), item.get("model"), item.get("op"), item.get("batch"),
-                   item.get("precision"), item.get("pass"), item.get("device"), item.get("backend"))
-            replaced += key in kept
-            kept[key] = (d, item)
-            self.point_files[id(item)] = f
-        order = {id(item): i for i, (_, _, item) in enumerate(entries_in_file_order(self.files))}
-        items = sorted(kept.values(), key=lambda di: order.get(id(di[1]), 0))
-        return items, replaced
 
     def merge_sentences(self):
         """Which devices several files measured, shown as one row each, and how many points two
@@ -184,16 +185,6 @@ class Data:
         """The reference among `devices` of this kind: the baseline file's, else the first."""
         mine = [d for d in devices if d.kind == kind]
         return next((d for d in mine if self.baseline in d.files), mine[0] if mine else None)
-
-
-def entries_in_file_order(files):
-    """(file, None, item) for every point and model record, in the files' own order."""
-    for f in files:
-        for p in f.points:
-            yield f, None, p
-        for r in f.models:
-            if isinstance(r, dict):
-                yield f, None, r
 
 
 def placement(context) -> str:

@@ -193,25 +193,23 @@ def cpu_table_text(results_files, torch_files):
     return "\n".join(lines) + "\n"
 
 
-def cpu_table(args):
-    results_files = [results_file.load(path) for path in args.results]
-    torch_files = [load_timings(path) for path in args.torch or []]
-    text = cpu_table_text(results_files, torch_files)
+def emit(args, text):
+    """The table to -o (checked first; --force replaces a file) or to standard output."""
     if args.output:
         check_output_file(args.output, "-o", args.force)
         write_text(args.output, text, "-o")
     else:
         sys.stdout.write(text)
     return 0
+
+
+def cpu_table(args):
+    results_files = [results_file.load(path) for path in args.results]
+    torch_files = [load_timings(path) for path in args.torch or []]
+    return emit(args, cpu_table_text(results_files, torch_files))
 
 
 def table(args):
     results = results_file.load(args.results)
     torch_results = load_timings(args.torch) if args.torch else None
-    text = table_text(results, torch_results)
-    if args.output:
-        check_output_file(args.output, "-o", args.force)
-        write_text(args.output, text, "-o")
-    else:
-        sys.stdout.write(text)
-    return 0
+    return emit(args, table_text(results, torch_results))
