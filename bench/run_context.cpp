@@ -12,6 +12,7 @@
 #include "harness/doctor/frameworks.hpp"
 #include "harness/gpu_datasheet.hpp"
 #include "harness/machine_state.hpp"
+#include "harness/measure/canary.hpp"
 #include "harness/measure/cpu_bandwidth.hpp"
 #include "harness/measure/cpu_peak.hpp"
 #include "harness/platform.hpp"
@@ -187,7 +188,10 @@ void record_machine_state_at_end(ResultsWriter& writer, bool quiet) {
       state.contains("start") ? std::optional(reading_from_json(state.at("start"))) : std::nullopt;
   nlohmann::json recorded = state;
   recorded["end"] = to_json(end, processors, threads);
+  const CanarySummary canary = machine_canary().summary();
+  if (canary.readings > 0) recorded["canary"] = to_json(canary);
   writer.set_context("machine_state", std::move(recorded));
+  if (canary.readings > 0 && !quiet) std::cerr << canary_text(canary) << "\n";
   if (auto warning = busy_warning(start, end, processors, threads, contended); warning && !quiet)
     std::cerr << *warning;
 }

@@ -34,6 +34,7 @@
 #include <fcntl.h>
 #include <link.h>  // link_map, for dlinfo
 #include <pthread.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -451,6 +452,29 @@ unsigned process_id() {
   return static_cast<unsigned>(GetCurrentProcessId());
 #else
   return static_cast<unsigned>(getpid());
+#endif
+}
+
+bool pin_this_thread(int index) {
+  std::vector<int> allowed;
+#ifdef _WIN32
+  DWORD_PTR process_mask = 0, system_mask = 0;
+  if (!GetProcessAffinityMask(GetCurrentProcess(), &process_mask, &system_mask)) return false;
+  for (int cpu = 0; cpu < int(8 * sizeof(DWORD_PTR)); ++cpu)
+    if (process_mask & (DWORD_PTR(1) << cpu)) allowed.push_back(cpu);
+  if (allowed.empty() || index < 0) return false;
+  const int cpu = allowed[std::size_t(index) % allowed.size()];
+  return SetThreadAffinityMask(GetCurrentThread(), DWORD_PTR(1) << cpu) != 0;
+#else
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return false;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &set)) allowed.push_back(cpu);
+  if (allowed.empty() || index < 0) return false;
+  CPU_ZERO(&set);
+  CPU_SET(allowed[std::size_t(index) % allowed.size()], &set);
+  return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
 #endif
 }
 

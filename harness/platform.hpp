@@ -102,6 +102,9 @@ std::optional<int> own_running_threads();
 std::optional<std::string> cpu_frequency_governor();
 // This process's id.
 unsigned process_id();
+// Binds the calling thread to the `index`-th processor this process may run on (counted modulo
+// how many it may); false where the OS refuses or cannot.
+bool pin_this_thread(int index);
 
 // The file of the loaded library (or executable) that contains `address`; empty if unknown.
 std::string module_path_of(const void* address);

@@ -23,6 +23,10 @@ struct SampleStats {
   std::optional<double> cpu_share;
   double cpu_median_s = 0;
   bool contended = false;
+  // The machine's canary around the timed samples (harness/measure/canary.hpp): the larger of
+  // its compute unit's slowdowns just before and just after them (judged), and of its memory
+  // unit's (recorded); 0 when not read (GPU points, older files).
+  double canary_slowdown = 0, canary_memory_slowdown = 0;
   // --discard-throttled (Sampler::discard_throttled): throttled samples re-taken, and whether
   // the point kept throttled ones because the bound ran out.
   std::int64_t throttled_retakes = 0;
@@ -32,6 +36,7 @@ struct SampleStats {
   // between them, a second noise figure. Empty in files from before rounds.
   std::vector<double> round_medians_s;
   std::vector<bool> round_contended;
+  std::vector<double> round_canary_slowdowns;  // each round's canary_slowdown, when read
   std::size_t best_round = 0;
   double round_spread = 0;
   // The counted rounds still disagree widely (rounds.hpp, judge_rounds), and the figure's

@@ -8,6 +8,7 @@
 
 #include "harness/check/validate.hpp"
 #include "harness/device_id.hpp"
+#include "harness/measure/canary.hpp"
 #include "harness/measure/host_buffers.hpp"
 #include "harness/measure/inputs.hpp"
 #include "harness/model/accounting.hpp"
@@ -48,7 +49,11 @@ Sampler sampler_for(const Sampler& sampler, const std::string& device, const Bac
   Sampler checked = sampler;
   checked.preemption.threads = 0;
   const auto id = parse_device_id(device);
-  if (id && id->is_cpu()) checked.preemption.threads = std::max(1, backend.compute_threads());
+  if (id && id->is_cpu()) {
+    const int threads = std::max(1, backend.compute_threads());
+    checked.preemption.threads = threads;
+    checked.machine_slowdown = [threads] { return machine_canary().slowdown(threads); };
+  }
   checked.preemption.usage = [] {
     const platform::CpuUsage u = platform::process_cpu_usage();
     return PreemptionCheck::CpuReading{u.cpu_s, u.involuntary_switches, u.run_queue_wait_s};
@@ -216,6 +221,11 @@ Point with_rounds(const Point& first, const std::vector<SampleStats>& rounds) {
   combined.contended = summary.contended;
   combined.round_medians_s = summary.medians_s;
   combined.round_contended = summary.contended_rounds;
+  combined.round_canary_slowdowns.clear();
+  if (std::any_of(rounds.begin(), rounds.end(),
+                  [](const SampleStats& r) { return r.canary_slowdown > 0; }))
+    for (const SampleStats& r : rounds)
+      combined.round_canary_slowdowns.push_back(r.canary_slowdown);
   combined.best_round = summary.representative;
   combined.round_spread = summary.spread;
   combined.unstable = summary.unstable;

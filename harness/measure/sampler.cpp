@@ -24,6 +24,7 @@ SampleStats Sampler::measure(const std::function<double()>& sample, const Hooks&
     if (seconds_since(warm_start) > rule.max_time_s) break;
   }
   std::vector<double> samples, cpu_times;
+  const CanarySlowdown canary_before = machine_slowdown ? machine_slowdown() : CanarySlowdown{};
   if (hooks.begin_samples) hooks.begin_samples();
   std::int64_t preempted_samples = 0, throttled_retakes = 0;
   bool contended = false, throttled = false;
@@ -55,6 +56,11 @@ SampleStats Sampler::measure(const std::function<double()>& sample, const Hooks&
   } while (samples.empty() || !done(samples, seconds_since(start), why));
   if (hooks.end_samples) hooks.end_samples();
   SampleStats st = summarize(samples);
+  if (machine_slowdown) {
+    const CanarySlowdown canary_after = machine_slowdown();
+    st.canary_slowdown = std::max(canary_before.compute, canary_after.compute);
+    st.canary_memory_slowdown = std::max(canary_before.memory, canary_after.memory);
+  }
   st.stopped_by = why;
   st.throttled_retakes = throttled_retakes;
   st.throttled = throttled;
@@ -64,6 +70,7 @@ SampleStats Sampler::measure(const std::function<double()>& sample, const Hooks&
     st.cpu_share = wall_total > 0 ? cpu_total / (wall_total * preemption.threads) : 0;
     st.contended = contended || *st.cpu_share < contended_below_share;
   }
+  if (st.canary_slowdown > canary_slow_above) st.contended = true;
   return st;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/measure/canary.hpp"
 #include "harness/measure/preemption.hpp"
 #include "harness/measure/stopping_rule.hpp"
 #include "harness/stats.hpp"
@@ -29,6 +30,10 @@ struct Sampler {
   // --profile: exactly this many samples after the warm-up, the stopping rule set aside
   // (stopped_by "fixed_runs"), so that a profiler's capture of every point lines up; 0: off.
   int fixed_runs = 0;
+  // The machine's speed at the moment: the canary's slowdowns (canary.hpp), read just before the
+  // timed samples and just after them; null: not read. A round either reading's compute unit
+  // puts over canary_slow_above is contended: the machine, not this process, was slow then.
+  std::function<CanarySlowdown()> machine_slowdown;
   struct Hooks {
     std::function<void()> begin_samples;  // called once, after the warm-up
     std::function<void()> end_samples;    // called once, after the last sample

@@ -37,6 +37,9 @@ nlohmann::json timing_json(const SampleStats& t, const std::string& cache) {
     j.update({{"cpu_share", *t.cpu_share},
               {"preempted_samples", t.preempted_samples},
               {"contended", t.contended}});
+  if (t.canary_slowdown > 0)
+    j.update({{"canary_slowdown", t.canary_slowdown},
+              {"canary_memory_slowdown", t.canary_memory_slowdown}});
   if (!t.round_medians_s.empty()) {
     nlohmann::json medians = nlohmann::json::array();
     for (double m : t.round_medians_s) medians.push_back(m * 1e3);
@@ -47,6 +50,7 @@ nlohmann::json timing_json(const SampleStats& t, const std::string& cache) {
               {"round_spread", t.round_spread},
               {"unstable", t.unstable},
               {"uncertainty", t.uncertainty}});
+    if (!t.round_canary_slowdowns.empty()) j["round_canary_slowdowns"] = t.round_canary_slowdowns;
   }
   return j;
 }
@@ -82,6 +86,10 @@ SampleStats timing_from_json(const JsonField& t) {
     s.preempted_samples = t["preempted_samples"].integer<std::int64_t>(0);
     s.contended = t["contended"].boolean();
   }
+  if (const auto slowdown = t.optional("canary_slowdown"))  // files from before the canary
+    s.canary_slowdown = slowdown->positive_number();
+  if (const auto slowdown = t.optional("canary_memory_slowdown"))
+    s.canary_memory_slowdown = slowdown->number();
   if (const auto rounds = t.optional("rounds")) {  // files from before interleaved rounds
     const auto n = rounds->integer<std::size_t>(1);
     const JsonField medians = t["round_medians_ms"];
@@ -91,6 +99,11 @@ SampleStats timing_from_json(const JsonField& t) {
     const JsonField contended = t["round_contended"];
     contended.array("one true or false per round", n, n);
     for (std::size_t i = 0; i < n; ++i) s.round_contended.push_back(contended[i].boolean());
+    if (const auto slowdowns = t.optional("round_canary_slowdowns")) {
+      slowdowns->array("one canary slowdown per round", n, n);
+      for (std::size_t i = 0; i < n; ++i)
+        s.round_canary_slowdowns.push_back((*slowdowns)[i].number());
+    }
     s.best_round = t["best_round"].integer<std::size_t>(1, n) - 1;
     s.round_spread = t["round_spread"].number();
     // Files from before the rounds were judged lack both.

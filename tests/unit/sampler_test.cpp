@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <string>
 #include <thread>
+#include <tuple>
+#include <vector>
 
 namespace lb {
 namespace {
@@ -97,6 +100,37 @@ TEST(Sampler, ARoundWhoseThreadsGotTooLittleOfTheirCoresIsContended) {
     ASSERT_TRUE(st.cpu_share.has_value());
     EXPECT_NEAR(*st.cpu_share, share, 0.02);
     EXPECT_EQ(st.contended, share < contended_below_share);
+  }
+}
+
+// The canary is read once just before the timed samples and once just after them; either
+// compute reading over canary_slow_above makes the round contended, the larger is recorded, and
+// the memory unit's is recorded without being judged.
+TEST(Sampler, ARoundTheCanaryReadSlowAroundIsContended) {
+  const std::vector<std::tuple<double, double, bool>> cases = {
+      {1.0, 1.1, false}, {1.0, 2.0, true}, {1.9, 1.0, true}, {1.3, 1.3, false}};
+  for (const auto& [before, after, contended] : cases) {
+    Sampler sampler;
+    sampler.rule.min_time_s = 0, sampler.rule.min_samples = 5, sampler.warmup_runs = 2;
+    sampler.warmup_min_s = 0;
+    std::vector<std::string> order;
+    int readings = 0;
+    sampler.machine_slowdown = [&, before = before, after = after] {
+      order.push_back("canary");
+      return readings++ == 0 ? CanarySlowdown{before, 5.0} : CanarySlowdown{after, 1.0};
+    };
+    const auto st = sampler.measure([&] {
+      order.push_back("sample");
+      return 1.0;
+    });
+    EXPECT_EQ(readings, 2);
+    EXPECT_DOUBLE_EQ(st.canary_slowdown, std::max(before, after));
+    EXPECT_DOUBLE_EQ(st.canary_memory_slowdown, 5.0);
+    EXPECT_EQ(st.contended, contended) << before << " " << after;
+    // warm-up (2), canary, 5 samples, canary
+    const std::vector<std::string> expected = {"sample", "sample", "canary", "sample", "sample",
+                                               "sample", "sample", "sample", "canary"};
+    EXPECT_EQ(order, expected);
   }
 }
 

@@ -1,0 +1,186 @@
+#include "harness/measure/canary.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "harness/platform.hpp"
+#include "harness/stats.hpp"
+
+namespace lb {
+
+double CanaryHistory::add(double seconds) {
+  seconds_.push_back(seconds);
+  const double quiet = reference();
+  return quiet > 0 ? seconds / quiet : 1;
+}
+
+double CanaryHistory::reference() const {
+  if (seconds_.empty()) return 0;
+  std::vector<double> sorted = seconds_;
+  const std::size_t k = sorted.size() / 10;  // the fastest while under 10 readings
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(k), sorted.end());
+  return sorted[k];
+}
+
+namespace {
+
+std::atomic<float> canary_sink{0};
+
+// The compute unit: 12 independent chains of 4-float multiply-adds, held in 12 of a baseline x86-64
+// build's 16 SSE registers, about 0.1 ms at 3 GHz. Independent chains keep the floating-point
+// pipes busy, as a GEMM's inner loop does, so the unit slows when a sibling hyperthread takes
+// the pipes; one dependent chain would not (docs/measuring.md).
+__attribute__((noinline)) double compute_unit_s() {
+  using v4 = float __attribute__((vector_size(16)));
+  constexpr int iterations = 60000;
+  const v4 scale = v4{} + 0.9999f, step = v4{} + 0.5f;
+  v4 a0 = v4{} + 0.f, a1 = a0 + 1.f, a2 = a0 + 2.f, a3 = a0 + 3.f, a4 = a0 + 4.f, a5 = a0 + 5.f;
+  v4 a6 = a0 + 6.f, a7 = a0 + 7.f, a8 = a0 + 8.f, a9 = a0 + 9.f, a10 = a0 + 10.f, a11 = a0 + 11.f;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < iterations; ++i) {
+    a0 = a0 * scale + step, a1 = a1 * scale + step, a2 = a2 * scale + step;
+    a3 = a3 * scale + step, a4 = a4 * scale + step, a5 = a5 * scale + step;
+    a6 = a6 * scale + step, a7 = a7 * scale + step, a8 = a8 * scale + step;
+    a9 = a9 * scale + step, a10 = a10 * scale + step, a11 = a11 * scale + step;
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const v4 sum = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8 + a9 + a10 + a11;
+  // Stored where the compiler cannot see it unused, so that the work is not optimised out.
+  canary_sink.store(sum[0] + sum[1] + sum[2] + sum[3], std::memory_order_relaxed);
+  return seconds;
+}
+
+// The memory unit: a sum over a buffer just flushed from every cache level, so that it comes
+// from memory at the bandwidth one thread gets.
+double memory_unit_s(std::vector<std::uint64_t>& buffer) {
+  platform::evict_from_caches(buffer.data(), buffer.size() * sizeof(std::uint64_t));
+  const auto start = std::chrono::steady_clock::now();
+  std::uint64_t sum = 0;
+  for (std::uint64_t v : buffer) sum += v;
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  canary_sink.store(float(sum & 0xff), std::memory_order_relaxed);
+  return seconds;
+}
+
+// 2 MiB a thread: twice the 1 MiB L2 of the VMs measured, read in about 0.1 ms from memory.
+constexpr std::size_t memory_unit_words = (std::size_t(2) << 20) / sizeof(std::uint64_t);
+
+CanaryReading median_units(int units, std::vector<std::uint64_t>& buffer) {
+  if (buffer.size() != memory_unit_words) {
+    buffer.resize(memory_unit_words);
+    for (std::size_t i = 0; i < buffer.size(); ++i) buffer[i] = i;
+  }
+  std::vector<double> compute, memory;
+  for (int i = 0; i < units; ++i) {
+    compute.push_back(compute_unit_s());
+    memory.push_back(memory_unit_s(buffer));
+  }
+  return {median(compute), median(memory)};
+}
+
+}  // namespace
+
+CanaryReading take_canary_reading(int threads, std::vector<std::vector<std::uint64_t>>& buffers,
+                                  int units) {
+  threads = std::max(1, threads);
+  units = std::max(1, units);
+  if (buffers.size() < std::size_t(threads)) buffers.resize(std::size_t(threads));
+  // Each thread bound to a processor of its own: an unbound thread just started shares its
+  // parent's processor until the scheduler moves it, which took a 2-thread reading's median
+  // from 0.195 to 0.264 ms on a quiet 2-vCPU VM (docs/measuring.md).
+  std::vector<CanaryReading> per_thread(static_cast<std::size_t>(threads));
+  std::vector<std::thread> running;
+  for (int t = 0; t < threads; ++t)
+    running.emplace_back([&per_thread, &buffers, t, units] {
+      platform::pin_this_thread(t);
+      per_thread[std::size_t(t)] = median_units(units, buffers[std::size_t(t)]);
+    });
+  for (std::thread& t : running) t.join();
+  CanaryReading slowest;
+  for (const CanaryReading& r : per_thread) {
+    slowest.compute_s = std::max(slowest.compute_s, r.compute_s);
+    slowest.memory_s = std::max(slowest.memory_s, r.memory_s);
+  }
+  return slowest;
+}
+
+CanarySlowdown MachineCanary::add(PerThreads& entry, const CanaryReading& reading) {
+  const CanarySlowdown s{entry.compute.add(reading.compute_s), entry.memory.add(reading.memory_s)};
+  if (s.compute > canary_slow_above) ++entry.slow;
+  if (s.memory > canary_slow_above) ++entry.memory_slow;
+  entry.slowest = std::max(entry.slowest, s.compute);
+  entry.memory_slowest = std::max(entry.memory_slowest, s.memory);
+  return s;
+}
+
+CanarySlowdown MachineCanary::slowdown(int threads) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  auto it = std::find_if(entries_.begin(), entries_.end(),
+                         [threads](const PerThreads& e) { return e.threads == threads; });
+  if (it == entries_.end()) {
+    entries_.push_back({});
+    it = std::prev(entries_.end());
+    it->threads = threads;
+    // A first few readings give the references something to stand on.
+    for (int i = 0; i < 9; ++i) add(*it, take_canary_reading(threads, it->buffers));
+  }
+  return add(*it, take_canary_reading(threads, it->buffers));
+}
+
+CanarySummary MachineCanary::summary() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  CanarySummary s;
+  std::size_t most = 0;
+  for (const PerThreads& e : entries_) {
+    s.readings += e.compute.readings();
+    s.slow_readings += e.slow;
+    s.memory_slow_readings += e.memory_slow;
+    s.slowest = std::max(s.slowest, e.slowest);
+    s.memory_slowest = std::max(s.memory_slowest, e.memory_slowest);
+    if (e.compute.readings() > most) {
+      most = e.compute.readings();
+      s.compute_unit_s = e.compute.reference();
+      s.memory_unit_s = e.memory.reference();
+    }
+  }
+  return s;
+}
+
+nlohmann::json to_json(const CanarySummary& s) {
+  return {{"readings", s.readings},
+          {"slow_readings", s.slow_readings},
+          {"slow_share", s.readings ? double(s.slow_readings) / double(s.readings) : 0.0},
+          {"slowest", s.slowest},
+          {"memory_slow_readings", s.memory_slow_readings},
+          {"memory_slowest", s.memory_slowest},
+          {"slow_above", canary_slow_above},
+          {"compute_unit_ms", s.compute_unit_s * 1e3},
+          {"memory_unit_ms", s.memory_unit_s * 1e3}};
+}
+
+std::string canary_text(const CanarySummary& s) {
+  if (s.readings == 0) return "";
+  char line[400];
+  std::snprintf(line, sizeof line,
+                "machine speed: the canary's compute unit read slow (over %.1fx its quiet %.3f "
+                "ms) in %zu of %zu readings (%.1f%%), at worst %.2fx, and rounds measured then "
+                "count as contended; its memory unit (quiet %.3f ms, recorded, not judged) in "
+                "%zu (%.1f%%), at worst %.2fx",
+                canary_slow_above, s.compute_unit_s * 1e3, s.slow_readings, s.readings,
+                100.0 * double(s.slow_readings) / double(s.readings), s.slowest,
+                s.memory_unit_s * 1e3, s.memory_slow_readings,
+                100.0 * double(s.memory_slow_readings) / double(s.readings), s.memory_slowest);
+  return line;
+}
+
+MachineCanary& machine_canary() {
+  static MachineCanary canary;
+  return canary;
+}
+
+}  // namespace lb
