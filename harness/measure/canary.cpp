@@ -29,10 +29,10 @@ namespace {
 
 std::atomic<float> canary_sink{0};
 
-// The compute unit: 12 independent chains of 4-float multiply-adds, held in 12 of a baseline x86-64
-// build's 16 SSE registers, about 0.1 ms at 3 GHz. Independent chains keep the floating-point
-// pipes busy, as a GEMM's inner loop does, so the unit slows when a sibling hyperthread takes
-// the pipes; one dependent chain would not (docs/measuring.md).
+// The compute unit: 12 independent chains of 4-float multiply-adds, held in 12 of a baseline
+// x86-64 build's 16 SSE registers (its time: docs/measuring.md). Independent chains keep the
+// floating-point pipes busy, as a GEMM's inner loop does, so the unit slows when a sibling
+// hyperthread takes the pipes; one dependent chain would not (docs/measuring.md).
 __attribute__((noinline)) double compute_unit_s() {
   using v4 = float __attribute__((vector_size(16)));
   constexpr int iterations = 60000;
@@ -67,7 +67,7 @@ double memory_unit_s(std::vector<std::uint64_t>& buffer) {
   return seconds;
 }
 
-// 2 MiB a thread: twice the 1 MiB L2 of the VMs measured, read in about 0.1 ms from memory.
+// 2 MiB a thread: more than a core's L2 on the VMs measured, so that the sum reads memory.
 constexpr std::size_t memory_unit_words = (std::size_t(2) << 20) / sizeof(std::uint64_t);
 
 CanaryReading median_units(int units, std::vector<std::uint64_t>& buffer) {
@@ -90,9 +90,8 @@ CanaryReading take_canary_reading(int threads, std::vector<std::vector<std::uint
   threads = std::max(1, threads);
   units = std::max(1, units);
   if (buffers.size() < std::size_t(threads)) buffers.resize(std::size_t(threads));
-  // Each thread bound to a processor of its own: an unbound thread just started shares its
-  // parent's processor until the scheduler moves it, which took a 2-thread reading's median
-  // from 0.195 to 0.264 ms on a quiet 2-vCPU VM (docs/measuring.md).
+  // Each thread bound to a processor of its own: a thread just started shares its parent's
+  // until the scheduler moves it, and the reading would time the scheduler.
   std::vector<CanaryReading> per_thread(static_cast<std::size_t>(threads));
   std::vector<std::thread> running;
   for (int t = 0; t < threads; ++t)

@@ -1,6 +1,6 @@
 #pragma once
-// The canary: a fixed piece of work timed on every compute thread at once, just before and just
-// after a round's timed samples. Its time against the quiet speed this run has seen says
+// The canary: a fixed piece of work timed on every compute thread at once, before a round's warm-up
+// and just after its timed samples. Its time against the quiet speed this run has seen says
 // whether the machine itself was slow then: a VM's host can slow every vCPU (a busy sibling
 // hyperthread, a lower clock) or its memory (another guest's traffic on the same memory
 // controllers) while the guest still sees its full CPU share, which the pre-emption check
@@ -17,9 +17,8 @@ namespace lb {
 
 // A round whose compute unit read more than this times the run's quiet speed was measured while
 // the machine was slow: it is contended, like a round whose threads lost their cores. The
-// memory unit is recorded against the same level but not yet judged: on the AMD EPYC VM it read
-// slow in a third of a quiet run's readings, half of them around rounds no slower than the
-// point's fastest (docs/measuring.md).
+// memory unit is recorded against the same level but not judged: its false alarms are too many
+// to re-take rounds on (docs/measuring.md, "The canary in the run").
 inline constexpr double canary_slow_above = 1.3;
 
 // A reading's two units as multiples of their quiet times.

@@ -17,6 +17,9 @@ SampleStats Sampler::measure(const std::function<double()>& sample, const Hooks&
   const auto seconds_since = [](clock::time_point t0) {
     return std::chrono::duration<double>(clock::now() - t0).count();
   };
+  // The canary before the warm-up: its memory unit evicts caches, which the warm-up then refills
+  // as a warm-cache point expects.
+  const CanarySlowdown canary_before = machine_slowdown ? machine_slowdown() : CanarySlowdown{};
   // Warm-up: first launches pay for lazy initialisation, page faults and clock ramp-up.
   const auto warm_start = clock::now();
   for (int i = 0; i < warmup_runs || seconds_since(warm_start) < warmup_min_s; ++i) {
@@ -24,7 +27,6 @@ SampleStats Sampler::measure(const std::function<double()>& sample, const Hooks&
     if (seconds_since(warm_start) > rule.max_time_s) break;
   }
   std::vector<double> samples, cpu_times;
-  const CanarySlowdown canary_before = machine_slowdown ? machine_slowdown() : CanarySlowdown{};
   if (hooks.begin_samples) hooks.begin_samples();
   std::int64_t preempted_samples = 0, throttled_retakes = 0;
   bool contended = false, throttled = false;

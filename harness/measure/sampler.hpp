@@ -30,8 +30,8 @@ struct Sampler {
   // --profile: exactly this many samples after the warm-up, the stopping rule set aside
   // (stopped_by "fixed_runs"), so that a profiler's capture of every point lines up; 0: off.
   int fixed_runs = 0;
-  // The machine's speed at the moment: the canary's slowdowns (canary.hpp), read just before the
-  // timed samples and just after them; null: not read. A round either reading's compute unit
+  // The machine's speed at the moment: the canary's slowdowns (canary.hpp), read before the warm-up
+  // and just after the timed samples; null: not read. A round either reading's compute unit
   // puts over canary_slow_above is contended: the machine, not this process, was slow then.
   std::function<CanarySlowdown()> machine_slowdown;
   struct Hooks {

@@ -103,7 +103,7 @@ TEST(Sampler, ARoundWhoseThreadsGotTooLittleOfTheirCoresIsContended) {
   }
 }
 
-// The canary is read once just before the timed samples and once just after them; either
+// The canary is read once before the warm-up and once just after them; either
 // compute reading over canary_slow_above makes the round contended, the larger is recorded, and
 // the memory unit's is recorded without being judged.
 TEST(Sampler, ARoundTheCanaryReadSlowAroundIsContended) {
@@ -127,8 +127,8 @@ TEST(Sampler, ARoundTheCanaryReadSlowAroundIsContended) {
     EXPECT_DOUBLE_EQ(st.canary_slowdown, std::max(before, after));
     EXPECT_DOUBLE_EQ(st.canary_memory_slowdown, 5.0);
     EXPECT_EQ(st.contended, contended) << before << " " << after;
-    // warm-up (2), canary, 5 samples, canary
-    const std::vector<std::string> expected = {"sample", "sample", "canary", "sample", "sample",
+    // canary, warm-up (2), 5 samples, canary
+    const std::vector<std::string> expected = {"canary", "sample", "sample", "sample", "sample",
                                                "sample", "sample", "sample", "canary"};
     EXPECT_EQ(order, expected);
   }
