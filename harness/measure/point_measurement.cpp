@@ -221,6 +221,8 @@ Point with_rounds(const Point& first, const std::vector<SampleStats>& rounds) {
   combined.contended = summary.contended;
   combined.round_medians_s = summary.medians_s;
   combined.round_contended = summary.contended_rounds;
+  // A round may be a record already combined (the first round's point keeps its timing).
+  combined.round_canary_slowdowns.clear();
   if (std::any_of(rounds.begin(), rounds.end(),
                   [](const SampleStats& r) { return r.canary_slowdown > 0; }))
     for (const SampleStats& r : rounds)

@@ -85,6 +85,21 @@ TEST(Rounds, ThePointKeepsTheMedianFigureAndTheNearestRoundsOtherFigures) {
   EXPECT_NEAR(p.gbps, 4e6 / 1.75e-3 / 1e9, 1e-9);
 }
 
+// The run loop keeps the first round's combined record as that round: combining it again with a
+// second round gives one canary slowdown per round, not the first record's list and more.
+TEST(Rounds, EachRoundsCanarySlowdownOnceWhenTheFirstRoundIsACombinedRecord) {
+  Point first;
+  first.gflop = 1.0;
+  first.bytes = 1.0;
+  SampleStats one = round_of(2.0), two = round_of(2.1);
+  one.canary_slowdown = 1.1, two.canary_slowdown = 1.6;
+  first.timing = one;
+  const Point after_one = with_rounds(first, {one});
+  const Point after_two = with_rounds(after_one, {*after_one.timing, two});
+  EXPECT_EQ(after_two.timing->round_canary_slowdowns, (std::vector<double>{1.1, 1.6}));
+  EXPECT_TRUE(with_rounds(first, {round_of(2.0)}).timing->round_canary_slowdowns.empty());
+}
+
 // round_of's rounds: 10 samples at 1% noise, a standard error of the median of
 // sqrt(pi/2) x 0.01 / sqrt(10) = 0.396%, so in-round noise explains a spread up to
 // 3 x sqrt(2) x 0.396% = 1.68%.
