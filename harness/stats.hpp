@@ -36,7 +36,8 @@ struct SampleStats {
   // between them, a second noise figure. Empty in files from before rounds.
   std::vector<double> round_medians_s;
   std::vector<bool> round_contended;
-  std::vector<double> round_canary_slowdowns;  // each round's canary_slowdown, when read
+  // Each round's canary_slowdown and canary_memory_slowdown, when read.
+  std::vector<double> round_canary_slowdowns, round_canary_memory_slowdowns;
   std::size_t best_round = 0;
   double round_spread = 0;
   // The counted rounds still disagree widely (rounds.hpp, judge_rounds), and the figure's

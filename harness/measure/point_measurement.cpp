@@ -223,10 +223,13 @@ Point with_rounds(const Point& first, const std::vector<SampleStats>& rounds) {
   combined.round_contended = summary.contended_rounds;
   // A round may be a record already combined (the first round's point keeps its timing).
   combined.round_canary_slowdowns.clear();
+  combined.round_canary_memory_slowdowns.clear();
   if (std::any_of(rounds.begin(), rounds.end(),
                   [](const SampleStats& r) { return r.canary_slowdown > 0; }))
-    for (const SampleStats& r : rounds)
+    for (const SampleStats& r : rounds) {
       combined.round_canary_slowdowns.push_back(r.canary_slowdown);
+      combined.round_canary_memory_slowdowns.push_back(r.canary_memory_slowdown);
+    }
   combined.best_round = summary.representative;
   combined.round_spread = summary.spread;
   combined.unstable = summary.unstable;

@@ -51,6 +51,8 @@ nlohmann::json timing_json(const SampleStats& t, const std::string& cache) {
               {"unstable", t.unstable},
               {"uncertainty", t.uncertainty}});
     if (!t.round_canary_slowdowns.empty()) j["round_canary_slowdowns"] = t.round_canary_slowdowns;
+    if (!t.round_canary_memory_slowdowns.empty())
+      j["round_canary_memory_slowdowns"] = t.round_canary_memory_slowdowns;
   }
   return j;
 }
@@ -71,6 +73,15 @@ constexpr Status all_statuses[] = {Status::ok, Status::unsupported, Status::oom,
 
 // A resumed or reported point must be one the runner could have written: an ok point timed
 // (positive, finite times) and validated.
+// An optional list of one number per round (files from before it lack it).
+void read_per_round(const JsonField& t, const char* key, std::size_t rounds,
+                    std::vector<double>& values) {
+  const auto list = t.optional(key);
+  if (!list) return;
+  list->array("one canary slowdown per round", rounds, rounds);
+  for (std::size_t i = 0; i < rounds; ++i) values.push_back((*list)[i].number());
+}
+
 SampleStats timing_from_json(const JsonField& t) {
   SampleStats s;
   s.samples = t["samples"].integer<std::int64_t>(1);
@@ -99,11 +110,8 @@ SampleStats timing_from_json(const JsonField& t) {
     const JsonField contended = t["round_contended"];
     contended.array("one true or false per round", n, n);
     for (std::size_t i = 0; i < n; ++i) s.round_contended.push_back(contended[i].boolean());
-    if (const auto slowdowns = t.optional("round_canary_slowdowns")) {
-      slowdowns->array("one canary slowdown per round", n, n);
-      for (std::size_t i = 0; i < n; ++i)
-        s.round_canary_slowdowns.push_back((*slowdowns)[i].number());
-    }
+    read_per_round(t, "round_canary_slowdowns", n, s.round_canary_slowdowns);
+    read_per_round(t, "round_canary_memory_slowdowns", n, s.round_canary_memory_slowdowns);
     s.best_round = t["best_round"].integer<std::size_t>(1, n) - 1;
     s.round_spread = t["round_spread"].number();
     // Files from before the rounds were judged lack both.

@@ -91,6 +91,25 @@ TEST(Results, RoundsRoundTripAndAreOptional) {
   EXPECT_THROW(read_point(bad), FieldError);
 }
 
+TEST(Results, EachRoundsCanaryUnitsRoundTripAndTheMemoryOneIsOptional) {
+  Point p = sample_point("c1");
+  p.timing->round_medians_s = {2.5e-3, 2e-3};
+  p.timing->round_contended = {false, false};
+  p.timing->round_canary_slowdowns = {1.0, 1.5};
+  p.timing->round_canary_memory_slowdowns = {1.1, 2.0};
+  const auto j = to_json(p);
+  EXPECT_EQ(j.at("timing").at("round_canary_memory_slowdowns"), nlohmann::json({1.1, 2.0}));
+  EXPECT_EQ(to_json(read_point(j)), j);
+  auto before_memory = j;  // a file from before each round's memory unit was written
+  before_memory["timing"].erase("round_canary_memory_slowdowns");
+  const Point old = read_point(before_memory);
+  EXPECT_EQ(old.timing->round_canary_slowdowns, (std::vector<double>{1.0, 1.5}));
+  EXPECT_TRUE(old.timing->round_canary_memory_slowdowns.empty());
+  auto short_list = j;
+  short_list["timing"]["round_canary_memory_slowdowns"] = {1.1};
+  EXPECT_THROW(read_point(short_list), FieldError);
+}
+
 TEST(Results, TelemetryRoundTripsWithItsPerJouleFigures) {
   Point p = sample_point("c1");
   p.device = "gpu:0", p.backend = "cudnn";

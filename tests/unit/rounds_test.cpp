@@ -93,10 +93,12 @@ TEST(Rounds, EachRoundsCanarySlowdownOnceWhenTheFirstRoundIsACombinedRecord) {
   first.bytes = 1.0;
   SampleStats one = round_of(2.0), two = round_of(2.1);
   one.canary_slowdown = 1.1, two.canary_slowdown = 1.6;
+  one.canary_memory_slowdown = 1.2, two.canary_memory_slowdown = 2.0;
   first.timing = one;
   const Point after_one = with_rounds(first, {one});
   const Point after_two = with_rounds(after_one, {*after_one.timing, two});
   EXPECT_EQ(after_two.timing->round_canary_slowdowns, (std::vector<double>{1.1, 1.6}));
+  EXPECT_EQ(after_two.timing->round_canary_memory_slowdowns, (std::vector<double>{1.2, 2.0}));
   EXPECT_TRUE(with_rounds(first, {round_of(2.0)}).timing->round_canary_slowdowns.empty());
 }
 
