@@ -17,8 +17,8 @@ namespace lb {
 
 // A round whose compute unit read more than this times the run's quiet speed was measured while
 // the machine was slow: it is contended, like a round whose threads lost their cores. The
-// memory unit is recorded against the same level but not judged: its false alarms are too many
-// to re-take rounds on (docs/measuring.md, "The canary in the run").
+// memory unit is recorded against the same level but not judged: it flags too many rounds that
+// ran at full speed to re-take rounds on (docs/measuring.md, "The canary in the run").
 inline constexpr double canary_slow_above = 1.3;
 
 // A reading's two units as multiples of their quiet times.
@@ -45,9 +45,9 @@ class CanaryHistory {
 
 // One reading on `threads` threads at once, each the slowest thread's median of `units` runs:
 // `compute_s` of arithmetic in registers (the floating-point pipes, as a GEMM's inner loop uses
-// them), `memory_s` of reading a buffer of its own just evicted from the caches (memory
-// bandwidth, as a cold memory-bound layer uses it). `buffers` holds one buffer per thread, kept
-// between readings (grown on first use).
+// them), `memory_s` of reading a buffer just evicted from the caches into another, every thread
+// starting together (memory bandwidth, as a cold memory-bound layer's threads use it).
+// `buffers` holds one buffer per thread, kept between readings (grown on first use).
 struct CanaryReading {
   double compute_s = 0, memory_s = 0;
 };
