@@ -97,7 +97,7 @@ ModelResult sum_model(const Combo& combo, PassSet set, int batch, const OpPoints
   r.pass = set;
   r.batch = batch;
 
-  double time_ms = 0;
+  double time_ms = 0, uncertain_ms = 0;
   std::map<std::string, double> kind_ms, group_ms, op_ms, op_j;
   int expected = 0, missing = 0, without_energy = 0;
   std::string first_missing;
@@ -129,11 +129,9 @@ ModelResult sum_model(const Combo& combo, PassSet set, int batch, const OpPoints
       if (p.timing->contended) ++r.contended_points;
       if (p.timing->unstable) ++r.unstable_points;
       if (p.telemetry && p.telemetry->throttled) ++r.throttled_points;
-      r.worst_point_noise = std::max(r.worst_point_noise, p.timing->noise);
-      if (p.timing->round_medians_s.size() > 1)
-        r.worst_round_spread = std::max(r.worst_round_spread.value_or(0), p.timing->round_spread);
       const double ms = op.count() * p.timing->median_s * 1e3;
       time_ms += ms;
+      uncertain_ms += ms * std::max(p.timing->noise, p.timing->uncertainty);
       kind_ms[std::string(name(op.kind))] += ms;
       group_ms[std::string(kind_group(op.kind))] += ms;
       op_ms[op.id] += ms;
@@ -151,6 +149,8 @@ ModelResult sum_model(const Combo& combo, PassSet set, int batch, const OpPoints
   if (r.status != "ok") return r;
 
   r.time_ms = time_ms;
+  r.uncertainty = uncertain_ms / time_ms;
+  r.unstable = *r.uncertainty >= unstable_sum_uncertainty;
   r.images_per_s = batch / (time_ms / 1e3);
   r.tflops = r.gflop / time_ms;  // GFLOP per ms is TFLOP per s
   if (const auto d = devices.find(r.device); d != devices.end())
@@ -270,6 +270,8 @@ nlohmann::json to_json(const ModelResult& r) {
                       {"layer_precisions", r.layer_precisions},
                       {"contended_points", r.contended_points},
                       {"unstable_points", r.unstable_points},
+                      {"uncertainty", optional_json(r.uncertainty)},
+                      {"unstable", r.unstable},
                       {"throttled_points", r.throttled_points},
                       {"energy_j", optional_json(r.energy_j)},
                       {"images_per_joule", optional_json(r.images_per_joule)}};

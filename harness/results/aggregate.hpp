@@ -19,6 +19,11 @@ inline constexpr const char* model_sum_label =
     "model sum: every operation of the model file (convolutions, GEMMs, normalisation, "
     "activations, residual adds, pooling, softmax), one kernel each; the optimizer excluded";
 
+// A sum whose uncertainty (ModelResult::uncertainty) is at least this is unstable: pyperf's
+// level for one benchmark's standard deviation over its mean, which the rounds apply to a point
+// (harness/measure/rounds.hpp, unstable_between_sd), applied to the sum.
+inline constexpr double unstable_sum_uncertainty = 0.10;
+
 // What aggregation knows of a device: peaks in TFLOP/s by precision (a GPU's come from
 // DevicePeaks::tflops, harness/gpu_datasheet.hpp), and the memory the device has (for boundaries).
 // Absent entries give null fields.
@@ -79,10 +84,12 @@ struct ModelResult {
   int unstable_points = 0;
   // How many of them a power or thermal cap kept throttled (DeviceTelemetry::throttled).
   int throttled_points = 0;
-  // The largest in-run noise and spread between rounds (SampleStats) among the summed points,
-  // for the end-of-run table; no spread when no point had two rounds (files before rounds).
-  double worst_point_noise = 0;
-  std::optional<double> worst_round_spread;
+  // Only when status is ok: the sum's relative uncertainty, its points' (SampleStats::
+  // uncertainty) weighted by their share of time_ms and added as if all erred the same way, an
+  // upper bound when one state of the machine moves them together; and whether it is at least
+  // unstable_sum_uncertainty.
+  std::optional<double> uncertainty;
+  bool unstable = false;
   // Only when status is oom:
   std::optional<int> largest_fitting_batch;
   std::optional<Accumulation> accumulation;

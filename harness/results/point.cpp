@@ -92,6 +92,7 @@ SampleStats timing_from_json(const JsonField& t) {
   s.stddev_s = t["stddev_ms"].number() / 1e3;
   s.noise = t["noise"].number();
   s.stopped_by = t["stopped_by"].string();
+  s.uncertainty = s.noise;  // files from before rounds: the in-run noise alone
   if (const auto share = t.optional("cpu_share")) {  // files from before the pre-emption check
     s.cpu_share = share->number();
     s.preempted_samples = t["preempted_samples"].integer<std::int64_t>(0);

@@ -83,7 +83,7 @@ std::vector<std::vector<std::string>> summary_rows(const Configs& configs) {
   });
   std::vector<std::vector<std::string>> rows = {{"model", "pass", "device", "precision", "batch",
                                                  "images/s", "vs CPU FP32", "vs own FP32",
-                                                 "noise, rounds"}};
+                                                 "uncertainty"}};
   if (energy) rows[0].push_back("images/J");
   for (const auto& [key, c] : configs) {
     const ModelResult& r = c.best ? *c.best : *c.first;
@@ -95,13 +95,12 @@ std::vector<std::vector<std::string>> summary_rows(const Configs& configs) {
     } else {
       row.push_back(std::to_string(r.batch));
       row.push_back(format_rate(*r.images_per_s) + (r.contended_points ? " (contended)" : "") +
-                    (r.unstable_points ? " (unstable)" : ""));
+                    (r.unstable ? " (unstable)" : ""));
       const auto cpu = best_rate(r, "cpu");
       row.push_back(cpu ? format_speedup(*r.images_per_s / *cpu) : "-");
       const auto gpu = is_accelerator(r.device) ? best_rate(r, where) : std::nullopt;
       row.push_back(gpu ? format_speedup(*r.images_per_s / *gpu) : "-");
-      row.push_back(format_percent(r.worst_point_noise) + ", " +
-                    (r.worst_round_spread ? format_percent(*r.worst_round_spread) : "-"));
+      row.push_back(r.uncertainty ? format_percent(*r.uncertainty) : "-");
       if (energy) row.push_back(r.images_per_joule ? format_rate(*r.images_per_joule) : "-");
     }
     rows.push_back(std::move(row));
@@ -144,16 +143,14 @@ std::string summary_table(const std::vector<ModelResult>& results) {
           "rate may be slower than this machine can do.\n";
       break;
     }
-  int unstable = 0;
-  for (const auto& [key, c] : configs)
-    if (c.best) unstable += c.best->unstable_points;
-  if (unstable > 0)
-    out += "(unstable): summed over points whose rounds disagreed widely (" +
-           std::to_string(unstable) +
-           " in the rows above); their times may not come again on a rerun.\n";
+  if (std::any_of(configs.begin(), configs.end(), [](const auto& entry) {
+        return entry.second.best && entry.second.best->unstable;
+      }))
+    out += "(unstable): the sum's uncertainty is " + format_percent(unstable_sum_uncertainty) +
+           " or more; it may not come again on a rerun.\n";
   out +=
-      "noise, rounds: the largest in-run noise and spread between rounds among the summed "
-      "points (-: one round).\n";
+      "uncertainty: the summed points' uncertainties (in-run noise or spread between rounds, "
+      "the larger) weighted by their share of the time, added as if all erred the same way.\n";
   // The rows whose memory-bound layers come from another precision's points say so.
   std::map<std::string, std::string> substituted;
   for (const auto& r : results)

@@ -11,8 +11,8 @@
 namespace lb {
 
 // Fixed-width columns: model, pass, device, precision, batch, images/s, vs CPU FP32,
-// vs own FP32, and "noise, rounds": the worst summed point's in-run noise and spread between
-// rounds, in percent ("-" for the spread when no point had two rounds). A speed-up is "-" unless
+// vs own FP32, and the sum's uncertainty in percent (ModelResult::uncertainty), "(unstable)"
+// beside the rate when it is at least unstable_sum_uncertainty. A speed-up is "-" unless
 // both results are ok ("vs own FP32" only on a device other than the CPU: the same device's). A
 // configuration without any ok batch shows its first result's status ("unsupported", "oom", ...)
 // instead of images/s. Ends with the layer-sum caveat.

@@ -151,18 +151,28 @@ def cpu_only(data, model, what, cpus, pass_, out):
         "to report.py.")
 
 
+def unstable_sum(record: dict) -> bool:
+    """Whether a model sum is unstable: its uncertainty 10% or more (`unstable`), or in files from
+    before that field any unstable point among those it sums."""
+    if "unstable" in record:
+        return record["unstable"] is True
+    return bool(record.get("unstable_points"))
+
+
 def flagged(data, model, devices, pass_) -> list:
-    """Sentences counting the model sums over contended or unstable points."""
-    kinds = (
-        ("contended_points", "contended points (their samples lost CPU to other processes): their "
-         "images/s may be slower than this machine can do, and the tables mark them "
-         "\"contended\"."),
-        ("unstable_points", "unstable points (their rounds disagreed widely): a rerun may not give "
-         "their images/s; the tables mark such points \"unstable\"."))
+    """Sentences counting the model sums over contended points and the unstable sums."""
+    records = [r for d in devices for r in data.records_of(model, d, pass_).values()]
     sentences = []
-    for field, what in kinds:
-        sums = [r for d in devices for r in data.records_of(model, d, pass_).values()
-                if r.get(field)]
-        if sums:
-            sentences.append(f"{len(sums)} of these model sums add up {what}")
+    contended = [r for r in records if r.get("contended_points")]
+    if contended:
+        sentences.append(
+            f"{len(contended)} of these model sums add up contended points (their samples lost "
+            "CPU to other processes): their images/s may be slower than this machine can do, and "
+            "the tables mark them \"contended\".")
+    unstable = [r for r in records if unstable_sum(r)]
+    if unstable:
+        sentences.append(
+            f"{len(unstable)} of these model sums are unstable (their uncertainty, the summed "
+            "points' weighted by their time, is 10% or more): a rerun may not give their "
+            "images/s.")
     return sentences

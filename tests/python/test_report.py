@@ -8,6 +8,7 @@ from conftest import CPU_ONLY, GPU_A, GPU_B, read_fixture, run_script, write_jso
 
 from layerbench_report import results_file
 from layerbench_report.data import Data, Device
+from layerbench_report.headline import unstable_sum
 from layerbench_report.style import CPU_COLOURS, GPU_COLOURS, PRECISION_COLOURS
 from layerbench_report.markup import fmt_rate, fmt_ratio
 from layerbench_report.sections.roofline import roof
@@ -229,3 +230,32 @@ def test_incomplete_file_gets_a_banner_and_its_journal_is_merged(tmp_path):
     assert "no model-level records in these files" in page
     with open(tmp_path / "out" / "results.csv", newline="") as f:
         assert len(list(csv.DictReader(f))) == len(kept) + len(later)
+
+
+def test_a_model_sum_says_its_uncertainty_and_is_unstable_from_ten_percent(tmp_path):
+    doc = read_fixture(CPU_ONLY)  # TEST DATA: uncertainties given to the fixture's ok sums
+    sums = [r for r in doc["models"] if r["status"] == "ok"]
+    for r in sums:
+        r.update(uncertainty=0.034, unstable=False, unstable_points=5)
+    best = max(sums, key=lambda r: r["images_per_s"])
+    proc = run_script("report.py", write_json(tmp_path / "u.json", doc), "-o", tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    page = (tmp_path / "out" / "index.html").read_text()
+    assert f"(batch {best['batch']}, ±3.4%)" in page
+    # Unstable points in a steady sum do not make it unstable; a sum at 10% or more is.
+    assert "model sums are unstable" not in page
+    for r in sums:
+        r.update(uncertainty=0.12, unstable=True)
+    proc = run_script("report.py", write_json(tmp_path / "v.json", doc), "-o", tmp_path / "out2")
+    assert proc.returncode == 0, proc.stderr
+    page = (tmp_path / "out2" / "index.html").read_text()
+    assert f"(batch {best['batch']}, unstable, ±12.0%)" in page
+    assert "model sums are unstable" in page
+
+
+def test_an_older_files_sum_is_unstable_when_it_sums_an_unstable_point():
+    assert unstable_sum({"unstable_points": 2})  # a file from before the sum's own uncertainty
+    assert not unstable_sum({"unstable_points": 0})
+    assert not unstable_sum({})
+    assert not unstable_sum({"unstable": False, "unstable_points": 2})
+    assert unstable_sum({"unstable": True, "unstable_points": 0})

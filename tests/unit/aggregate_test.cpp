@@ -586,22 +586,27 @@ TEST(Aggregate, ImagesPerJouleSumCountTimesEachPointsEnergy) {
   EXPECT_TRUE(to_json(partial)["images_per_joule"].is_null());
 }
 
-// The end-of-run table's noise column: the worst point's in-run noise and spread between rounds;
-// points of a file before rounds (one median, no spread) leave the spread unknown.
-TEST(Aggregate, ASumKeepsItsNoisiestPointsNoiseAndSpreadBetweenRounds) {
+// The sum's uncertainty: each point's (the larger of its noise and its uncertainty) weighted
+// by its share of the time. tiny_model at batch 1 (test data): 1 x 1 + 2 x 3 + 3 x 0.5 ms.
+TEST(Aggregate, ASumsUncertaintyIsItsPointsWeightedByTheirTime) {
   std::vector<Point> points = all_points(1, false);
-  points[0].timing->noise = 0.02;
-  points[1].timing->noise = 0.005;
-  const ModelResult before_rounds = find(aggregate(points, models, {}), PassSet::fwd, 1);
-  EXPECT_DOUBLE_EQ(before_rounds.worst_point_noise, 0.02);
-  EXPECT_FALSE(before_rounds.worst_round_spread);
-  points[1].timing->round_medians_s = {1e-3, 1.04e-3};
-  points[1].timing->round_spread = 0.04;
-  points[2].timing->round_medians_s = {1e-3, 1.01e-3};
-  points[2].timing->round_spread = 0.01;
-  const ModelResult rounds = find(aggregate(points, models, {}), PassSet::fwd, 1);
-  ASSERT_TRUE(rounds.worst_round_spread);
-  EXPECT_DOUBLE_EQ(*rounds.worst_round_spread, 0.04);
+  const auto set_blk = [&points](double uncertainty) {
+    for (Point& p : points)
+      if (p.op == "blk") p.timing->uncertainty = uncertainty;  // the 2 x 3 ms of the 8.5
+  };
+  for (Point& p : points) p.timing->noise = 0.01, p.timing->uncertainty = 0.01;
+  set_blk(0.20);
+  const ModelResult r = find(aggregate(points, models, {}), PassSet::fwd, 1);
+  ASSERT_DOUBLE_EQ(*r.time_ms, 8.5);
+  EXPECT_DOUBLE_EQ(*r.uncertainty, (2.5 * 0.01 + 6 * 0.20) / 8.5);
+  EXPECT_TRUE(r.unstable);
+  EXPECT_DOUBLE_EQ(to_json(r)["uncertainty"].get<double>(), *r.uncertainty);
+  set_blk(0.05);
+  const ModelResult steady = find(aggregate(points, models, {}), PassSet::fwd, 1);
+  EXPECT_FALSE(steady.unstable);
+  EXPECT_EQ(to_json(steady)["unstable"], false);
+  set_blk(0);  // a point measured before rounds: its noise
+  EXPECT_DOUBLE_EQ(*find(aggregate(points, models, {}), PassSet::fwd, 1).uncertainty, 0.01);
 }
 
 TEST(Aggregate, JsonHasExactlyTheSchemasFields) {
@@ -633,6 +638,8 @@ TEST(Aggregate, JsonHasExactlyTheSchemasFields) {
                                              "layer_precisions",
                                              "contended_points",
                                              "unstable_points",
+                                             "uncertainty",
+                                             "unstable",
                                              "throttled_points",
                                              "energy_j",
                                              "images_per_joule"}));

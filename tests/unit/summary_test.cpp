@@ -16,6 +16,7 @@ ModelResult ok(const std::string& model, PassSet pass, const std::string& device
   r.batch = batch;
   r.images_per_s = images_per_s;
   r.time_ms = batch / images_per_s * 1e3;
+  r.uncertainty = 0.02;
   return r;
 }
 
@@ -25,6 +26,7 @@ ModelResult not_ok(const std::string& model, PassSet pass, const std::string& de
   r.status = status;
   r.images_per_s.reset();
   r.time_ms.reset();
+  r.uncertainty.reset();
   return r;
 }
 
@@ -46,23 +48,24 @@ TEST(Summary, BestBatchPerConfigurationWithSpeedups) {
             "Best images/s per model, pass, device and precision over the batches run; speed-ups "
             "compare these bests.\n"
             "model     pass   device  precision  batch     images/s  vs CPU FP32  vs own FP32  "
-            "noise, rounds\n"
+            "uncertainty\n"
             "resnet50  fwd    cpu     fp32           8         20.0        1.00x            -  "
-            "      0.0%, -\n"
+            "       2.0%\n"
             "resnet50  fwd    cpu     bf16           -  unsupported            -            -  "
-            "            -\n"
+            "          -\n"
             "resnet50  fwd    gpu:0   fp32           8         2000      100.00x        1.00x  "
-            "      0.0%, -\n"
+            "       2.0%\n"
             "resnet50  fwd    gpu:0   fp16           8         6000      300.00x        3.00x  "
-            "      0.0%, -\n"
+            "       2.0%\n"
             "resnet50  fwd    gpu:0   fp8            -       failed            -            -  "
-            "            -\n"
+            "          -\n"
             "vit_b_16  fwd    gpu:0   fp16           8         1000            -            -  "
-            "      0.0%, -\n"
+            "       2.0%\n"
             "vit_b_16  train  cpu     fp32           1        0.123        1.00x            -  "
-            "      0.0%, -\n"
-            "noise, rounds: the largest in-run noise and spread between rounds among the summed "
-            "points (-: one round).\n"
+            "       2.0%\n"
+            "uncertainty: the summed points' uncertainties (in-run noise or spread between rounds, "
+            "the larger) weighted by their share of the time, added as if all erred the same "
+            "way.\n"
             "model sum: every operation of the model file (convolutions, GEMMs, normalisation, "
             "activations, residual adds, pooling, softmax), one kernel each; the optimizer "
             "excluded\n");
@@ -100,29 +103,22 @@ TEST(Summary, ARateSummedOverContendedPointsSaysSo) {
             std::string::npos);
 }
 
-// Next to the rate, the worst summed point's in-run noise and spread between rounds; a sum
-// from a file before rounds (no spread) shows "-" for it.
-TEST(Summary, ARateSummedOverUnstablePointsSaysSoAndCountsThem) {
+// A sum whose uncertainty reaches 10% is unstable, however many of its points are; one below is
+// not, though some of its points' rounds disagreed.
+TEST(Summary, ARateIsUnstableWhenTheSumsUncertaintyIsTenPercentOrMore) {
   ModelResult shaky = ok("resnet50", PassSet::fwd, "cpu", "fp32", 1, 10);
+  shaky.uncertainty = 0.123;
+  shaky.unstable = true;
   shaky.unstable_points = 3;
   const std::string text = summary_table({shaky});
-  EXPECT_NE(text.find("10.0 (unstable)"), std::string::npos) << text;
-  EXPECT_NE(text.find("disagreed widely (3 in the rows above)"), std::string::npos) << text;
-  EXPECT_EQ(summary_table({ok("resnet50", PassSet::fwd, "cpu", "fp32", 1, 10)}).find("unstable"),
-            std::string::npos);
-}
-
-TEST(Summary, TheNoiseAndTheSpreadBetweenRoundsOfTheSummedPoints) {
-  ModelResult rounds = ok("resnet50", PassSet::fwd, "cpu", "fp32", 1, 10);
-  rounds.worst_point_noise = 0.012;
-  rounds.worst_round_spread = 0.0345;
-  ModelResult before_rounds = ok("vit_b_16", PassSet::fwd, "cpu", "fp32", 1, 10);
-  before_rounds.worst_point_noise = 0.004;
-  const std::string text = summary_table({rounds, before_rounds});
-  EXPECT_NE(text.find("10.0        1.00x            -     1.2%, 3.5%\n"), std::string::npos)
+  EXPECT_NE(text.find("10.0 (unstable)        1.00x            -        12.3%\n"),
+            std::string::npos)
       << text;
-  EXPECT_NE(text.find("10.0        1.00x            -        0.4%, -\n"), std::string::npos)
+  EXPECT_NE(text.find("(unstable): the sum's uncertainty is 10.0% or more"), std::string::npos)
       << text;
+  ModelResult steady = ok("resnet50", PassSet::fwd, "cpu", "fp32", 1, 10);
+  steady.unstable_points = 3;
+  EXPECT_EQ(summary_table({steady}).find("unstable"), std::string::npos);
 }
 
 // An images/J column where some row's sum has an energy figure (NVML, RAPL), "-" in the rows
@@ -131,9 +127,9 @@ TEST(Summary, ImagesPerJouleWhereAnEnergyWasMeasured) {
   ModelResult gpu = ok("resnet50", PassSet::fwd, "gpu:0", "fp32", 8, 2000);
   gpu.images_per_joule = 12.34;
   const std::string text = summary_table({ok("resnet50", PassSet::fwd, "cpu", "fp32", 8, 20), gpu});
-  EXPECT_NE(text.find("noise, rounds  images/J\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("0.0%, -      12.3\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("0.0%, -         -\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("uncertainty  images/J\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("2.0%      12.3\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("2.0%         -\n"), std::string::npos) << text;
   EXPECT_EQ(summary_table({ok("resnet50", PassSet::fwd, "cpu", "fp32", 1, 10)}).find("images/J"),
             std::string::npos);
 }
