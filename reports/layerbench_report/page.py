@@ -78,12 +78,42 @@ def banners(data) -> str:
                        "were not reached are missing, not zero.</div>")
         if not f.points:
             out.append(f'<div class="banner">{esc(f.name)} {NOTHING_MEASURED}.</div>')
+        slow = slow_machine(f)
+        if slow:
+            out.append(f'<div class="banner">{esc(f.name)}: the machine\'s own speed moved during '
+                       f"the run: {esc(slow)}. Times measured in its slow periods may not come "
+                       "again on a rerun (docs/measuring.md, \"Memory-bound layers on a VM\")."
+                       "</div>")
         busy = busy_machine(f)
         if busy:
             out.append(f'<div class="banner">{esc(f.name)} was measured on a busy machine: '
                        f"{esc(busy)}. Its times may be slower than the machine can do; measure "
                        "again with other programs closed or fewer --threads than cores.</div>")
     return "".join(out)
+
+
+# The share of canary readings over its level from which the report warns: a policy, chosen so
+# that a tenth of the run is worth a banner.
+SLOW_SHARE_WARNED = 0.10
+
+
+def slow_machine(f) -> str:
+    """How much of the run the canary read slow (context.machine_state.canary), when either of
+    its units did in at least SLOW_SHARE_WARNED of its readings; "" otherwise or for a file from
+    before the canary."""
+    canary = (f.context.get("machine_state") or {}).get("canary") or {}
+    readings = canary.get("readings") or 0
+    if not readings:
+        return ""
+    units = (("memory", canary.get("memory_slow_readings") or 0, canary.get("memory_slowest")),
+             ("compute", canary.get("slow_readings") or 0, canary.get("slowest")))
+    if all(n / readings < SLOW_SHARE_WARNED for _, n, _ in units):
+        return ""
+    level = canary.get("slow_above")
+    return "; ".join(
+        f"its canary's {unit} unit read over {level}x its quiet time in {n / readings:.1%} of "
+        f"{readings} readings" + (f" (at worst {slowest:.2f}x)" if n and slowest else "")
+        for unit, n, slowest in units)
 
 
 def busy_machine(f) -> str:

@@ -259,3 +259,23 @@ def test_an_older_files_sum_is_unstable_when_it_sums_an_unstable_point():
     assert not unstable_sum({})
     assert not unstable_sum({"unstable": False, "unstable_points": 2})
     assert unstable_sum({"unstable": True, "unstable_points": 0})
+
+
+def test_a_run_whose_canary_read_slow_for_a_tenth_of_it_gets_a_banner(tmp_path):
+    doc = read_fixture(CPU_ONLY)  # TEST DATA: a canary summary given to the fixture
+    canary = {"readings": 1000, "slow_readings": 7, "slowest": 1.85, "slow_share": 0.007,
+              "memory_slow_readings": 530, "memory_slowest": 2.26, "slow_above": 1.5,
+              "compute_unit_ms": 0.114, "memory_unit_ms": 0.116}
+    doc["context"]["machine_state"] = {"processors": 2, "threads": 2, "canary": canary}
+    proc = run_script("report.py", write_json(tmp_path / "slow.json", doc), "-o", tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    page = (tmp_path / "out" / "index.html").read_text()
+    banner = re.search(r"slow\.json: the machine's own speed moved during the run: ([^<]*)<", page)
+    assert banner, "no machine-speed banner"
+    assert "memory unit read over 1.5x its quiet time in 53.0% of 1000 readings (at worst " \
+        "2.26x)" in banner[1]
+    assert "compute unit read over 1.5x its quiet time in 0.7% of 1000 readings" in banner[1]
+    canary["memory_slow_readings"] = 99  # under a tenth for both units: no banner
+    proc = run_script("report.py", write_json(tmp_path / "ok.json", doc), "-o", tmp_path / "ok")
+    assert proc.returncode == 0, proc.stderr
+    assert "own speed moved" not in (tmp_path / "ok" / "index.html").read_text()
