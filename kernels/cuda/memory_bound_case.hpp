@@ -73,7 +73,7 @@ std::unique_ptr<Case> prepare_memory_op(std::shared_ptr<DeviceContext> context,
                                         const Problem& problem,
                                         const std::vector<HostTensor>& inputs,
                                         const CudaCaseOptions& options);
-// The two routes (cudnn_memory_ops.cpp, kernel_memory_ops.cpp).
+// The two routes (cudnn_memory_bound_ops.cpp, kernel_memory_bound_ops.cpp).
 std::unique_ptr<Case> prepare_cudnn_memory_op(std::shared_ptr<DeviceContext> context,
                                               const Problem& problem,
                                               const std::vector<HostTensor>& inputs,
