@@ -17,8 +17,8 @@ namespace lb::cuda::logic {
 // cuDNN's legacy calls for batch norm, pooling and softmax. Layer norm and GELU exist in cuDNN 9
 // only as graph-API operations (NORM_FORWARD with CUDNN_LAYER_NORM, pointwise GELU_FWD/BWD),
 // served by runtime-fusion engines whose support for a standalone operation depends on the GPU
-// and the cuDNN build; they run as layerbench's own kernels (memory_bound_kernels.cu) instead, so every
-// GPU has them and they are what they say. ReLU and add run as layerbench's vectorised
+// and the cuDNN build; they run as layerbench's own kernels (memory_bound_kernels.cu) instead, so
+// every GPU has them and they are what they say. ReLU and add run as layerbench's vectorised
 // elementwise kernels too: cuDNN's legacy ReLU and add reached half PyTorch's bandwidth.
 enum class MemoryRoute { cudnn_legacy, kernel };
 MemoryRoute memory_route(MemoryOp op);
