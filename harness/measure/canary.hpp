@@ -18,9 +18,7 @@ namespace lb {
 // A round whose compute unit read more than this times the run's quiet speed was measured while
 // the machine was slow: it is contended, like a round whose threads lost their cores. The
 // memory unit is recorded against the same level but not judged: it flags too many rounds that
-// ran at full speed to re-take rounds on. 1.5 rather than 1.3: on one thread a vCPU's unit sat at
-// 1.3-1.5x for a quarter of a run whose rounds ran at full speed (docs/measuring.md, "The
-// canary's threshold").
+// ran at full speed to re-take rounds on. The level: docs/measuring.md, "The canary's threshold".
 inline constexpr double canary_slow_above = 1.5;
 
 // A reading's two units as multiples of their quiet times.

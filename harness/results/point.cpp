@@ -71,8 +71,6 @@ Enum named(const JsonField& field, const Enum (&values)[n]) {
 
 constexpr Status all_statuses[] = {Status::ok, Status::unsupported, Status::oom, Status::failed};
 
-// A resumed or reported point must be one the runner could have written: an ok point timed
-// (positive, finite times) and validated.
 // An optional list of one number per round (files from before it lack it).
 void read_per_round(const JsonField& t, const char* key, std::size_t rounds,
                     std::vector<double>& values) {
@@ -82,6 +80,8 @@ void read_per_round(const JsonField& t, const char* key, std::size_t rounds,
   for (std::size_t i = 0; i < rounds; ++i) values.push_back((*list)[i].number());
 }
 
+// A resumed or reported point must be one the runner could have written: an ok point timed
+// (positive, finite times) and validated.
 SampleStats timing_from_json(const JsonField& t) {
   SampleStats s;
   s.samples = t["samples"].integer<std::int64_t>(1);

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from layerbench_report import results_file
 from layerbench_report.layer_precisions import substitution_note
 from layerbench_report.markup import P, fmt_ms, fmt_rate, fmt_ratio
-from layerbench_report.uncertainty import ranged_text, record_uncertainty
+from layerbench_report.uncertainty import ranged_text, record_uncertainty, unstable_sum
 
 
 @dataclass
@@ -151,25 +151,17 @@ def cpu_only(data, model, what, cpus, pass_, out):
         "to report.py.")
 
 
-def unstable_sum(record: dict) -> bool:
-    """Whether a model sum is unstable: its uncertainty 10% or more (`unstable`), or in files from
-    before that field any unstable point among those it sums."""
-    if "unstable" in record:
-        return record["unstable"] is True
-    return bool(record.get("unstable_points"))
-
-
 def flagged(data, model, devices, pass_) -> list:
     """Sentences counting the model sums over contended points and the unstable sums."""
-    records = [r for d in devices for r in data.records_of(model, d, pass_).values()]
+    records = [(d, r) for d in devices for r in data.records_of(model, d, pass_).values()]
     sentences = []
-    contended = [r for r in records if r.get("contended_points")]
+    contended = [r for _, r in records if r.get("contended_points")]
     if contended:
         sentences.append(
             f"{len(contended)} of these model sums add up contended points (their samples lost "
             "CPU to other processes): their images/s may be slower than this machine can do, and "
             "the tables mark them \"contended\".")
-    unstable = [r for r in records if unstable_sum(r)]
+    unstable = [r for d, r in records if unstable_sum(data, model, d, r)]
     if unstable:
         sentences.append(
             f"{len(unstable)} of these model sums are unstable (their uncertainty, the summed "

@@ -38,6 +38,17 @@ def record_uncertainty(data, model, device, record) -> float:
     return sum(w * noise(p) for w, p in zip(weights, points)) / total
 
 
+# The level from which a model sum is unstable: the run's own for its sums
+# (harness/results/aggregate.hpp, unstable_sum_uncertainty).
+UNSTABLE_SUM_UNCERTAINTY = 0.10
+
+
+def unstable_sum(data, model, device, record) -> bool:
+    """Whether a model sum's uncertainty (record_uncertainty, its points' with their run's floor)
+    is UNSTABLE_SUM_UNCERTAINTY or more."""
+    return record_uncertainty(data, model, device, record) >= UNSTABLE_SUM_UNCERTAINTY
+
+
 def noise(p: dict) -> float:
     """The point's relative uncertainty: timing.uncertainty, else (files from before it) the
     larger of its in-round noise and the spread between its rounds (timing.round_spread; absent

@@ -8,7 +8,6 @@ from conftest import CPU_ONLY, GPU_A, GPU_B, read_fixture, run_script, write_jso
 
 from layerbench_report import results_file
 from layerbench_report.data import Data, Device
-from layerbench_report.headline import unstable_sum
 from layerbench_report.style import CPU_COLOURS, GPU_COLOURS, PRECISION_COLOURS
 from layerbench_report.markup import fmt_rate, fmt_ratio
 from layerbench_report.sections.roofline import roof
@@ -164,7 +163,7 @@ def test_a_model_sum_over_contended_points_says_so(tmp_path):
     summary = (tmp_path / "out" / "summary.md").read_text()
     best = max(sums, key=lambda r: r["images_per_s"])
     for text in (page, summary):
-        assert f"(batch {best['batch']}, contended)" in text
+        assert f"(batch {best['batch']}, contended, ±" in text
         assert "model sums add up contended points" in text
     # The unchanged fixture (no contended_points: a file from before the check) marks nothing.
     assert run_script("report.py", CPU_ONLY, "-o", tmp_path / "quiet").returncode == 0
@@ -233,32 +232,24 @@ def test_incomplete_file_gets_a_banner_and_its_journal_is_merged(tmp_path):
 
 
 def test_a_model_sum_says_its_uncertainty_and_is_unstable_from_ten_percent(tmp_path):
-    doc = read_fixture(CPU_ONLY)  # TEST DATA: uncertainties given to the fixture's ok sums
-    sums = [r for r in doc["models"] if r["status"] == "ok"]
-    for r in sums:
-        r.update(uncertainty=0.034, unstable=False, unstable_points=5)
-    best = max(sums, key=lambda r: r["images_per_s"])
+    doc = read_fixture(CPU_ONLY)  # TEST DATA: uncertainties given to the fixture's points
+    best = max((r for r in doc["models"] if r["status"] == "ok"), key=lambda r: r["images_per_s"])
+    for p in doc["points"]:
+        if p.get("timing"):
+            p["timing"]["uncertainty"] = 0.034
     proc = run_script("report.py", write_json(tmp_path / "u.json", doc), "-o", tmp_path / "out")
     assert proc.returncode == 0, proc.stderr
     page = (tmp_path / "out" / "index.html").read_text()
     assert f"(batch {best['batch']}, ±3.4%)" in page
-    # Unstable points in a steady sum do not make it unstable; a sum at 10% or more is.
     assert "model sums are unstable" not in page
-    for r in sums:
-        r.update(uncertainty=0.12, unstable=True)
+    for p in doc["points"]:
+        if p.get("timing"):
+            p["timing"]["uncertainty"] = 0.12
     proc = run_script("report.py", write_json(tmp_path / "v.json", doc), "-o", tmp_path / "out2")
     assert proc.returncode == 0, proc.stderr
     page = (tmp_path / "out2" / "index.html").read_text()
-    assert f"(batch {best['batch']}, unstable, ±12.0%)" in page
+    assert f"(batch {best['batch']}, ±12.0%, unstable)" in page
     assert "model sums are unstable" in page
-
-
-def test_an_older_files_sum_is_unstable_when_it_sums_an_unstable_point():
-    assert unstable_sum({"unstable_points": 2})  # a file from before the sum's own uncertainty
-    assert not unstable_sum({"unstable_points": 0})
-    assert not unstable_sum({})
-    assert not unstable_sum({"unstable": False, "unstable_points": 2})
-    assert unstable_sum({"unstable": True, "unstable_points": 0})
 
 
 def test_a_run_whose_canary_read_slow_for_a_tenth_of_it_gets_a_banner(tmp_path):
