@@ -234,22 +234,22 @@ def test_incomplete_file_gets_a_banner_and_its_journal_is_merged(tmp_path):
 def test_a_model_sum_says_its_uncertainty_and_is_unstable_from_ten_percent(tmp_path):
     doc = read_fixture(CPU_ONLY)  # TEST DATA: uncertainties given to the fixture's points
     best = max((r for r in doc["models"] if r["status"] == "ok"), key=lambda r: r["images_per_s"])
-    for p in doc["points"]:
-        if p.get("timing"):
-            p["timing"]["uncertainty"] = 0.034
-    proc = run_script("report.py", write_json(tmp_path / "u.json", doc), "-o", tmp_path / "out")
-    assert proc.returncode == 0, proc.stderr
-    page = (tmp_path / "out" / "index.html").read_text()
-    assert f"(batch {best['batch']}, ±3.4%)" in page
-    assert "model sums are unstable" not in page
-    for p in doc["points"]:
-        if p.get("timing"):
-            p["timing"]["uncertainty"] = 0.12
-    proc = run_script("report.py", write_json(tmp_path / "v.json", doc), "-o", tmp_path / "out2")
-    assert proc.returncode == 0, proc.stderr
-    page = (tmp_path / "out2" / "index.html").read_text()
-    assert f"(batch {best['batch']}, ±12.0%, unstable)" in page
-    assert "model sums are unstable" in page
+
+    def page_with(uncertainty):
+        for p in doc["points"]:
+            if p.get("timing"):
+                p["timing"]["uncertainty"] = uncertainty
+        out = tmp_path / str(uncertainty)
+        proc = run_script("report.py", write_json(tmp_path / f"{uncertainty}.json", doc), "-o", out)
+        assert proc.returncode == 0, proc.stderr
+        return (out / "index.html").read_text()
+
+    steady = page_with(0.034)
+    assert f"(batch {best['batch']}, ±3.4%)" in steady
+    assert "model sums are unstable" not in steady
+    shaky = page_with(0.12)
+    assert f"(batch {best['batch']}, ±12.0%, unstable)" in shaky
+    assert "model sums are unstable" in shaky
 
 
 def test_a_run_whose_canary_read_slow_for_a_tenth_of_it_gets_a_banner(tmp_path):
