@@ -455,25 +455,32 @@ unsigned process_id() {
 #endif
 }
 
+// Allocation-free: it runs first in threads that must not allocate (canary.cpp says why).
 bool pin_this_thread(int index) {
-  std::vector<int> allowed;
+  if (index < 0) return false;
 #ifdef _WIN32
   DWORD_PTR process_mask = 0, system_mask = 0;
   if (!GetProcessAffinityMask(GetCurrentProcess(), &process_mask, &system_mask)) return false;
-  for (int cpu = 0; cpu < int(8 * sizeof(DWORD_PTR)); ++cpu)
-    if (process_mask & (DWORD_PTR(1) << cpu)) allowed.push_back(cpu);
-  if (allowed.empty() || index < 0) return false;
-  const int cpu = allowed[std::size_t(index) % allowed.size()];
-  return SetThreadAffinityMask(GetCurrentThread(), DWORD_PTR(1) << cpu) != 0;
+  constexpr int cpus = int(8 * sizeof(DWORD_PTR));
+  const auto allowed = [&](int cpu) { return (process_mask & (DWORD_PTR(1) << cpu)) != 0; };
 #else
   cpu_set_t set;
   CPU_ZERO(&set);
   if (sched_getaffinity(0, sizeof set, &set) != 0) return false;
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
-    if (CPU_ISSET(cpu, &set)) allowed.push_back(cpu);
-  if (allowed.empty() || index < 0) return false;
+  constexpr int cpus = CPU_SETSIZE;
+  const auto allowed = [&](int cpu) { return CPU_ISSET(cpu, &set) != 0; };
+#endif
+  int count = 0;
+  for (int cpu = 0; cpu < cpus; ++cpu) count += allowed(cpu) ? 1 : 0;
+  if (count == 0) return false;
+  int wanted = index % count, cpu = 0;
+  for (;; ++cpu)
+    if (allowed(cpu) && wanted-- == 0) break;
+#ifdef _WIN32
+  return SetThreadAffinityMask(GetCurrentThread(), DWORD_PTR(1) << cpu) != 0;
+#else
   CPU_ZERO(&set);
-  CPU_SET(allowed[std::size_t(index) % allowed.size()], &set);
+  CPU_SET(cpu, &set);
   return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
 #endif
 }

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <thread>
+#include <utility>
 
 #include "harness/platform.hpp"
 #include "harness/stats.hpp"
@@ -74,21 +75,21 @@ double memory_unit_s(std::vector<std::uint64_t>& buffer) {
 // batch-1 ResNet-50 activation is (3.2 MB at 256x56x56 FP32).
 constexpr std::size_t memory_unit_words = (std::size_t(4) << 20) / sizeof(std::uint64_t);
 
+// One thread's unit times, sized by the caller: a canary thread allocates nothing, since a
+// thread's first allocation under contention makes glibc reserve a new arena's address space,
+// which a run near its address-space limit does not have.
+struct UnitTimes {
+  std::vector<double> compute, memory;
+};
+
 // Every compute unit first, then the memory units, each started on every thread together so
 // that they share the memory as a layer's threads do.
-CanaryReading median_units(int units, std::vector<std::uint64_t>& buffer,
-                           std::barrier<>& together) {
-  if (buffer.size() != memory_unit_words) {
-    buffer.resize(memory_unit_words);
-    for (std::size_t i = 0; i < buffer.size(); ++i) buffer[i] = i;
-  }
-  std::vector<double> compute, memory;
-  for (int i = 0; i < units; ++i) compute.push_back(compute_unit_s());
-  for (int i = 0; i < units; ++i) {
+void time_units(std::vector<std::uint64_t>& buffer, std::barrier<>& together, UnitTimes& times) {
+  for (double& s : times.compute) s = compute_unit_s();
+  for (double& s : times.memory) {
     together.arrive_and_wait();
-    memory.push_back(memory_unit_s(buffer));
+    s = memory_unit_s(buffer);
   }
-  return {median(compute), median(memory)};
 }
 
 }  // namespace
@@ -98,22 +99,37 @@ CanaryReading take_canary_reading(int threads, std::vector<std::vector<std::uint
   threads = std::max(1, threads);
   units = std::max(1, units);
   if (buffers.size() < std::size_t(threads)) buffers.resize(std::size_t(threads));
+  for (std::vector<std::uint64_t>& buffer : buffers)
+    if (buffer.size() != memory_unit_words) {
+      buffer.resize(memory_unit_words);
+      for (std::size_t i = 0; i < buffer.size(); ++i) buffer[i] = i;
+    }
+  const std::vector<double> per_unit(static_cast<std::size_t>(units));
+  std::vector<UnitTimes> per_thread(static_cast<std::size_t>(threads), {per_unit, per_unit});
+  std::barrier together(threads);
   // Each thread bound to a processor of its own: a thread just started shares its parent's
   // until the scheduler moves it, and the reading would time the scheduler.
-  std::vector<CanaryReading> per_thread(static_cast<std::size_t>(threads));
-  std::barrier together(threads);
   std::vector<std::thread> running;
-  for (int t = 0; t < threads; ++t)
-    running.emplace_back([&per_thread, &buffers, &together, t, units] {
-      platform::pin_this_thread(t);
-      per_thread[std::size_t(t)] = median_units(units, buffers[std::size_t(t)], together);
-    });
+  running.reserve(static_cast<std::size_t>(threads));
+  try {
+    for (int t = 0; t < threads; ++t)
+      running.emplace_back([&per_thread, &buffers, &together, t] {
+        platform::pin_this_thread(t);
+        time_units(buffers[std::size_t(t)], together, per_thread[std::size_t(t)]);
+      });
+  } catch (...) {
+    // A thread that could not start (no memory or address space left) leaves the barrier, so
+    // that those started finish; the point then records the failure.
+    for (std::size_t t = running.size(); t < std::size_t(threads); ++t) together.arrive_and_drop();
+    for (std::thread& t : running) t.join();
+    throw;
+  }
   for (std::thread& t : running) t.join();
   // A layer's threads share its work: it is as fast as the slowest.
   CanaryReading slowest;
-  for (const CanaryReading& r : per_thread) {
-    slowest.compute_s = std::max(slowest.compute_s, r.compute_s);
-    slowest.memory_s = std::max(slowest.memory_s, r.memory_s);
+  for (UnitTimes& times : per_thread) {
+    slowest.compute_s = std::max(slowest.compute_s, median(std::move(times.compute)));
+    slowest.memory_s = std::max(slowest.memory_s, median(std::move(times.memory)));
   }
   return slowest;
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #ifdef __linux__
+#include <pthread.h>
 #include <sched.h>
 #endif
 
@@ -160,5 +161,32 @@ TEST(Platform, ProcessCpuUsageSeesThreadsWaitingForACore) {
                wait = after.run_queue_wait_s - before.run_queue_wait_s;
   EXPECT_GT(wait, 0.05);
   EXPECT_GT(cpu + wait, 0.3) << "cpu " << cpu << " s, wait " << wait << " s";
+}
+#endif
+
+#ifdef __linux__
+// The index counts the processors the calling thread may use, wrapping past the last; a negative
+// one binds nothing. Each binding on a thread of its own, as the canary's are: a bound thread
+// may use only its one processor.
+TEST(Platform, PinThisThreadBindsTheIndexthAllowedProcessorAndWraps) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
+  EXPECT_FALSE(lb::platform::pin_this_thread(-1));
+  for (int index : {0, int(cpus.size()) + 1}) {
+    cpu_set_t now;
+    CPU_ZERO(&now);
+    bool pinned = false;
+    std::thread([&] {
+      pinned = lb::platform::pin_this_thread(index);
+      pthread_getaffinity_np(pthread_self(), sizeof now, &now);
+    }).join();
+    ASSERT_TRUE(pinned) << index;
+    EXPECT_EQ(CPU_COUNT(&now), 1);
+    EXPECT_TRUE(CPU_ISSET(cpus[std::size_t(index) % cpus.size()], &now)) << index;
+  }
 }
 #endif
