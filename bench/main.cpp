@@ -110,6 +110,7 @@ int usage_error(const CLI::App& app, const CLI::Error& e) {
 int main(int argc, char** argv) {
   lb::platform::fill_closed_standard_streams();
   lb::platform::raise_open_file_limit(lb::cli::wanted_open_files);  // before any thread starts
+  lb::platform::share_one_heap_under_address_limit();               // before threads allocate
   lb::interrupt::install();  // before any thread exists, so every thread inherits the mask
   lb::install_backend_roles();
   CLI::App app{"layerbench: cuDNN, cuBLASLt and oneDNN on the layers of ResNet-50 and ViT"};

@@ -38,6 +38,9 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>  // mallopt
+#endif
 #endif
 
 namespace lb::platform {
@@ -522,6 +525,14 @@ std::optional<std::uint64_t> address_space_limit() {
   rlimit limit{};
   if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return std::nullopt;
   return static_cast<std::uint64_t>(limit.rlim_cur);
+#endif
+}
+
+bool share_one_heap_under_address_limit() {
+#if defined(__GLIBC__)
+  return address_space_limit() && mallopt(M_ARENA_MAX, 1) == 1;
+#else
+  return false;
 #endif
 }
 

@@ -124,6 +124,11 @@ bool address_space_available(std::uint64_t bytes);
 std::optional<std::uint64_t> address_space_limit();
 // The stack a new thread gets when it asks for no size (glibc: `ulimit -s`); 0 where unknown.
 std::uint64_t default_thread_stack_bytes();
+// Under an address-space limit, makes every thread allocate from glibc's one main heap (mallopt
+// M_ARENA_MAX 1); true when it did. A thread's own heap reserves 64 MiB of address space, and
+// whether a worker thread gets one depends on timing: under the limit that decided which points
+// fit. Call before other threads allocate. No limit, or not glibc: nothing, false.
+bool share_one_heap_under_address_limit();
 
 // Transparent huge pages (Linux): asks the kernel to back [data, data + bytes) with huge pages
 // as its pages are first touched (madvise MADV_HUGEPAGE); false where the OS has no such advice

@@ -5,6 +5,7 @@
 #include <memory>
 #include <new>
 #include <sstream>
+#include <system_error>
 
 #include "harness/check/validate.hpp"
 #include "harness/device_id.hpp"
@@ -183,6 +184,13 @@ Point measure_point(const PlannedPoint& pp, Backend& backend, const RunnerConfig
   } catch (const Unsupported& e) {
     p.status = Status::unsupported;
     p.reason = e.what();
+  } catch (const std::system_error& e) {
+    // std::thread's EAGAIN: no memory, address space or thread was left to start one.
+    const bool ran_out = e.code() == std::errc::resource_unavailable_try_again;
+    p.status = ran_out ? Status::oom : Status::failed;
+    p.reason = ran_out ? std::string("a thread could not start (") + e.what() +
+                             "): the host's memory, address space or thread limit ran out"
+                       : e.what();
   } catch (const std::exception& e) {
     p.status = Status::failed;
     p.reason = e.what();

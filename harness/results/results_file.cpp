@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <new>
 #include <sstream>
 #include <system_error>
 
@@ -292,6 +293,19 @@ void ResultsWriter::open_journal(bool fresh) {
   if (fresh) write_journal(json_text(nlohmann::json{{"journal", results_schema}}) + "\n");
 }
 
+namespace {
+// The text a write needs; a host out of memory making it is the file's write failing, before
+// anything of it (a .tmp) is created.
+template <class MakeText>
+std::string text_or_output_error(const fs::path& file, const MakeText& make) {
+  try {
+    return make();
+  } catch (const std::bad_alloc&) {
+    throw OutputError(file.string() + ": not written: the host's memory ran out making its text");
+  }
+}
+}  // namespace
+
 void ResultsWriter::write_journal(const std::string& line) {
   try {
     journal_out_->write(line);
@@ -301,7 +315,9 @@ void ResultsWriter::write_journal(const std::string& line) {
 }
 
 void ResultsWriter::append(const Point& point) {
-  write_journal(json_text(nlohmann::json{{"point", to_json(point)}}) + "\n");
+  write_journal(text_or_output_error(journal_, [&] {
+    return json_text(nlohmann::json{{"point", to_json(point)}}) + "\n";
+  }));
   if (const auto [at, added] = index_.emplace(point.key(), points_.size()); added)
     points_.push_back(point);
   else
@@ -321,18 +337,22 @@ void ResultsWriter::finish(const std::string& status, nlohmann::json models,
 
 void ResultsWriter::rewrite(const std::string& status, const nlohmann::json& models,
                             const nlohmann::json& boundaries) {
-  nlohmann::json points = nlohmann::json::array();
-  for (const auto& p : points_) points.push_back(to_json(p));
-  const nlohmann::json doc = {{"schema", results_schema}, {"status", status}, {"context", context_},
-                              {"settings", settings_},    {"points", points}, {"models", models},
-                              {"boundaries", boundaries}};
+  const std::string text = text_or_output_error(file_, [&] {
+    nlohmann::json points = nlohmann::json::array();
+    for (const auto& p : points_) points.push_back(to_json(p));
+    const nlohmann::json doc = {{"schema", results_schema}, {"status", status},
+                                {"context", context_},      {"settings", settings_},
+                                {"points", points},         {"models", models},
+                                {"boundaries", boundaries}};
+    return json_text(doc, 1) + "\n";
+  });
   const fs::path tmp = file_.string() + ".tmp";
   std::error_code ec;
   clear_stale(tmp);
   {
     auto out = open_beside(tmp, platform::WriteFile::Mode::create_new);
     try {
-      out->write(json_text(doc, 1) + "\n");
+      out->write(text);
       out->close();
     } catch (const std::system_error& e) {
       out.reset();

@@ -7,16 +7,12 @@
 
 #include <cstdint>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
 #include <set>
 #include <thread>
 
 #include "harness/platform.hpp"
-
-#ifdef __linux__
-#include <sys/resource.h>
-#endif
+#include "tests/unit/address_space_support.hpp"
 
 namespace lb {
 namespace {
@@ -77,31 +73,13 @@ TEST(HostArena, PagesNoteSaysWhichPagesTheArenaLiesOn) {
   EXPECT_EQ(pages_note(64 * mib, std::nullopt), "unknown");
 }
 
-#if defined(__linux__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-#define LB_CAN_LIMIT_ADDRESS_SPACE 1
-#endif
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#undef LB_CAN_LIMIT_ADDRESS_SPACE
-#endif
-#endif
-
 #ifdef LB_CAN_LIMIT_ADDRESS_SPACE
-// The process's address space in use now, from /proc/self/statm (pages).
-std::size_t address_space_in_use() {
-  std::ifstream statm("/proc/self/statm");
-  std::size_t pages = 0;
-  statm >> pages;
-  return pages * page_bytes;
-}
-
 // In a child: keeps an arena of `kept` bytes, limits its address space to `room` bytes beyond
 // what it then uses (the kept arena included), and asks for a case arena of `asked` bytes, which
 // fits only once the kept one is given up. Exits 0 when the case arena is had.
 [[noreturn]] void ask_beside_kept_memory(std::size_t kept, std::size_t asked, std::size_t room) {
   { const HostArena released(kept); }
-  const rlimit limit{address_space_in_use() + room, RLIM_INFINITY};
-  if (setrlimit(RLIMIT_AS, &limit) != 0) std::_Exit(2);
+  if (!limit_address_space_to_in_use_plus(room)) std::_Exit(2);
   try {
     allocate_case_arena("test case", asked, 0);
   } catch (const OutOfMemory&) {
@@ -109,15 +87,12 @@ std::size_t address_space_in_use() {
   }
   std::_Exit(0);
 }
-#endif
 
-#ifdef LB_CAN_LIMIT_ADDRESS_SPACE
 // In a child: limits its address space to what it uses plus `room` bytes, enough for a new arena
 // of `bytes` but not for a thread's stack (8 MiB by default), and takes the arena. Exits 0 when
 // the arena is had, its pages written.
 [[noreturn]] void new_arena_without_room_for_a_thread(std::size_t bytes, std::size_t room) {
-  const rlimit limit{address_space_in_use() + room, RLIM_INFINITY};
-  if (setrlimit(RLIMIT_AS, &limit) != 0) std::_Exit(2);
+  if (!limit_address_space_to_in_use_plus(room)) std::_Exit(2);
   try {
     const HostArena arena(bytes);
   } catch (const std::bad_alloc&) {

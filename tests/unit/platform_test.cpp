@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <numeric>
 #include <random>
@@ -18,6 +21,11 @@
 #include <pthread.h>
 #include <sched.h>
 #endif
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+#include "tests/unit/address_space_support.hpp"
 
 namespace lb::platform {
 namespace {
@@ -188,5 +196,34 @@ TEST(Platform, PinThisThreadBindsTheIndexthAllowedProcessorAndWraps) {
     EXPECT_EQ(CPU_COUNT(&now), 1);
     EXPECT_TRUE(CPU_ISSET(cpus[std::size_t(index) % cpus.size()], &now)) << index;
   }
+}
+#endif
+
+#if defined(LB_CAN_LIMIT_ADDRESS_SPACE) && defined(__GLIBC__)
+// In a child, under a 1 GiB address-space limit or none: exits with the number of heaps glibc
+// holds (malloc_info's <heap> entries) after a second thread has allocated, or over 100 when the
+// call's answer does not match the limit.
+namespace {
+[[noreturn]] void heaps_after_a_thread_allocates(bool limited) {
+  if (limited && !lb::limit_address_space_to_in_use_plus(std::size_t{1} << 30)) std::_Exit(100);
+  if (lb::platform::share_one_heap_under_address_limit() != limited) std::_Exit(101);
+  std::thread([] { std::free(std::malloc(100)); }).join();
+  char* text = nullptr;
+  std::size_t size = 0;
+  FILE* out = open_memstream(&text, &size);
+  if (!out || malloc_info(0, out) != 0) std::_Exit(102);
+  std::fclose(out);
+  int heaps = 0;
+  for (const char* at = text; (at = std::strstr(at, "<heap nr=")); ++at) ++heaps;
+  std::_Exit(heaps);
+}
+}  // namespace
+
+TEST(PlatformDeathTest, UnderAnAddressLimitEveryThreadAllocatesFromTheMainHeap) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(heaps_after_a_thread_allocates(true), testing::ExitedWithCode(1), "");
+  // Without a limit the thread gets a heap of its own: what the call prevents.
+  if (!lb::platform::address_space_limit())
+    EXPECT_EXIT(heaps_after_a_thread_allocates(false), testing::ExitedWithCode(2), "");
 }
 #endif

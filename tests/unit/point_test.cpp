@@ -11,6 +11,7 @@
 
 #include "harness/plan/backend_roles.hpp"
 #include "harness/telemetry.hpp"
+#include "tests/unit/address_space_support.hpp"
 
 namespace lb {
 namespace {
@@ -252,6 +253,36 @@ TEST_F(ResultsFileTest, FinishWritesCompleteFileAndRemovesJournal) {
   EXPECT_EQ(r.document["status"], "complete");
   EXPECT_EQ(r.document["models"][0]["model"], "tiny");
   EXPECT_FALSE(r.document["context"]["end_time"].is_null());
+}
+
+#ifdef LB_CAN_LIMIT_ADDRESS_SPACE
+// In a child: a writer holds a point whose reason is 64 MiB, then only 32 MiB of address space is
+// left, too little for the file's text. Exits 0 when finish() throws OutputError naming the file
+// and the cause, and leaves no .tmp beside it.
+[[noreturn]] void finish_without_room_for_the_text(const fs::path& file) {
+  ResultsWriter w(file, {{"host", "h"}}, {{"suite", "quick"}}, false);
+  Point p = sample_point("a", Status::failed);
+  p.reason = std::string(std::size_t{64} << 20, 'x');
+  w.append(p);
+  if (!limit_address_space_to_in_use_plus(std::size_t{32} << 20)) std::_Exit(2);
+  try {
+    w.finish("complete", nlohmann::json::array(), nlohmann::json::array());
+  } catch (const OutputError& e) {
+    const std::string expected = file.string() + ": not written: the host's memory ran out";
+    if (std::string(e.what()).rfind(expected, 0) != 0) std::_Exit(3);
+    std::_Exit(fs::exists(file.string() + ".tmp") ? 4 : 0);
+  }
+  std::_Exit(1);
+}
+#endif
+
+TEST_F(ResultsFileTest, AHostOutOfMemoryForTheTextIsAWriteErrorAndLeavesNoTmp) {
+#ifndef LB_CAN_LIMIT_ADDRESS_SPACE
+  GTEST_SKIP() << "needs Linux's RLIMIT_AS, which sanitizer builds cannot run under";
+#else
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(finish_without_room_for_the_text(file), testing::ExitedWithCode(0), "");
+#endif
 }
 
 TEST_F(ResultsFileTest, RefusesToOverwriteUnlessForced) {

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <stdexcept>
+#include <system_error>
 
 #include "harness/check/reference.hpp"
 #include "harness/measure/run_loop.hpp"
@@ -80,6 +81,41 @@ TEST(RunLoop, ALibraryErrorDuringSamplingFailsThePointAndTheRunGoesOn) {
     EXPECT_NE(p.reason.find("launch failed"), std::string::npos) << p.reason;
   }
   EXPECT_EQ(recorded[1].batch, 2);
+}
+
+// Batch 1's set-up cannot start a thread (std::thread's EAGAIN); batch 2's fails otherwise.
+class ThreadStartBackend final : public Backend {
+ public:
+  std::string name() const override { return "test"; }
+  std::string device() const override { return "cpu"; }
+  std::optional<std::string> unsupported_reason(const Problem&) const override {
+    return std::nullopt;
+  }
+  std::unique_ptr<Case> prepare(const Problem& problem, const std::vector<HostTensor>&,
+                                const CaseOptions&) override {
+    throw std::system_error(std::make_error_code(problem.gemm().shape.m == 2
+                                                     ? std::errc::resource_unavailable_try_again
+                                                     : std::errc::io_error));
+  }
+  std::vector<std::pair<std::string, std::string>> context() const override { return {}; }
+};
+
+TEST(RunLoop, AThreadThatCannotStartIsOutOfMemoryAndOtherSystemErrorsFail) {
+  const Model model = one_gemm_model();
+  ThreadStartBackend backend;
+  RunLoop loop;
+  loop.backend_for = [&](const PlannedPoint&) -> Backend& { return backend; };
+  std::vector<Point> recorded;
+  loop.on_point = [&](const PlannedPoint&, const Point& p) { recorded.push_back(p); };
+  loop.run(batches_1_and_2(model, "cpu"), {});
+
+  ASSERT_EQ(recorded.size(), 2u);
+  EXPECT_EQ(recorded[0].status, Status::oom);
+  EXPECT_NE(recorded[0].reason.find("a thread could not start"), std::string::npos)
+      << recorded[0].reason;
+  EXPECT_EQ(recorded[1].status, Status::failed);
+  EXPECT_EQ(recorded[1].reason.find("a thread could not start"), std::string::npos)
+      << recorded[1].reason;
 }
 
 // A case whose every sample takes `seconds` and whose output is the reference's.
