@@ -92,13 +92,13 @@ void read_flags(RunFlags& f, const CLI::App& sub) {
 // (harness/results/resume_check.hpp). Checked before the machine is measured, so that a refusal
 // is quick. A file from before the model files' hashes records them from here on.
 void check_resumed_file(const RunFlags& f, LoadedResults& previous, const Plan& plan,
-                        const ChosenDevices& devices, const RunnerConfig& runner) {
+                        const ChosenDevices& devices, const MeasureConfig& measuring) {
   const std::string cache = f.settings.warm ? "warm" : "cold";
   const PointRefusal refusal = [&](const PlannedPoint& pp) -> std::optional<std::string> {
     const auto it = devices.backends.find(keyed_device(pp.device, pp.backend));
     if (it == devices.backends.end()) return std::nullopt;
     try {
-      if (const auto refused = refused_point(pp, *it->second, runner)) return refused->reason;
+      if (const auto refused = refused_point(pp, *it->second, measuring)) return refused->reason;
     } catch (const std::exception&) {
       // A support check that ran out of memory: the point is measured again, not refused.
     }
@@ -204,13 +204,13 @@ DryRun dry_run_estimate(const RunFlags& f, const RunSetup& setup,
     const auto it = cpu_backends.find(keyed_device(pp.device, pp.backend));
     if (it == cpu_backends.end()) return false;
     try {
-      return refused_point(pp, *it->second, setup.runner).has_value();
+      return refused_point(pp, *it->second, setup.measuring).has_value();
     } catch (const std::exception&) {
       return false;  // a support check that ran out of memory: the run asks again
     }
   };
-  const EstimateRule rule{o.max_time_per_point, setup.runner.rounds,
-                          setup.runner.sampler.warmup_min_s, ExtraRoundsRule{}.budget_fraction};
+  const EstimateRule rule{o.max_time_per_point, setup.measuring.rounds,
+                          setup.measuring.sampler.warmup_min_s, ExtraRoundsRule{}.budget_fraction};
   dry.estimate = estimate_json(estimate_plan(plan, rule, refused), rule);
   for (const DeviceVerdict& v : verdicts)
     if (v.kind == gpu_kind && setup.devices.asks_for(gpu_kind))
@@ -311,12 +311,12 @@ int run_main(RunFlags f, const CLI::App& sub) {
   if (devices.targets.empty() && devices.device_unusable) return exit_failed;  // nothing else
   const Plan plan = expand_plan(setup.request, models, devices.targets);
   filter_plan(f.benchmark_args, plan);  // refuses a filter that leaves nothing to measure
-  if (previous) check_resumed_file(f, *previous, plan, devices, setup.runner);
+  if (previous) check_resumed_file(f, *previous, plan, devices, setup.measuring);
 
   MachineRecord machine = machine_record(devices.machine, devices.backends, o.seed, o.warm,
                                          o.threads, o.cpu_roofs == "measure");
   SessionConfig session;
-  session.runner = setup.runner;
+  session.measuring = setup.measuring;
   session.benchmark_args = f.benchmark_args;
   session.progress = f.quiet                          ? Progress::Mode::quiet
                      : platform::stderr_is_terminal() ? Progress::Mode::terminal

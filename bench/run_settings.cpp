@@ -211,19 +211,20 @@ RunSetup parse_settings(const RunOptions& o, SettingsSource source) {
     check_backends_serve(setup.devices, setup.backends, label("device") + " " + o.device,
                          label("backends"));
 
-  RunnerConfig& runner = setup.runner;
-  runner.seed = o.seed;
+  MeasureConfig& measuring = setup.measuring;
+  measuring.seed = o.seed;
   const SuiteSampling& suite = suite_named(o.suite).sampling;
-  runner.rounds = o.rounds > 0 ? o.rounds : suite.rounds;
-  runner.sampler.warmup_min_s = suite.warmup_min_s;
-  runner.sampler.rule.noise_target = o.noise_target;
-  runner.sampler.rule.min_time_s = o.min_time_per_point;
-  runner.sampler.rule.max_time_s = o.max_time_per_point;
-  runner.sampler.discard_throttled = o.discard_throttled;
-  runner.sampler.fixed_runs = o.profile_runs;
-  runner.case_options.cache = o.warm ? CacheMode::warm : CacheMode::cold;
-  runner.case_options.algo = o.algo == "heuristic" ? AlgoChoice::heuristic : AlgoChoice::autotune;
-  runner.case_options.memory_limit_bytes =
+  measuring.rounds = o.rounds > 0 ? o.rounds : suite.rounds;
+  measuring.sampler.warmup_min_s = suite.warmup_min_s;
+  measuring.sampler.rule.noise_target = o.noise_target;
+  measuring.sampler.rule.min_time_s = o.min_time_per_point;
+  measuring.sampler.rule.max_time_s = o.max_time_per_point;
+  measuring.sampler.discard_throttled = o.discard_throttled;
+  measuring.sampler.fixed_runs = o.profile_runs;
+  measuring.case_options.cache = o.warm ? CacheMode::warm : CacheMode::cold;
+  measuring.case_options.algo =
+      o.algo == "heuristic" ? AlgoChoice::heuristic : AlgoChoice::autotune;
+  measuring.case_options.memory_limit_bytes =
       static_cast<std::uint64_t>(o.memory_limit_gb * (1ull << 30));
   return setup;
 }

@@ -63,7 +63,7 @@ struct RunSetup {
   RunRequest request;
   DeviceChoice devices;
   std::vector<const BackendDescriptor*> backends;
-  RunnerConfig runner;
+  MeasureConfig measuring;
 };
 RunSetup parse_settings(const RunOptions& o, SettingsSource source);
 

@@ -93,7 +93,7 @@ double* phase(PhaseSeconds* spent, double PhaseSeconds::*member) {
   return spent ? &(spent->*member) : nullptr;
 }
 
-const char* cache_name(const RunnerConfig& config) {
+const char* cache_name(const MeasureConfig& config) {
   return config.case_options.cache == CacheMode::cold ? "cold" : "warm";
 }
 
@@ -113,7 +113,7 @@ void record_out_of_memory(Point& p, const OutOfMemory& e) {
 
 // Prepares, samples and validates an ok point in place; what it throws, measure_point records.
 void prepare_sample_validate(Point& p, const PlannedPoint& pp, const Problem& problem,
-                             Backend& backend, const RunnerConfig& config,
+                             Backend& backend, const MeasureConfig& config,
                              const PointSampling& sampling, PhaseSeconds* spent) {
   const std::vector<HostTensor> inputs = timed_phase(
       phase(spent, &PhaseSeconds::inputs), [&] { return make_inputs(problem, config.seed); });
@@ -149,7 +149,7 @@ void prepare_sample_validate(Point& p, const PlannedPoint& pp, const Problem& pr
 }  // namespace
 
 std::optional<Point> refused_point(const PlannedPoint& pp, const Backend& backend,
-                                   const RunnerConfig& config, PhaseSeconds* spent) {
+                                   const MeasureConfig& config, PhaseSeconds* spent) {
   const Problem problem = problem_for(*pp.op, pp.batch, pp.pass, pp.precision);
   std::optional<std::string> why = indexing_overflow(*pp.op, pp.batch);
   if (!why)
@@ -164,7 +164,7 @@ std::optional<Point> refused_point(const PlannedPoint& pp, const Backend& backen
   return p;
 }
 
-Point measure_point(const PlannedPoint& pp, Backend& backend, const RunnerConfig& config,
+Point measure_point(const PlannedPoint& pp, Backend& backend, const MeasureConfig& config,
                     const PointSampling& sampling, PhaseSeconds* spent) {
   const Problem problem = problem_for(*pp.op, pp.batch, pp.pass, pp.precision);
   Point p = describe_point(pp, problem);
@@ -198,7 +198,7 @@ Point measure_point(const PlannedPoint& pp, Backend& backend, const RunnerConfig
   return p;
 }
 
-RoundOutcome measure_again(const PlannedPoint& pp, Backend& backend, const RunnerConfig& config,
+RoundOutcome measure_again(const PlannedPoint& pp, Backend& backend, const MeasureConfig& config,
                            const Point& first, const PointSampling& sampling, PhaseSeconds* spent) {
   const Problem problem = problem_for(*pp.op, pp.batch, pp.pass, pp.precision);
   CaseOptions options = config.case_options;

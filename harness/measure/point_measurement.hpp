@@ -16,7 +16,9 @@
 
 namespace lb {
 
-struct RunnerConfig {
+// How every point of a run is measured: its sampling, its cases' options, the inputs' seed and
+// the rounds.
+struct MeasureConfig {
   Sampler sampler;
   CaseOptions case_options;
   std::uint64_t seed = 42;
@@ -41,7 +43,7 @@ Point describe_point(const PlannedPoint& planned, const Problem& problem);
 // preparing anything) or its indexing would overflow; empty when it can run. `spent` gets the
 // time of the question.
 std::optional<Point> refused_point(const PlannedPoint& planned, const Backend& backend,
-                                   const RunnerConfig& config, PhaseSeconds* spent = nullptr);
+                                   const MeasureConfig& config, PhaseSeconds* spent = nullptr);
 
 // How a point's samples are taken: `sampler` over Case::run_timed, checking `watchdog` (when
 // not null) before each run, so that a point past its time bound stops between samples.
@@ -59,7 +61,7 @@ Sampler sampler_for(const Sampler& sampler, const std::string& device, const Bac
 
 // Measures one point. Never throws for what a point can run into: unsupported precisions,
 // out-of-memory, library errors and wrong answers are recorded in the point's status.
-Point measure_point(const PlannedPoint& planned, Backend& backend, const RunnerConfig& config,
+Point measure_point(const PlannedPoint& planned, Backend& backend, const MeasureConfig& config,
                     const PointSampling& sampling, PhaseSeconds* spent = nullptr);
 // A later round of a point ok in its first: prepared again asking for the first round's
 // implementation by name, sampled, not validated again. Only when that implementation ran do its
@@ -69,7 +71,7 @@ struct RoundOutcome {
   std::string not_counted;
 };
 RoundOutcome measure_again(const PlannedPoint& planned, Backend& backend,
-                           const RunnerConfig& config, const Point& first,
+                           const MeasureConfig& config, const Point& first,
                            const PointSampling& sampling, PhaseSeconds* spent = nullptr);
 // The first round's point with the rounds combined: the median of the rounds' medians and its
 // rates, the other sample figures of the round nearest it, and the rounds' record (timing's

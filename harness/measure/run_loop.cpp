@@ -98,7 +98,7 @@ class PointVisits {
     Backend& backend = loop_.backend_for(pp);
     const PointWatch watch(loop_.watchdog, pp);
     const Sampler sampler = sampler_for(loop_.config.sampler, pp.device, backend);
-    RunnerConfig checked = loop_.config;  // autotuning's runs get the pre-emption check
+    MeasureConfig checked = loop_.config;  // autotuning's runs get the pre-emption check
     checked.case_options.checked_run =
         [check = sampler.preemption](const std::function<double()>& run) { return check.run(run); };
     Point point = measure_point(pp, backend, checked, {sampler, loop_.watchdog, key}, &loop_.spent);

@@ -19,7 +19,7 @@ namespace lb {
 // disagree while config.extra_rounds allows; `on_point` gets each visit's record, rounds combined,
 // so the caller keeps the latest. The --benchmark_out file is written by the last pass.
 struct RunLoop {
-  RunnerConfig config;
+  MeasureConfig config;
   std::function<Backend&(const PlannedPoint&)> backend_for;
   std::function<void(const PlannedPoint&, const Point&)> on_point;
   // Called before a point runs; returning a Point records it without running (resume, sweeps).

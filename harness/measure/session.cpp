@@ -27,7 +27,7 @@ std::pair<nlohmann::json, nlohmann::json> model_records(const Aggregation& resul
                                       ResultsWriter& writer, const std::vector<Model>& models,
                                       const SessionConfig& config) {
   Point p = describe_point(pp, problem_for(*pp.op, pp.batch, pp.pass, pp.precision));
-  p.cache = config.runner.case_options.cache == CacheMode::cold ? "cold" : "warm";
+  p.cache = config.measuring.case_options.cache == CacheMode::cold ? "cold" : "warm";
   p.status = Status::failed;
   std::ostringstream why;
   why << "did not return within " << watchdog.bound_s() + watchdog.grace_s()
@@ -81,17 +81,17 @@ Session::Session(const Plan& plan, const std::vector<Model>& models, ResultsWrit
   for (const auto& p : writer.points()) already_.emplace(p.key(), p);
   for (const auto& [key, p] : already_)
     if (p.status == Status::oom) sweep_.record_oom(p);
-  loop_.config = config.runner;
+  loop_.config = config.measuring;
   loop_.backend_for = std::move(backend_for);
   start_.resumed = already_.size();
-  start_.rounds = std::max(1, config.runner.rounds);
+  start_.rounds = std::max(1, config.measuring.rounds);
   // Points a backend cannot run are asked about first, once; the first round records them in
   // their place in the plan.
   for (const auto& pp : plan.points) {
     if (already_.count(point_key(pp))) continue;
     std::optional<Point> p;
     try {
-      p = refused_point(pp, loop_.backend_for(pp), config.runner, &loop_.spent);
+      p = refused_point(pp, loop_.backend_for(pp), config.measuring, &loop_.spent);
     } catch (const std::exception&) {
       // A support check that ran out of memory: asked again when the point runs, which records it.
     }

@@ -19,7 +19,7 @@
 namespace lb {
 
 struct SessionConfig {
-  RunnerConfig runner;
+  MeasureConfig measuring;
   std::vector<std::string> benchmark_args;  // --benchmark_* flags for Google Benchmark
   Progress::Mode progress = Progress::Mode::quiet;
   // Peaks and memory per device id, for the model sums (results/aggregate.hpp).

@@ -51,10 +51,10 @@ TEST(RunSettings, ParsedOnceIntoTypedValues) {
   EXPECT_TRUE(setup.devices.cpu);
   EXPECT_FALSE(setup.devices.named);
   EXPECT_FALSE(setup.devices.every_accelerator);
-  EXPECT_EQ(setup.runner.case_options.algo, AlgoChoice::heuristic);
-  EXPECT_EQ(setup.runner.case_options.cache, CacheMode::warm);
-  EXPECT_EQ(setup.runner.case_options.memory_limit_bytes, 2ull << 30);
-  EXPECT_EQ(setup.runner.seed, 7u);
+  EXPECT_EQ(setup.measuring.case_options.algo, AlgoChoice::heuristic);
+  EXPECT_EQ(setup.measuring.case_options.cache, CacheMode::warm);
+  EXPECT_EQ(setup.measuring.case_options.memory_limit_bytes, 2ull << 30);
+  EXPECT_EQ(setup.measuring.seed, 7u);
 }
 
 TEST(RunSettings, ABadValueNamesTheFlagOrTheFilesField) {

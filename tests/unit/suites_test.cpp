@@ -39,8 +39,8 @@ TEST(Suites, EveryRowPlansSomethingAndSamplesWithinTheRunsRanges) {
     options.max_time_per_point = suite.sampling.max_time_s;
     options.min_time_per_point = suite.sampling.min_time_s;
     const cli::RunSetup setup = cli::parse_settings(options, cli::SettingsSource::flags);
-    EXPECT_EQ(setup.runner.rounds, suite.sampling.rounds);
-    EXPECT_EQ(setup.runner.sampler.warmup_min_s, suite.sampling.warmup_min_s);
+    EXPECT_EQ(setup.measuring.rounds, suite.sampling.rounds);
+    EXPECT_EQ(setup.measuring.sampler.warmup_min_s, suite.sampling.warmup_min_s);
     EXPECT_LE(suite.sampling.min_time_s, suite.sampling.max_time_s);
   }
 }
