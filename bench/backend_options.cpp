@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "bench/backend_registry.hpp"
-#include "harness/input_error.hpp"
+#include "harness/util/input_error.hpp"
 
 namespace lb {
 

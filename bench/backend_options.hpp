@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/backend_descriptor.hpp"
+#include "harness/api/backend_descriptor.hpp"
 
 namespace lb {
 

@@ -2,7 +2,7 @@
 // The one place that knows every backend: doctor, --version and run loop over this list.
 #include <vector>
 
-#include "harness/backend_descriptor.hpp"
+#include "harness/api/backend_descriptor.hpp"
 #include "harness/doctor/probe.hpp"
 
 namespace lb {

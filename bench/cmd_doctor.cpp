@@ -13,7 +13,7 @@
 #include "harness/doctor/frameworks.hpp"
 #include "harness/doctor/probe.hpp"
 #include "harness/doctor/report.hpp"
-#include "harness/slurm_placement.hpp"
+#include "harness/machine/slurm_placement.hpp"
 
 namespace lb::cli {
 namespace {

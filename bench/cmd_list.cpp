@@ -13,11 +13,11 @@
 
 #include "bench/commands.hpp"
 #include "bench/model_flags.hpp"
-#include "harness/input_error.hpp"
+#include "harness/api/shape_json.hpp"
 #include "harness/model/accounting.hpp"
 #include "harness/model/model_file.hpp"
 #include "harness/plan/suites.hpp"
-#include "harness/shape_json.hpp"
+#include "harness/util/input_error.hpp"
 
 namespace lb::cli {
 namespace {

@@ -16,18 +16,18 @@
 #include "bench/python_probe.hpp"
 #include "bench/run_context.hpp"
 #include "bench/run_settings.hpp"
-#include "harness/input_error.hpp"
 #include "harness/measure/benchmark_flags.hpp"
 #include "harness/measure/interrupt.hpp"
 #include "harness/measure/point_watchdog.hpp"
 #include "harness/measure/session.hpp"
 #include "harness/model/model_file.hpp"
+#include "harness/os/platform.hpp"
 #include "harness/plan/plan_estimate.hpp"
 #include "harness/plan/suites.hpp"
-#include "harness/platform.hpp"
 #include "harness/results/resume_check.hpp"
 #include "harness/results/summary.hpp"
-#include "harness/utf8.hpp"
+#include "harness/util/input_error.hpp"
+#include "harness/util/utf8.hpp"
 
 namespace lb::cli {
 namespace {

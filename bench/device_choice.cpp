@@ -7,10 +7,10 @@
 
 #include "bench/backend_options.hpp"
 #include "bench/backend_registry.hpp"
-#include "harness/comma_list.hpp"
-#include "harness/device_id.hpp"
-#include "harness/input_error.hpp"
+#include "harness/api/device_id.hpp"
 #include "harness/results/point.hpp"
+#include "harness/util/comma_list.hpp"
+#include "harness/util/input_error.hpp"
 
 namespace lb::cli {
 

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "bench/run_context.hpp"
-#include "harness/backend.hpp"
-#include "harness/backend_descriptor.hpp"
-#include "harness/device_id.hpp"
+#include "harness/api/backend.hpp"
+#include "harness/api/backend_descriptor.hpp"
+#include "harness/api/device_id.hpp"
 #include "harness/plan/plan.hpp"
 
 namespace lb::cli {

@@ -11,7 +11,7 @@
 #include "bench/bare_loop.hpp"
 #include "harness/measure/inputs.hpp"
 #include "harness/measure/sampler.hpp"
-#include "harness/platform.hpp"
+#include "harness/os/platform.hpp"
 #include "kernels/onednn/onednn_backend.hpp"
 
 namespace {

@@ -10,9 +10,9 @@
 #include "bench/commands.hpp"
 #include "bench/run_context.hpp"
 #include "bench/version.hpp"
-#include "harness/input_error.hpp"
 #include "harness/measure/interrupt.hpp"
-#include "harness/platform.hpp"
+#include "harness/os/platform.hpp"
+#include "harness/util/input_error.hpp"
 
 namespace lb::cli {
 

@@ -18,9 +18,9 @@
 #include <dnnl.hpp>
 
 #include "bench/bare_loop.hpp"
+#include "harness/api/problem.hpp"
 #include "harness/measure/inputs.hpp"
 #include "harness/measure/sampler.hpp"
-#include "harness/problem.hpp"
 #include "kernels/onednn/onednn_backend.hpp"
 
 namespace {

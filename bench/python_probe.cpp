@@ -4,8 +4,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "harness/data_paths.hpp"
-#include "harness/platform.hpp"
+#include "harness/os/platform.hpp"
+#include "harness/util/data_paths.hpp"
 
 #ifndef _WIN32
 #include <poll.h>

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/backend.hpp"
-#include "harness/backend_descriptor.hpp"
+#include "harness/api/backend.hpp"
+#include "harness/api/backend_descriptor.hpp"
 #include "harness/doctor/diagnose.hpp"
 #include "harness/doctor/snapshot.hpp"
 #include "harness/results/aggregate.hpp"

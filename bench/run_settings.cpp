@@ -4,13 +4,13 @@
 #include <type_traits>
 
 #include "bench/backend_options.hpp"
-#include "harness/input_error.hpp"
-#include "harness/json_fields.hpp"
 #include "harness/model/accounting.hpp"
 #include "harness/model/model_file.hpp"
+#include "harness/os/platform.hpp"
 #include "harness/plan/suites.hpp"
-#include "harness/platform.hpp"
 #include "harness/results/resume_check.hpp"
+#include "harness/util/input_error.hpp"
+#include "harness/util/json_fields.hpp"
 
 namespace lb::cli {
 namespace {

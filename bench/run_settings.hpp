@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/device_choice.hpp"
-#include "harness/backend_descriptor.hpp"
+#include "harness/api/backend_descriptor.hpp"
 #include "harness/measure/point_measurement.hpp"
 #include "harness/measure/stopping_rule.hpp"
 #include "harness/plan/plan.hpp"

@@ -1,13 +1,13 @@
 #pragma once
 // The double-precision reference: plain loops, one output element at a time, so that large
-// outputs can be checked on a sample. Inputs are in the canonical layouts of harness/problem.hpp
-// (the order of tensor_dims(problem).inputs); output_index is the flat row-major index into
-// tensor_dims(problem).output.
+// outputs can be checked on a sample. Inputs are in the canonical layouts of
+// harness/api/problem.hpp (the order of tensor_dims(problem).inputs); output_index is the flat
+// row-major index into tensor_dims(problem).output.
 #include <cstdint>
 #include <vector>
 
-#include "harness/backend.hpp"
-#include "harness/problem.hpp"
+#include "harness/api/backend.hpp"
+#include "harness/api/problem.hpp"
 
 namespace lb {
 

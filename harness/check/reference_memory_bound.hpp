@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "harness/backend.hpp"
-#include "harness/problem.hpp"
+#include "harness/api/backend.hpp"
+#include "harness/api/problem.hpp"
 
 namespace lb {
 

@@ -5,11 +5,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/data_paths.hpp"
 #include "harness/doctor/versions.hpp"
 #include "harness/doctor/windows_dlls.hpp"
-#include "harness/json_fields.hpp"
-#include "harness/json_limits.hpp"
+#include "harness/util/data_paths.hpp"
+#include "harness/util/json_fields.hpp"
+#include "harness/util/json_limits.hpp"
 
 namespace lb::doctor {
 namespace {

@@ -6,7 +6,7 @@
 #include "harness/doctor/versions.hpp"
 #include "harness/doctor/windows_dlls.hpp"
 #include "harness/measure/cpu_peak.hpp"
-#include "harness/platform.hpp"
+#include "harness/os/platform.hpp"
 
 namespace lb::doctor {
 namespace {

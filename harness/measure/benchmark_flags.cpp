@@ -8,8 +8,8 @@
 #include <map>
 #include <regex>
 
-#include "harness/input_error.hpp"
 #include "harness/results/point.hpp"
+#include "harness/util/input_error.hpp"
 
 namespace lb {
 namespace {

@@ -8,8 +8,8 @@
 #include <thread>
 #include <utility>
 
-#include "harness/platform.hpp"
-#include "harness/stats.hpp"
+#include "harness/os/platform.hpp"
+#include "harness/util/stats.hpp"
 
 namespace lb {
 

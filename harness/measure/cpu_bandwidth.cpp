@@ -7,8 +7,8 @@
 
 #include "harness/measure/host_buffers.hpp"
 #include "harness/measure/parallel_timer.hpp"
-#include "harness/platform.hpp"
-#include "harness/stats.hpp"
+#include "harness/os/platform.hpp"
+#include "harness/util/stats.hpp"
 
 namespace lb {
 

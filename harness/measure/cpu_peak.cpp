@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "harness/measure/parallel_timer.hpp"
-#include "harness/platform.hpp"
-#include "harness/stats.hpp"
+#include "harness/os/platform.hpp"
+#include "harness/util/stats.hpp"
 
 #if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(_MSC_VER))
 #define LB_FMA_SIMD 1

@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "harness/platform.hpp"
+#include "harness/os/platform.hpp"
 
 namespace lb {
 

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "harness/backend.hpp"
+#include "harness/api/backend.hpp"
 #include "harness/measure/operand_layout.hpp"
 
 namespace lb {

@@ -1,6 +1,6 @@
 #include "harness/measure/interrupt.hpp"
 
-#include "harness/platform.hpp"
+#include "harness/os/platform.hpp"
 
 #include <cstdio>
 #include <cstdlib>

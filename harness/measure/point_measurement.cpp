@@ -7,16 +7,16 @@
 #include <sstream>
 #include <system_error>
 
+#include "harness/api/device_id.hpp"
+#include "harness/api/shape_json.hpp"
 #include "harness/check/validate.hpp"
-#include "harness/device_id.hpp"
+#include "harness/machine/rapl.hpp"
 #include "harness/measure/canary.hpp"
 #include "harness/measure/host_buffers.hpp"
 #include "harness/measure/inputs.hpp"
 #include "harness/model/accounting.hpp"
-#include "harness/platform.hpp"
-#include "harness/rapl.hpp"
-#include "harness/shape_json.hpp"
-#include "harness/units.hpp"
+#include "harness/os/platform.hpp"
+#include "harness/util/units.hpp"
 
 namespace lb {
 

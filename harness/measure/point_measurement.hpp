@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/backend.hpp"
+#include "harness/api/backend.hpp"
 #include "harness/measure/point_watchdog.hpp"
 #include "harness/measure/rounds.hpp"
 #include "harness/measure/sampler.hpp"

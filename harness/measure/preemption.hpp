@@ -4,7 +4,7 @@
 // logic but for the readings, unit-tested on synthetic samples.
 #include <functional>
 
-#include "harness/checked_run.hpp"
+#include "harness/api/checked_run.hpp"
 
 namespace lb {
 

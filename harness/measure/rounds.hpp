@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/stats.hpp"
+#include "harness/util/stats.hpp"
 
 namespace lb {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/backend.hpp"
+#include "harness/api/backend.hpp"
 #include "harness/measure/point_measurement.hpp"
 #include "harness/measure/point_watchdog.hpp"
 #include "harness/plan/plan.hpp"

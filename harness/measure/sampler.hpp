@@ -9,7 +9,7 @@
 #include "harness/measure/canary.hpp"
 #include "harness/measure/preemption.hpp"
 #include "harness/measure/stopping_rule.hpp"
-#include "harness/stats.hpp"
+#include "harness/util/stats.hpp"
 
 namespace lb {
 

@@ -1,6 +1,6 @@
 #include "harness/measure/stopping_rule.hpp"
 
-#include "harness/stats.hpp"
+#include "harness/util/stats.hpp"
 
 namespace lb {
 

@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/api/precision.hpp"
+#include "harness/api/problem.hpp"
 #include "harness/model/ops.hpp"
-#include "harness/precision.hpp"
-#include "harness/problem.hpp"
 
 namespace lb {
 

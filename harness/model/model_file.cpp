@@ -9,11 +9,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/data_paths.hpp"
-#include "harness/json_fields.hpp"
-#include "harness/json_limits.hpp"
 #include "harness/model/accounting.hpp"
-#include "harness/sha256.hpp"
+#include "harness/util/data_paths.hpp"
+#include "harness/util/json_fields.hpp"
+#include "harness/util/json_limits.hpp"
+#include "harness/util/sha256.hpp"
 
 namespace lb {
 

@@ -7,15 +7,15 @@
 #include <string_view>
 #include <vector>
 
-#include "harness/input_error.hpp"
 #include "harness/model/ops.hpp"
+#include "harness/util/input_error.hpp"
 
 namespace lb {
 
 inline constexpr const char* model_schema = "layerbench-model/1";
 
 // Thrown for a bad model file; what() is "<file>: ops[3].stride_h: must be a positive integer,
-// is 0" (harness/json_fields.hpp has the wording).
+// is 0" (harness/util/json_fields.hpp has the wording).
 struct ModelFileError : InputError {
   using InputError::InputError;
 };

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "harness/problem.hpp"
+#include "harness/api/problem.hpp"
 
 namespace lb {
 

@@ -5,9 +5,9 @@
 #include <map>
 #include <set>
 
-#include "harness/comma_list.hpp"
 #include "harness/plan/point_identity.hpp"
 #include "harness/plan/suites.hpp"
+#include "harness/util/comma_list.hpp"
 
 namespace lb {
 

@@ -10,9 +10,9 @@
 #include <tuple>
 #include <vector>
 
+#include "harness/api/precision.hpp"
 #include "harness/model/accounting.hpp"
 #include "harness/plan/suites.hpp"
-#include "harness/precision.hpp"
 
 namespace lb {
 

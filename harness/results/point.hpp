@@ -9,12 +9,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/json_fields.hpp"
+#include "harness/api/precision.hpp"
+#include "harness/api/telemetry.hpp"
 #include "harness/model/ops.hpp"
 #include "harness/plan/point_identity.hpp"
-#include "harness/precision.hpp"
-#include "harness/stats.hpp"
-#include "harness/telemetry.hpp"
+#include "harness/util/json_fields.hpp"
+#include "harness/util/stats.hpp"
 
 namespace lb {
 
@@ -36,8 +36,8 @@ struct Validation {
 };
 
 // The notes key of a point the run plan added only because another precision's model sums take
-// their memory-bound layers in this one (memory_bound_precision, harness/precision.hpp): its value
-// names those precisions ("tf32"). Such a point is measured as any other.
+// their memory-bound layers in this one (memory_bound_precision, harness/api/precision.hpp): its
+// value names those precisions ("tf32"). Such a point is measured as any other.
 inline constexpr const char* planned_for_note = "planned_for";
 
 struct Point {

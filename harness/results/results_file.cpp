@@ -14,8 +14,8 @@
 #include <unistd.h>
 #endif
 
-#include "harness/json_limits.hpp"
-#include "harness/platform.hpp"
+#include "harness/os/platform.hpp"
+#include "harness/util/json_limits.hpp"
 
 namespace lb {
 
@@ -25,7 +25,7 @@ fs::path journal_path(const fs::path& file) { return fs::path(file.string() + ".
 
 namespace {
 
-// Limits of a results file, checked before its DOM is built (harness/json_limits.hpp).
+// Limits of a results file, checked before its DOM is built (harness/util/json_limits.hpp).
 // Size: the largest plan of the shipped models, `--suite full` on eight GPUs and the CPU, is
 // 61776 points (117 passes x 13 batches x 5 precisions x 8 GPUs, + 117 x 4 x 2 on the CPU) of at
 // most 1575 bytes each, header included (real runs' files, tests/python/fixtures/real), 97 MB;

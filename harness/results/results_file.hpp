@@ -13,9 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/input_error.hpp"
-#include "harness/platform.hpp"
+#include "harness/os/platform.hpp"
 #include "harness/results/point.hpp"
+#include "harness/util/input_error.hpp"
 
 namespace lb {
 

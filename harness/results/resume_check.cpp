@@ -5,9 +5,9 @@
 #include <map>
 #include <vector>
 
-#include "harness/json_fields.hpp"
+#include "harness/api/shape_json.hpp"
 #include "harness/model/accounting.hpp"
-#include "harness/shape_json.hpp"
+#include "harness/util/json_fields.hpp"
 
 namespace lb {
 namespace {

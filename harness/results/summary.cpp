@@ -7,7 +7,7 @@
 #include <optional>
 #include <tuple>
 
-#include "harness/device_id.hpp"
+#include "harness/api/device_id.hpp"
 
 namespace lb {
 

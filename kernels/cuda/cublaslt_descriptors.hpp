@@ -7,7 +7,7 @@
 #include <optional>
 #include <utility>
 
-#include "harness/precision.hpp"
+#include "harness/api/precision.hpp"
 #include "kernels/cuda/logic/device_rules.hpp"
 #include "kernels/cuda/logic/gemm_layout.hpp"
 

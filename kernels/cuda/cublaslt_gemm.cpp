@@ -4,7 +4,7 @@
 #include <optional>
 #include <stdexcept>
 
-#include "harness/platform.hpp"
+#include "harness/os/platform.hpp"
 #include "kernels/cuda/cublaslt_descriptors.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/gpu_case.hpp"

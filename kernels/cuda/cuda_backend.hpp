@@ -3,7 +3,7 @@
 #include <memory>
 #include <string>
 
-#include "harness/backend.hpp"
+#include "harness/api/backend.hpp"
 #include "kernels/cuda/logic/cuda_options.hpp"
 
 namespace lb::cuda {

@@ -1,6 +1,6 @@
 #include "kernels/cuda/cuda_check.hpp"
 
-#include "harness/backend.hpp"
+#include "harness/api/backend.hpp"
 
 namespace lb::cuda {
 

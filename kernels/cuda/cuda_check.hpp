@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "harness/backend.hpp"
+#include "harness/api/backend.hpp"
 
 namespace lb::cuda {
 

@@ -4,7 +4,7 @@
 #include <memory>
 #include <vector>
 
-#include "harness/backend.hpp"
+#include "harness/api/backend.hpp"
 #include "kernels/cuda/device_context.hpp"
 #include "kernels/cuda/logic/cuda_options.hpp"
 

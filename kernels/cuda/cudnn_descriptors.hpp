@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <string>
 
-#include "harness/backend.hpp"
-#include "harness/problem.hpp"
+#include "harness/api/backend.hpp"
+#include "harness/api/problem.hpp"
 #include "kernels/cuda/logic/conv_graph.hpp"
 #include "kernels/cuda/logic/device_rules.hpp"
 

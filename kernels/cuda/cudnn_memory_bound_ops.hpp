@@ -7,7 +7,7 @@
 #include <array>
 #include <vector>
 
-#include "harness/backend.hpp"
+#include "harness/api/backend.hpp"
 #include "kernels/cuda/logic/memory_bound_ops.hpp"
 
 namespace lb::cuda {

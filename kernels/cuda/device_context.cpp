@@ -7,8 +7,8 @@
 #include <cstring>
 #include <sstream>
 
-#include "harness/backend.hpp"
-#include "harness/units.hpp"
+#include "harness/api/backend.hpp"
+#include "harness/util/units.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 
 namespace lb::cuda {

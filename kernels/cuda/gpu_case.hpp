@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "harness/backend.hpp"
+#include "harness/api/backend.hpp"
 #include "kernels/cuda/device_context.hpp"
 #include "kernels/cuda/logic/conv_graph.hpp"
 #include "kernels/cuda/logic/graph_timing.hpp"

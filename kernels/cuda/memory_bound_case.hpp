@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "harness/backend.hpp"
+#include "harness/api/backend.hpp"
 #include "kernels/cuda/gpu_case.hpp"
 #include "kernels/cuda/logic/cuda_options.hpp"
 #include "kernels/cuda/logic/memory_bound_ops.hpp"

@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "harness/platform.hpp"
+#include "harness/os/platform.hpp"
 
 namespace lb::cuda {
 

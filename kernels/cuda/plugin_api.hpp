@@ -9,7 +9,7 @@
 #include <string>
 
 #include "build_info.hpp"
-#include "harness/backend.hpp"
+#include "harness/api/backend.hpp"
 #include "harness/doctor/snapshot.hpp"
 #include "kernels/cuda/logic/cuda_options.hpp"
 

@@ -20,8 +20,8 @@
 
 #include "harness/doctor/snapshot.hpp"
 #include "harness/measure/host_buffers.hpp"
-#include "harness/platform.hpp"
-#include "harness/stats.hpp"
+#include "harness/os/platform.hpp"
+#include "harness/util/stats.hpp"
 #include "kernels/onednn/onednn_autotune_rule.hpp"
 #include "kernels/onednn/onednn_memory_bound_ops.hpp"
 #include "kernels/onednn/onednn_operation.hpp"

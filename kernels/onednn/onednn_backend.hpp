@@ -5,8 +5,8 @@
 // CPU and are otherwise unsupported with oneDNN's own reason; TF32 and FP8 are unsupported.
 #include <memory>
 
-#include "harness/backend.hpp"
-#include "harness/backend_descriptor.hpp"
+#include "harness/api/backend.hpp"
+#include "harness/api/backend_descriptor.hpp"
 
 namespace lb::onednn {
 

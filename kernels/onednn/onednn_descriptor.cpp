@@ -1,4 +1,4 @@
-// The oneDNN backend as the application sees it (harness/backend_descriptor.hpp).
+// The oneDNN backend as the application sees it (harness/api/backend_descriptor.hpp).
 #include <oneapi/dnnl/dnnl_version.h>
 
 #include "harness/doctor/versions.hpp"

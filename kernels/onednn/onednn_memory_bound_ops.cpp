@@ -13,7 +13,7 @@ using dnnl::memory;
 using Flags = dnnl::normalization_flags;
 using Prop = dnnl::prop_kind;
 
-// Row-major strides: the canonical layout of harness/problem.hpp, and the layout of the
+// Row-major strides: the canonical layout of harness/api/problem.hpp, and the layout of the
 // tensors a model's GEMMs read and write (ViT's layer norm, softmax, GELU and adds).
 memory::desc plain(const std::vector<std::int64_t>& dims, DataType type) {
   memory::dims strides(dims.size(), 1);

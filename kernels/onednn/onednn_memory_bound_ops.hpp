@@ -1,7 +1,7 @@
 #pragma once
 // oneDNN's primitives for the memory-bound problems: batch and layer normalisation, eltwise
 // (relu, gelu_erf), binary add, pooling (max, average) and softmax, forward and backward.
-#include "harness/problem.hpp"
+#include "harness/api/problem.hpp"
 #include "kernels/onednn/onednn_operation.hpp"
 
 #include <string>

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/precision.hpp"
+#include "harness/api/precision.hpp"
 
 namespace lb::onednn {
 

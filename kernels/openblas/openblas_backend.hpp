@@ -5,8 +5,8 @@
 // points sit next to oneDNN's on the same CPU: library against library.
 #include <memory>
 
-#include "harness/backend.hpp"
-#include "harness/backend_descriptor.hpp"
+#include "harness/api/backend.hpp"
+#include "harness/api/backend_descriptor.hpp"
 
 namespace lb::openblas {
 

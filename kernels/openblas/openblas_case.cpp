@@ -8,7 +8,7 @@
 #include <optional>
 #include <stdexcept>
 
-#include "harness/platform.hpp"
+#include "harness/os/platform.hpp"
 #include "kernels/openblas/openblas_library.hpp"
 
 namespace lb::openblas {

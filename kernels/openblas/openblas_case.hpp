@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/backend.hpp"
+#include "harness/api/backend.hpp"
 #include "harness/measure/host_buffers.hpp"
 
 namespace lb::openblas {

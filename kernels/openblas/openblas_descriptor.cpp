@@ -1,4 +1,4 @@
-// The OpenBLAS backend as the application sees it (harness/backend_descriptor.hpp).
+// The OpenBLAS backend as the application sees it (harness/api/backend_descriptor.hpp).
 #include <stdexcept>
 #include <string_view>
 #include <utility>

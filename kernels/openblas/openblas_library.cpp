@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "harness/platform.hpp"
+#include "harness/os/platform.hpp"
 
 namespace lb::openblas {
 namespace {

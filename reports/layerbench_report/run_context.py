@@ -61,7 +61,7 @@ def _check_devices(context: Fields) -> dict:
     return devices
 
 
-# The placement of a run or a doctor report under Slurm (harness/slurm_placement.cpp).
+# The placement of a run or a doctor report under Slurm (harness/machine/slurm_placement.cpp).
 SCHEDULER_FIELDS = ("name", "job_id", "array_job_id", "array_task_id", "node", "partition",
                     "target")
 

@@ -6,9 +6,9 @@
 #include <limits>
 #include <string_view>
 
+#include "harness/api/shape_json.hpp"
 #include "harness/model/accounting.hpp"
 #include "harness/model/model_file.hpp"
-#include "harness/shape_json.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace lb;

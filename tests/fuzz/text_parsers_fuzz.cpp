@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "harness/device_id.hpp"
+#include "harness/api/device_id.hpp"
 #include "harness/doctor/diagnose.hpp"
 #include "harness/doctor/facts.hpp"
 #include "harness/doctor/versions.hpp"

@@ -7,13 +7,13 @@
 # breaks the rule, which must fail.
 set -euo pipefail
 
-# The harness rooms, lowest first ("" is harness/ itself: the types kernels use).
-rooms=("" model plan results check measure doctor)
+# The harness rooms, lowest first. harness/ itself holds rooms only: a file there fails.
+rooms=(os util api machine model plan results check measure doctor)
 # Includes against the order that wait for a move, each "file -> include": the doctor's facts
 # are the backend descriptor's vocabulary until they move behind it.
 allowed=(
-  "harness/backend_descriptor.hpp -> harness/doctor/facts.hpp"
-  "harness/backend_descriptor.hpp -> harness/doctor/snapshot.hpp"
+  "harness/api/backend_descriptor.hpp -> harness/doctor/facts.hpp"
+  "harness/api/backend_descriptor.hpp -> harness/doctor/snapshot.hpp"
 )
 
 rank_of() {  # a path under harness/ -> its room's rank
@@ -27,6 +27,11 @@ rank_of() {  # a path under harness/ -> its room's rank
 check_tree() {  # root -> status 0 when every include keeps the direction
   local root="$1" bad=0 file inc line from to
   cd "$root"
+  for file in harness/*; do
+    [ -f "$file" ] || continue
+    echo "FAIL: $file lies at harness/'s root, which holds rooms only (${rooms[*]})"
+    bad=1
+  done
   while IFS= read -r line; do
     file="${line%%:*}"
     inc="$(sed -E 's/.*#include "([^"]+)".*/\1/' <<<"${line#*:}")"
@@ -59,15 +64,17 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 count="$(grep -rln --include='*.[ch]pp' '#include "harness/' "$root/harness" | wc -l)"
 [ "$count" -gt 50 ] || { echo "FAIL: found only $count harness files with includes"; exit 1; }
 
-# Guards the check against one that checks nothing: a room including a later one, and harness/
-# including kernels/, must both be reported.
+# Guards the check against one that checks nothing: a room including a later one, harness/
+# including kernels/ and a file at harness/'s root must each be reported.
 probe="$(mktemp -d)"; trap 'rm -rf "$probe"' EXIT
 mkdir -p "$probe/harness/plan" "$probe/harness/results" "$probe/kernels" "$probe/bench"
 echo '#include "harness/results/point.hpp"' > "$probe/harness/plan/plan.cpp"
 echo '#include "kernels/cuda/x.hpp"' > "$probe/harness/results/point.cpp"
+touch "$probe/harness/loose.hpp"
 out="$( (check_tree "$probe") || true)"
 for expected in "harness/plan/plan.cpp includes harness/results/point.hpp" \
-                "harness/results/point.cpp includes kernels/cuda/x.hpp"; do
+                "harness/results/point.cpp includes kernels/cuda/x.hpp" \
+                "harness/loose.hpp lies at harness/'s root"; do
   [[ "$out" == *"$expected"* ]] || { echo "FAIL: the probe tree's '$expected' was not reported"; exit 1; }
 done
 echo "ok: $count harness files keep the include direction (${#allowed[@]} includes await a move)"

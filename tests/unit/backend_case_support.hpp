@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "harness/backend.hpp"
+#include "harness/api/backend.hpp"
 #include "harness/check/validate.hpp"
 #include "harness/measure/inputs.hpp"
 

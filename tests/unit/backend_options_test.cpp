@@ -1,4 +1,4 @@
-// The `run` options backends declare (harness/backend_descriptor.hpp), through the registry
+// The `run` options backends declare (harness/api/backend_descriptor.hpp), through the registry
 // (bench/backend_options.hpp): each declaration is well formed and unique, values are checked
 // with errors naming the flag, and each backend gets its own options only. The CUDA backend's
 // declarations and parser are pure logic, so they are tested in every build.
@@ -9,7 +9,7 @@
 
 #include "bench/backend_options.hpp"
 #include "bench/backend_registry.hpp"
-#include "harness/input_error.hpp"
+#include "harness/util/input_error.hpp"
 #include "kernels/cuda/logic/cuda_options.hpp"
 
 namespace lb {

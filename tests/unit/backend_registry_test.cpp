@@ -7,7 +7,7 @@
 #include <string>
 
 #include "bench/backend_registry.hpp"
-#include "harness/backend.hpp"
+#include "harness/api/backend.hpp"
 
 namespace lb {
 namespace {

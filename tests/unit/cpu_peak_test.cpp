@@ -8,7 +8,7 @@
 #include <string>
 #include <thread>
 
-#include "harness/platform.hpp"
+#include "harness/os/platform.hpp"
 
 namespace lb {
 namespace {

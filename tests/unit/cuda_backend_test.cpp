@@ -5,10 +5,10 @@
 
 #include <string>
 
-#include "harness/backend.hpp"
+#include "harness/api/backend.hpp"
+#include "harness/api/precision.hpp"
 #include "harness/check/validate.hpp"
 #include "harness/measure/inputs.hpp"
-#include "harness/precision.hpp"
 
 #if LAYERBENCH_HAVE_CUDA
 #include "kernels/cuda/cuda_backend.hpp"

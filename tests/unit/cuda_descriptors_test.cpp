@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "harness/backend.hpp"
+#include "harness/api/backend.hpp"
+#include "harness/api/precision.hpp"
+#include "harness/api/problem.hpp"
 #include "harness/model/accounting.hpp"
 #include "harness/model/model_file.hpp"
-#include "harness/precision.hpp"
-#include "harness/problem.hpp"
 
 #if LAYERBENCH_HAVE_CUDA
 #include "kernels/cuda/cublaslt_descriptors.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/backend.hpp"
+#include "harness/api/backend.hpp"
 #include "harness/check/validate.hpp"
 #include "harness/measure/inputs.hpp"
 #include "harness/model/accounting.hpp"

@@ -9,7 +9,7 @@
 
 #include <unistd.h>
 
-#include "harness/platform.hpp"
+#include "harness/os/platform.hpp"
 
 #if LAYERBENCH_HAVE_CUDA
 #include "kernels/cuda/loader/elf_file.hpp"

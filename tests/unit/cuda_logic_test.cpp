@@ -34,7 +34,7 @@ std::vector<double> column_major_gemm(const LtGemm& g, const std::vector<float>&
   return d;
 }
 
-// The row-major product straight from the definition in harness/problem.hpp.
+// The row-major product straight from the definition in harness/api/problem.hpp.
 std::vector<double> row_major_gemm(const GemmShape& s, const std::vector<float>& a,
                                    const std::vector<float>& b) {
   std::vector<double> c(static_cast<std::size_t>(s.batch * s.m * s.n), 0.0);

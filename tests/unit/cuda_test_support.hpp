@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "harness/backend.hpp"
+#include "harness/api/backend.hpp"
 #include "kernels/cuda/cuda_backend.hpp"
 
 // Skips the calling test with the CUDA runtime's reason when no GPU is usable.

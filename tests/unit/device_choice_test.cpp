@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/input_error.hpp"
+#include "harness/util/input_error.hpp"
 #if LAYERBENCH_HAVE_CUDA
 #include "kernels/cuda/loader/cuda_loader.hpp"
 #endif

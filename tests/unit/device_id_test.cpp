@@ -1,7 +1,7 @@
-// Device ids (harness/device_id.hpp): what --device and results files spell, and nothing else.
+// Device ids (harness/api/device_id.hpp): what --device and results files spell, and nothing else.
 #include <gtest/gtest.h>
 
-#include "harness/device_id.hpp"
+#include "harness/api/device_id.hpp"
 
 namespace lb {
 namespace {

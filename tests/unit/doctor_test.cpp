@@ -13,13 +13,13 @@
 #include <sstream>
 
 #include "bench/backend_registry.hpp"
-#include "harness/data_paths.hpp"
 #include "harness/doctor/diagnose.hpp"
 #include "harness/doctor/facts.hpp"
 #include "harness/doctor/loader_message.hpp"
 #include "harness/doctor/probe.hpp"
 #include "harness/doctor/report.hpp"
 #include "harness/doctor/versions.hpp"
+#include "harness/util/data_paths.hpp"
 
 namespace lb::doctor {
 namespace {

@@ -1,11 +1,11 @@
-#include "harness/gpu_datasheet.hpp"
+#include "harness/machine/gpu_datasheet.hpp"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <set>
 
-#include "harness/data_paths.hpp"
+#include "harness/util/data_paths.hpp"
 
 namespace lb {
 namespace {

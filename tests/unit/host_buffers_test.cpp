@@ -11,7 +11,7 @@
 #include <set>
 #include <thread>
 
-#include "harness/platform.hpp"
+#include "harness/os/platform.hpp"
 #include "tests/unit/address_space_support.hpp"
 
 namespace lb {

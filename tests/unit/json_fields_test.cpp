@@ -1,4 +1,4 @@
-#include "harness/json_fields.hpp"
+#include "harness/util/json_fields.hpp"
 
 #include <gtest/gtest.h>
 

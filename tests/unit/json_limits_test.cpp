@@ -1,6 +1,6 @@
-// Bounded JSON parsing (harness/json_limits.hpp): each limit exactly at its boundary, and the
+// Bounded JSON parsing (harness/util/json_limits.hpp): each limit exactly at its boundary, and the
 // paths the errors name. The model-file limits themselves are tested in model_file_test.
-#include "harness/json_limits.hpp"
+#include "harness/util/json_limits.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>

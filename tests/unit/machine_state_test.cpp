@@ -1,4 +1,4 @@
-#include "harness/machine_state.hpp"
+#include "harness/machine/machine_state.hpp"
 
 #include <gtest/gtest.h>
 

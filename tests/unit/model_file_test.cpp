@@ -12,8 +12,8 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/data_paths.hpp"
-#include "harness/shape_json.hpp"
+#include "harness/api/shape_json.hpp"
+#include "harness/util/data_paths.hpp"
 
 namespace lb {
 namespace {

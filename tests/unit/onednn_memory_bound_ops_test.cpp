@@ -7,7 +7,7 @@
 
 #include "harness/check/validate.hpp"
 #include "harness/measure/inputs.hpp"
-#include "harness/platform.hpp"
+#include "harness/os/platform.hpp"
 #include "kernels/onednn/onednn_backend.hpp"
 #include "kernels/onednn/onednn_memory_bound_ops.hpp"
 #include "tests/unit/page_offsets_support.hpp"

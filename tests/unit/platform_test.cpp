@@ -1,5 +1,5 @@
 // The platform layer against what the OS itself reports, where it reports it.
-#include "harness/platform.hpp"
+#include "harness/os/platform.hpp"
 
 #include <gtest/gtest.h>
 

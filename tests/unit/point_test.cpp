@@ -9,8 +9,8 @@
 #include <functional>
 #include <memory>
 
+#include "harness/api/telemetry.hpp"
 #include "harness/plan/backend_roles.hpp"
-#include "harness/telemetry.hpp"
 #include "tests/unit/address_space_support.hpp"
 
 namespace lb {

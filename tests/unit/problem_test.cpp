@@ -1,6 +1,6 @@
 // Problem descriptors: convolution output sizes, the GEMMs of the training passes (checked
 // numerically against gradients computed by hand), tensor dimensions, FLOPs and bytes.
-#include "harness/problem.hpp"
+#include "harness/api/problem.hpp"
 
 #include <cstdint>
 #include <stdexcept>

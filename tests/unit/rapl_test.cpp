@@ -1,6 +1,6 @@
-// The RAPL reader (harness/rapl.hpp) on a fake powercap folder the test writes; its counters are
-// test data, not readings of any CPU.
-#include "harness/rapl.hpp"
+// The RAPL reader (harness/machine/rapl.hpp) on a fake powercap folder the test writes; its
+// counters are test data, not readings of any CPU.
+#include "harness/machine/rapl.hpp"
 
 #include <gtest/gtest.h>
 

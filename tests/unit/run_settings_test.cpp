@@ -7,9 +7,9 @@
 #include <string>
 
 #include "bench/run_settings.hpp"
-#include "harness/comma_list.hpp"
-#include "harness/input_error.hpp"
 #include "harness/measure/benchmark_flags.hpp"
+#include "harness/util/comma_list.hpp"
+#include "harness/util/input_error.hpp"
 
 namespace lb::cli {
 namespace {

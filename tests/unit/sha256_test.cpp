@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "harness/sha256.hpp"
+#include "harness/util/sha256.hpp"
 
 namespace lb {
 namespace {

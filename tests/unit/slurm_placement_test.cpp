@@ -1,4 +1,4 @@
-#include "harness/slurm_placement.hpp"
+#include "harness/machine/slurm_placement.hpp"
 
 #include <gtest/gtest.h>
 

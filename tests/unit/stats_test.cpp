@@ -1,4 +1,4 @@
-#include "harness/stats.hpp"
+#include "harness/util/stats.hpp"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/utf8.hpp"
+#include "harness/util/utf8.hpp"
 
 namespace lb {
 namespace {

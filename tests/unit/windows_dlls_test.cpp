@@ -8,10 +8,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "harness/data_paths.hpp"
 #include "harness/doctor/diagnose.hpp"
 #include "harness/doctor/facts.hpp"
 #include "harness/doctor/windows_dlls.hpp"
+#include "harness/util/data_paths.hpp"
 
 namespace lb::doctor {
 namespace {

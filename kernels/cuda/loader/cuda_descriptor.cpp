@@ -1,5 +1,6 @@
 // The CUDA backend (cuDNN and cuBLASLt) as the application sees it
-// (harness/backend_descriptor.hpp): its libraries and plugin loaded at run time (cuda_loader.hpp).
+// (harness/api/backend_descriptor.hpp): its libraries and plugin loaded at run time
+// (cuda_loader.hpp).
 #include <string>
 #include <utility>
 #include <vector>

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/backend.hpp"
+#include "harness/api/backend.hpp"
 #include "harness/doctor/loader_message.hpp"
-#include "harness/platform.hpp"
+#include "harness/os/platform.hpp"
 #include "kernels/cuda/loader/elf_file.hpp"
 
 namespace lb::cuda {

@@ -4,7 +4,7 @@
 // with the version it reports and the file it came from; then the plugin (plugin_api.hpp), from
 // lib/layerbench in the binary's folder or its parent (the build tree; an install prefix, tests/).
 // Whatever fails is recorded with the loader's message, once per process, and the binary runs on.
-#include "harness/backend_descriptor.hpp"
+#include "harness/api/backend_descriptor.hpp"
 #include "harness/doctor/snapshot.hpp"
 #include "kernels/cuda/plugin_api.hpp"
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "harness/backend.hpp"
+#include "harness/api/backend.hpp"
 #include "kernels/cuda/logic/device_rules.hpp"
 
 namespace lb::cuda::logic {

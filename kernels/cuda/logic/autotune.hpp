@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/backend.hpp"
+#include "harness/api/backend.hpp"
 
 namespace lb::cuda::logic {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/problem.hpp"
+#include "harness/api/problem.hpp"
 #include "kernels/cuda/logic/cuda_options.hpp"
 
 namespace lb::cuda::logic {

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "harness/precision.hpp"
+#include "harness/api/precision.hpp"
 #include "kernels/cuda/logic/engine_policy.hpp"
 
 namespace lb::cuda::logic {

@@ -1,12 +1,12 @@
 #pragma once
 // The CUDA backend's own `run` options (--layout, --cudnn-api, --workspace-mb, --timing, ...):
-// what it declares to the CLI (harness/backend_descriptor.hpp) and the typed values its cases
+// what it declares to the CLI (harness/api/backend_descriptor.hpp) and the typed values its cases
 // use. Pure logic, built and tested in every build, so a CPU-only build's tests check the
 // declarations too.
 #include <cstdint>
 #include <vector>
 
-#include "harness/backend_descriptor.hpp"
+#include "harness/api/backend_descriptor.hpp"
 
 namespace lb::cuda {
 

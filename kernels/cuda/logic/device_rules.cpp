@@ -1,6 +1,6 @@
 #include "kernels/cuda/logic/device_rules.hpp"
 
-#include "harness/stats.hpp"
+#include "harness/util/stats.hpp"
 
 #include <algorithm>
 

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "harness/problem.hpp"
+#include "harness/api/problem.hpp"
 #include "kernels/cuda/logic/element_type.hpp"
 
 namespace lb::cuda::logic {

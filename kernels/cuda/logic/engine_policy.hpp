@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/backend.hpp"
-#include "harness/precision.hpp"
+#include "harness/api/backend.hpp"
+#include "harness/api/precision.hpp"
 #include "kernels/cuda/logic/cuda_options.hpp"
 
 namespace lb::cuda::logic {

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "harness/problem.hpp"
+#include "harness/api/problem.hpp"
 
 namespace lb::cuda::logic {
 

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "harness/precision.hpp"
+#include "harness/api/precision.hpp"
 
 namespace lb::cuda::logic {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/backend.hpp"
-#include "harness/problem.hpp"
+#include "harness/api/backend.hpp"
+#include "harness/api/problem.hpp"
 #include "kernels/cuda/logic/conv_graph.hpp"
 #include "kernels/cuda/logic/element_type.hpp"
 

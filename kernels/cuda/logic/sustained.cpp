@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "harness/stats.hpp"
+#include "harness/util/stats.hpp"
 
 namespace lb::cuda::logic {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "harness/stats.hpp"
+#include "harness/util/stats.hpp"
 
 namespace lb::cuda::logic {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/telemetry.hpp"
+#include "harness/api/telemetry.hpp"
 
 namespace lb::cuda::logic {
 

@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "harness/api/device_id.hpp"
 #include "harness/check/reference.hpp"
-#include "harness/device_id.hpp"
 
 namespace lb::test_accelerator {
 namespace {

@@ -4,7 +4,7 @@
 // heard of reaches every part of a run through its descriptor and one registry line. Its devices
 // are the host: a run computes the double-precision reference and stores it in the point's
 // precision, so what it times describes no hardware.
-#include "harness/backend_descriptor.hpp"
+#include "harness/api/backend_descriptor.hpp"
 
 namespace lb::test_accelerator {
 

@@ -1,4 +1,4 @@
-#include "harness/utf8.hpp"
+#include "harness/util/utf8.hpp"
 
 #include <cstddef>
 

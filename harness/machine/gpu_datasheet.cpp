@@ -1,4 +1,4 @@
-#include "harness/gpu_datasheet.hpp"
+#include "harness/machine/gpu_datasheet.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/data_paths.hpp"
-#include "harness/json_fields.hpp"
-#include "harness/json_limits.hpp"
+#include "harness/util/data_paths.hpp"
+#include "harness/util/json_fields.hpp"
+#include "harness/util/json_limits.hpp"
 
 namespace lb {
 

@@ -1,6 +1,6 @@
-#include "harness/slurm_placement.hpp"
+#include "harness/machine/slurm_placement.hpp"
 
-#include "harness/platform.hpp"
+#include "harness/os/platform.hpp"
 
 namespace lb {
 

@@ -1,12 +1,12 @@
-#include "harness/machine_state.hpp"
+#include "harness/machine/machine_state.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <sstream>
 #include <thread>
 
-#include "harness/platform.hpp"
-#include "harness/units.hpp"
+#include "harness/os/platform.hpp"
+#include "harness/util/units.hpp"
 
 namespace lb {
 

@@ -1,4 +1,4 @@
-#include "harness/device_id.hpp"
+#include "harness/api/device_id.hpp"
 
 #include <charconv>
 

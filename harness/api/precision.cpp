@@ -1,4 +1,4 @@
-#include "harness/precision.hpp"
+#include "harness/api/precision.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "harness/comma_list.hpp"
+#include "harness/util/comma_list.hpp"
 
 #include <algorithm>
 #include <stdexcept>

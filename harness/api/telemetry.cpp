@@ -1,4 +1,4 @@
-#include "harness/telemetry.hpp"
+#include "harness/api/telemetry.hpp"
 
 namespace lb {
 

@@ -1,11 +1,11 @@
-#include "harness/json_limits.hpp"
+#include "harness/util/json_limits.hpp"
 
 #include <algorithm>
 #include <set>
 #include <system_error>
 #include <vector>
 
-#include "harness/platform.hpp"
+#include "harness/os/platform.hpp"
 
 namespace lb {
 

@@ -1,4 +1,4 @@
-#include "harness/sha256.hpp"
+#include "harness/util/sha256.hpp"
 
 #include <array>
 #include <cstdint>

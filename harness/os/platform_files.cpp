@@ -1,12 +1,12 @@
 // Files opened so that what is planted at a path (a symbolic link, a FIFO, a device) is refused
-// instead of followed or waited on: harness/platform.hpp.
+// instead of followed or waited on: harness/os/platform.hpp.
 #include <fcntl.h>
 #include <sys/stat.h>
 
 #include <cerrno>
 #include <system_error>
 
-#include "harness/platform.hpp"
+#include "harness/os/platform.hpp"
 
 #ifdef _WIN32
 #include <io.h>

@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/backend.hpp"
-#include "harness/device_id.hpp"
+#include "harness/api/backend.hpp"
+#include "harness/api/device_id.hpp"
 #include "harness/doctor/facts.hpp"
 #include "harness/doctor/snapshot.hpp"
 
@@ -85,7 +85,7 @@ inline DeviceUsability cpu_always_usable(const doctor::Snapshot& snapshot, const
 
 struct BackendDescriptor {
   std::string name;         // "onednn", "cuda"
-  std::string device_kind;  // "cpu", "gpu" or a kind of its own (harness/device_id.hpp)
+  std::string device_kind;  // "cpu", "gpu" or a kind of its own (harness/api/device_id.hpp)
   // Whether it is its device kind's primary library: its points are keyed by the device id
   // alone, those of any other backend on the device by "device@name" (results-schema.md,
   // "Point identity"), and a run without --backend measures with the primary ones.

@@ -1,4 +1,4 @@
-#include "harness/problem.hpp"
+#include "harness/api/problem.hpp"
 
 #include <limits>
 #include <sstream>

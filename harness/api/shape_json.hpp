@@ -4,7 +4,7 @@
 //   gemm: batch m n k trans_a trans_b (the product actually executed, after gemm_for_pass)
 #include <nlohmann/json.hpp>
 
-#include "harness/problem.hpp"
+#include "harness/api/problem.hpp"
 
 namespace lb {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/telemetry.hpp"
+#include "harness/api/telemetry.hpp"
 
 namespace lb {
 

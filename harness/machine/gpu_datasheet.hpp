@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/input_error.hpp"
-#include "harness/precision.hpp"
+#include "harness/api/precision.hpp"
+#include "harness/util/input_error.hpp"
 
 namespace lb {
 

@@ -1,11 +1,11 @@
-#include "harness/rapl.hpp"
+#include "harness/machine/rapl.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <regex>
 
-#include "harness/device_id.hpp"
+#include "harness/api/device_id.hpp"
 
 namespace lb {
 

@@ -9,7 +9,7 @@
 #include <variant>
 #include <vector>
 
-#include "harness/precision.hpp"
+#include "harness/api/precision.hpp"
 
 namespace lb {
 

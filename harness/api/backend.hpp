@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "harness/checked_run.hpp"
-#include "harness/problem.hpp"
-#include "harness/telemetry.hpp"
+#include "harness/api/checked_run.hpp"
+#include "harness/api/problem.hpp"
+#include "harness/api/telemetry.hpp"
 
 namespace lb {
 
-// A host tensor in the canonical layout of harness/problem.hpp, values as float.
+// A host tensor in the canonical layout of harness/api/problem.hpp, values as float.
 struct HostTensor {
   std::vector<std::int64_t> dims;
   std::vector<float> data;

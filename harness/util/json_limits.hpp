@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/input_error.hpp"
+#include "harness/util/input_error.hpp"
 
 namespace lb {
 

@@ -1,4 +1,4 @@
-#include "harness/shape_json.hpp"
+#include "harness/api/shape_json.hpp"
 
 namespace lb {
 

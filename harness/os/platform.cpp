@@ -1,4 +1,4 @@
-#include "harness/platform.hpp"
+#include "harness/os/platform.hpp"
 
 #include <chrono>
 #include <cstdio>

@@ -1,10 +1,10 @@
-#include "harness/data_paths.hpp"
+#include "harness/util/data_paths.hpp"
 
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "harness/platform.hpp"
+#include "harness/os/platform.hpp"
 
 namespace lb {
 
