@@ -75,9 +75,9 @@ double memory_unit_s(std::vector<std::uint64_t>& buffer) {
 // batch-1 ResNet-50 activation is (3.2 MB at 256x56x56 FP32).
 constexpr std::size_t memory_unit_words = (std::size_t(4) << 20) / sizeof(std::uint64_t);
 
-// One thread's unit times, sized by the caller: a canary thread allocates nothing, since a
-// thread's first allocation under contention makes glibc reserve a new arena's address space,
-// which a run near its address-space limit does not have.
+// One thread's unit times, sized by the caller: a canary thread allocates nothing, since a new
+// thread's first allocation takes a glibc heap of its own (64 MiB of address space) unless an
+// address-space limit made every thread share one (platform.hpp).
 struct UnitTimes {
   std::vector<double> compute, memory;
 };
