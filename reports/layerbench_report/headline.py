@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from layerbench_report import results_file
 from layerbench_report.layer_precisions import substitution_note
 from layerbench_report.markup import P, fmt_ms, fmt_rate, fmt_ratio
-from layerbench_report.uncertainty import ranged_text, record_uncertainty, unstable_sum
+from layerbench_report.uncertainty import (UNSTABLE_SUM_UNCERTAINTY, ranged_text,
+                                           record_uncertainty, unstable_sum)
 
 
 @dataclass
@@ -165,6 +166,6 @@ def flagged(data, model, devices, pass_) -> list:
     if unstable:
         sentences.append(
             f"{len(unstable)} of these model sums are unstable (their uncertainty, the summed "
-            "points' weighted by their time, is 10% or more): a rerun may not give their "
-            "images/s.")
+            f"points' weighted by their time, is {UNSTABLE_SUM_UNCERTAINTY:.0%} or more): a rerun "
+            "may not give their images/s.")
     return sentences
