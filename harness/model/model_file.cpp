@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <initializer_list>
 #include <map>
 #include <stdexcept>
 #include <utility>
@@ -33,11 +32,11 @@ bool flag(const JsonField& object, const char* key, bool fallback) {
   return object.has(key) ? object[key].boolean() : fallback;
 }
 
-// One of `choices`.
-std::string choice(const JsonField& object, const char* key,
-                   std::initializer_list<std::string_view> choices) {
-  const JsonField field = object[key];
+// The `algorithm` of an op of `kind`: one of the table's algorithms for it.
+std::string algorithm(const JsonField& object, OpKind kind) {
+  const JsonField field = object["algorithm"];
   const auto value = field.text();
+  const auto choices = row(kind).algorithms;
   if (std::find(choices.begin(), choices.end(), value) != choices.end()) return value;
   std::string known;
   for (auto c : choices) known += (known.empty() ? "" : ", ") + std::string(c);
@@ -110,8 +109,7 @@ MemoryShape read_memory(const JsonField& f, OpKind kind) {
       s.op = MemoryOp::softmax;
       break;
     case OpKind::eltwise:
-      s.op = choice(f, "algorithm", {"relu", "gelu_erf"}) == "relu" ? MemoryOp::relu
-                                                                    : MemoryOp::gelu_erf;
+      s.op = algorithm(f, kind) == "relu" ? MemoryOp::relu : MemoryOp::gelu_erf;
       s.in_place = flag(f, "in_place", false);
       // Run after run in place, GELU would take a negative value on to denormals (halving it
       // each time), which slow the CPU; no model here runs it in place.
@@ -119,14 +117,13 @@ MemoryShape read_memory(const JsonField& f, OpKind kind) {
         f["in_place"].fail("only relu runs in place (gelu_erf does not)");
       break;
     case OpKind::binary:
-      choice(f, "algorithm", {"add"});
+      algorithm(f, kind);
       s.op = MemoryOp::add;
       s.broadcast = flag(f, "broadcast", false);
       s.in_place = flag(f, "in_place", false);
       break;
     case OpKind::pool:
-      s.op =
-          choice(f, "algorithm", {"max", "avg"}) == "max" ? MemoryOp::max_pool : MemoryOp::avg_pool;
+      s.op = algorithm(f, kind) == "max" ? MemoryOp::max_pool : MemoryOp::avg_pool;
       need_chw();
       s.window = positive(f, "window"), s.stride = positive(f, "stride");
       s.pad = non_negative(f, "pad", 0);
@@ -143,40 +140,10 @@ MemoryShape read_memory(const JsonField& f, OpKind kind) {
   return s;
 }
 
-// The fields an op of each kind may have (bench/models/SCHEMA.md); any other is refused.
+// The fields an op of `kind` may have (bench/op_kinds.json); any other is refused.
 std::vector<std::string_view> fields_of(OpKind kind) {
-  std::vector<std::string_view> fields = {"id", "kind", "layers", "note"};
-  const auto add = [&](std::initializer_list<std::string_view> more) {
-    fields.insert(fields.end(), more);
-  };
-  switch (kind) {
-    case OpKind::conv:
-      add({"input_layer", "c", "h", "w", "k", "r", "s", "stride_h", "stride_w", "pad_h", "pad_w",
-           "dil_h", "dil_w", "groups"});
-      break;
-    case OpKind::linear:
-      add({"input_layer", "tokens", "in_features", "out_features"});
-      break;
-    case OpKind::bmm:
-      add({"input_layer", "heads", "m", "n", "k", "trans_b"});
-      break;
-    case OpKind::batch_norm:
-      add({"dims", "after_conv"});
-      break;
-    case OpKind::layer_norm:
-    case OpKind::softmax:
-      add({"dims"});
-      break;
-    case OpKind::eltwise:
-      add({"dims", "algorithm", "in_place"});
-      break;
-    case OpKind::binary:
-      add({"dims", "algorithm", "broadcast", "in_place"});
-      break;
-    case OpKind::pool:
-      add({"dims", "algorithm", "window", "stride", "pad"});
-      break;
-  }
+  std::vector<std::string_view> fields(op_common_fields.begin(), op_common_fields.end());
+  fields.insert(fields.end(), row(kind).fields.begin(), row(kind).fields.end());
   return fields;
 }
 
@@ -186,9 +153,7 @@ Op read_op(const JsonField& f, const Model& model) {
   op.id = identifier(f["id"]);
   const JsonField kind_field = f["kind"];
   const auto kind = parse_op_kind(kind_field.text());
-  if (!kind)
-    kind_field.expected(
-        "one of conv, linear, bmm, batch_norm, layer_norm, eltwise, binary, pool, softmax");
+  if (!kind) kind_field.expected("one of " + op_kind_names());
   op.kind = *kind;
   f.allow_only(fields_of(op.kind));
 

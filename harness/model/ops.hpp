@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "harness/api/problem.hpp"
+#include "op_kinds_table.hpp"  // OpKind and op_kind_table, generated from bench/op_kinds.json
 
 namespace lb {
 
@@ -15,20 +16,15 @@ namespace lb {
 //   conv:   N = B
 //   linear: y = x . W^T with M = tokens x B, N = out_features, K = in_features
 //   bmm:    batched product with batch count = heads x B
-//   batch_norm, layer_norm, eltwise, binary, pool, softmax: memory-bound, tensor B x dims
-enum class OpKind { conv, linear, bmm, batch_norm, layer_norm, eltwise, binary, pool, softmax };
-inline constexpr OpKind all_op_kinds[] = {OpKind::conv,       OpKind::linear,     OpKind::bmm,
-                                          OpKind::batch_norm, OpKind::layer_norm, OpKind::eltwise,
-                                          OpKind::binary,     OpKind::pool,       OpKind::softmax};
+//   the memory-bound kinds: tensor B x dims
+const OpKindRow& row(OpKind k);
 std::string_view name(OpKind k);
 std::optional<OpKind> parse_op_kind(std::string_view text);
+// "conv, linear, ...": the kinds' names, for messages.
+std::string op_kind_names();
 bool is_memory_bound(OpKind k);
-
-// The groups a model's time is shared among (results' kind_ms and kind_share):
-// convolution (conv), gemm (linear, bmm), normalisation (batch_norm, layer_norm),
-// elementwise (eltwise, binary), pooling (pool), softmax.
-inline constexpr std::string_view kind_groups[] = {"convolution", "gemm",    "normalisation",
-                                                   "elementwise", "pooling", "softmax"};
+// The group a model's time for this kind is counted in (results' kind_ms and kind_share), one
+// of op_kind_groups.
 std::string_view kind_group(OpKind k);
 
 // The precision an op of this kind runs in when its model runs in `model`: the convolutions and

@@ -43,7 +43,7 @@ std::string op_label(const Op& op, Pass pass) {
 
 KindTimes kind_times(const std::map<std::string, double>& group_ms, double total_ms) {
   KindTimes k;
-  for (std::string_view group : kind_groups) {
+  for (std::string_view group : op_kind_groups) {
     const auto it = group_ms.find(std::string(group));
     const double ms = it == group_ms.end() ? 0 : it->second;
     k.ms[std::string(group)] = ms;

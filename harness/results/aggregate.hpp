@@ -39,7 +39,7 @@ struct Accumulation {
   int effective_batch() const { return batch * steps; }
 };
 
-// Time per kind group (kind_groups in harness/model/ops.hpp): milliseconds and fractions of
+// Time per kind group (op_kind_groups, bench/op_kinds.json): milliseconds and fractions of
 // the total; every group present.
 struct KindTimes {
   std::map<std::string, double> ms, share;

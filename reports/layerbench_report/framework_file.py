@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from layerbench_report import results_file
+from layerbench_report.op_kinds import KIND_GROUPS
 from layerbench_report.checked_json import BadResultsFile, Fields, read_document, unique
 
 SCHEMA = "layerbench-framework/1"
@@ -20,17 +21,14 @@ PASSES = ("fwd", "train")
 STATUSES = ("ok", "unsupported", "oom", "failed")
 
 # The groups a model's time is split into, in the order charts stack them. layerbench's point
-# kinds map onto them (KIND_GROUPS); a framework's operators too (operator_group).
+# kinds map onto them (op_kinds.KIND_GROUPS, from bench/op_kinds.json); a framework's operators
+# too (operator_group).
 GROUPS = ("convolution", "gemm", "attention", "normalisation", "elementwise", "pooling",
           "softmax", "layout", "other")
 GROUP_NAMES = {"convolution": "convolution", "gemm": "GEMM", "attention": "fused attention",
                "normalisation": "normalisation", "elementwise": "elementwise",
                "pooling": "pooling", "softmax": "softmax",
                "layout": "copies, views and allocation", "other": "other operators"}
-KIND_GROUPS = {"conv": "convolution", "linear": "gemm", "bmm": "gemm",
-               "batch_norm": "normalisation", "layer_norm": "normalisation",
-               "eltwise": "elementwise", "binary": "elementwise", "pool": "pooling",
-               "softmax": "softmax"}
 
 # PyTorch operator names (without "aten::") to groups, first match wins. Fused attention comes
 # first: it holds a batched product and a softmax in one kernel, so neither group may claim it.

@@ -1,7 +1,5 @@
 """The memory-bound layers as PyTorch calls them, on the GPU and the CPU alike, and the record of
 which call was timed where it is not the plain functional one."""
-# The memory-bound kinds of the model files (bench/models/SCHEMA.md).
-MEMORY_KINDS = ("batch_norm", "layer_norm", "eltwise", "binary", "pool", "softmax")
 BATCH_NORM_EPS, LAYER_NORM_EPS = 1e-5, 1e-6  # nn.BatchNorm2d's, and ViT's LayerNorm(eps=1e-6)
 
 

@@ -5,9 +5,9 @@ import sys
 from layerbench_report import results_file
 from layerbench_report.command_line import check_output_file, write_text
 from layerbench_report.markup import text_table
+from layerbench_report.op_kinds import MEMORY_KINDS
 from layerbench_report.results_file import median_ms
 
-from torch_compare.layer_ops import MEMORY_KINDS
 from torch_compare.timings import cpu_points, gpu_points, load_timings, point_key
 
 

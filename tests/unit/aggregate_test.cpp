@@ -387,8 +387,8 @@ TEST(Aggregate, MemoryBoundLayersRunInThePrecisionFrameworksUse) {
                                                {Precision::fp8, Precision::bf16}};
   for (Precision p : all_precisions) {
     EXPECT_EQ(memory_bound_precision(p), rule.at(p)) << name(p);
-    for (OpKind k : all_op_kinds)
-      EXPECT_EQ(precision_in_model(k, p), is_memory_bound(k) ? rule.at(p) : p) << name(k);
+    for (const auto& kind : op_kind_table)
+      EXPECT_EQ(precision_in_model(kind.kind, p), kind.memory_bound ? rule.at(p) : p) << kind.name;
   }
 }
 

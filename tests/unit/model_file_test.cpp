@@ -3,6 +3,7 @@
 #include "harness/model/model_file.hpp"
 #include "harness/model/accounting.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -175,6 +176,21 @@ TEST(Builtin, MemoryBoundOpsAddNoFlopsAndTheirOwnPasses) {
   EXPECT_EQ(kind_group(OpKind::layer_norm), "normalisation");
   EXPECT_EQ(kind_group(OpKind::binary), "elementwise");
   EXPECT_EQ(kind_group(OpKind::bmm), "gemm");
+}
+
+// The generated vocabulary (bench/op_kinds.json): each row's name reads back as its kind, and its
+// group is one of the table's.
+TEST(OpKinds, EveryRowsNameReadsBackAsItsKindInOneOfTheTablesGroups) {
+  for (const auto& r : op_kind_table) {
+    EXPECT_EQ(parse_op_kind(r.name), r.kind) << r.name;
+    EXPECT_EQ(name(r.kind), r.name);
+    EXPECT_NE(std::find(op_kind_groups.begin(), op_kind_groups.end(), kind_group(r.kind)),
+              op_kind_groups.end())
+        << r.name;
+  }
+  EXPECT_EQ(parse_op_kind("Conv"), std::nullopt);
+  EXPECT_TRUE(is_memory_bound(OpKind::softmax));
+  EXPECT_FALSE(is_memory_bound(OpKind::bmm));
 }
 
 // The model files scripts/gpu-check.sh runs: the in-place ReLU and add of ResNet-50 are met in the
