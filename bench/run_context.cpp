@@ -107,14 +107,16 @@ nlohmann::json accelerator_device(const RunContext& machine, const Backend& back
   }
   return d;
 }
-// The GPUs NVML is asked about: each GPU device record's id and PCI bus id (its backend's fact).
-std::vector<std::pair<std::string, std::string>> gpu_bus_ids(const nlohmann::json& devices) {
-  std::vector<std::pair<std::string, std::string>> gpus;
-  for (const auto& d : devices) {
-    const auto& facts = d.value("facts", nlohmann::json::object());
-    if (d.value("kind", "") == "gpu" && facts.contains("pci_bus_id"))
-      gpus.emplace_back(d.at("id").get<std::string>(), facts.at("pci_bus_id").get<std::string>());
-  }
+// The GPUs asked for their compute processes: each device record whose backend reads them, from
+// the facts that backend recorded.
+std::vector<GpuProcessQuery> gpu_process_queries(const nlohmann::json& devices) {
+  std::vector<GpuProcessQuery> gpus;
+  for (const auto& d : devices)
+    for (const BackendDescriptor* backend : backend_descriptors())
+      if (backend->gpu_processes && d.value("backend", "") == backend->name)
+        gpus.push_back({d.at("id").get<std::string>(),
+                        [facts = d.value("facts", nlohmann::json::object()), backend](
+                            std::string& error) { return backend->gpu_processes(facts, error); }});
   return gpus;
 }
 
@@ -150,7 +152,7 @@ nlohmann::json machine_state_json(const nlohmann::json& devices,
           {"threads", threads},
           {"cpu_governor", governor ? nlohmann::json(*governor) : nullptr},
           {"transparent_huge_pages", huge_pages ? nlohmann::json(*huge_pages) : nullptr},
-          {"start", to_json(read_machine(gpu_bus_ids(devices)), processors, threads)}};
+          {"start", to_json(read_machine(gpu_process_queries(devices)), processors, threads)}};
 }
 
 // A recorded reading back, for the warning: the other runnable count and the GPUs' others.
@@ -180,7 +182,7 @@ void record_machine_state_at_end(ResultsWriter& writer, bool quiet) {
   const nlohmann::json state = context.value("machine_state", nlohmann::json::object());
   const int processors = state.value("processors", std::max(1, platform::cpu_features().threads));
   const int threads = state.value("threads", recorded_compute_threads(devices, processors));
-  const MachineReading end = read_machine(gpu_bus_ids(devices));
+  const MachineReading end = read_machine(gpu_process_queries(devices));
   int contended = 0;
   for (const auto& p : writer.points())
     if (p.timing && p.timing->contended) ++contended;

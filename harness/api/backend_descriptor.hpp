@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +16,7 @@
 
 #include "harness/api/backend.hpp"
 #include "harness/api/device_id.hpp"
+#include "harness/api/gpu_processes.hpp"
 #include "harness/doctor/facts.hpp"
 #include "harness/doctor/snapshot.hpp"
 
@@ -109,6 +111,12 @@ struct BackendDescriptor {
   // repeat them.
   std::function<std::vector<std::pair<std::string, std::string>>(const doctor::Snapshot&)>
       libraries;
+  // The compute processes on one of its GPUs now, for the results' machine_state: `facts` is the
+  // device record's facts as this backend wrote them (the CUDA backend's pci_bus_id); empty
+  // optional and `error` set when its library cannot tell. Null: its devices have no such list.
+  std::function<std::optional<std::vector<GpuProcess>>(const nlohmann::json& facts,
+                                                       std::string& error)>
+      gpu_processes;
   // The `run` options only this backend understands; empty for most.
   std::vector<BackendOption> options;
   // The backend for one device: `device_index` is the GPU's index (0 for the CPU), `threads`

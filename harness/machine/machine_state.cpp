@@ -81,7 +81,7 @@ std::optional<std::string> busy_warning(const std::optional<MachineReading>& sta
   return text;
 }
 
-MachineReading read_machine(const std::vector<std::pair<std::string, std::string>>& gpus) {
+MachineReading read_machine(const std::vector<GpuProcessQuery>& gpus) {
   MachineReading r;
   for (int i = 0; i < 5; ++i) {
     if (i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -92,87 +92,14 @@ MachineReading read_machine(const std::vector<std::pair<std::string, std::string
     r.other_runnable = std::min(r.other_runnable.value_or(others), others);
     r.load_average_1m = queue->load_average_1m;
   }
-  for (const auto& [id, bus_id] : gpus) {
+  for (const auto& gpu : gpus) {
     std::string error;
-    if (auto on_device = gpu_compute_processes(bus_id, error))
-      r.gpu_others.emplace_back(id, other_gpu_processes(*on_device, platform::process_id()));
+    if (auto on_device = gpu.read(error))
+      r.gpu_others.emplace_back(gpu.id, other_gpu_processes(*on_device, platform::process_id()));
     else
-      r.gpu_errors.emplace_back(id, error);
+      r.gpu_errors.emplace_back(gpu.id, error);
   }
   return r;
-}
-
-namespace {
-// From nvml.h: NVML_SUCCESS = 0, NVML_ERROR_INSUFFICIENT_SIZE = 7, NVML_VALUE_NOT_AVAILABLE
-// (all ones) for a memory figure NVML may not give; nvmlProcessInfo_v3_t's layout.
-constexpr int nvml_success = 0;
-constexpr int nvml_insufficient_size = 7;
-constexpr unsigned long long nvml_value_not_available = ~0ull;
-struct NvmlProcessInfo {
-  unsigned pid;
-  unsigned long long used_gpu_memory;
-  unsigned gpu_instance_id;
-  unsigned compute_instance_id;
-};
-}  // namespace
-
-std::optional<std::vector<GpuProcess>> gpu_compute_processes(const std::string& pci_bus_id,
-                                                             std::string& error) {
-  const std::string name = platform::nvml_library();
-  void* lib = platform::load_library(name, error);
-  if (!lib) {
-    error = name + ": " + error;
-    return std::nullopt;
-  }
-  auto sym = [&](const char* symbol) { return platform::find_symbol(lib, symbol); };
-  auto init = reinterpret_cast<int (*)()>(sym("nvmlInit_v2"));
-  auto shutdown = reinterpret_cast<int (*)()>(sym("nvmlShutdown"));
-  auto by_bus_id =
-      reinterpret_cast<int (*)(const char*, void**)>(sym("nvmlDeviceGetHandleByPciBusId_v2"));
-  auto processes = reinterpret_cast<int (*)(void*, unsigned*, NvmlProcessInfo*)>(
-      sym("nvmlDeviceGetComputeRunningProcesses_v3"));
-  auto error_string = reinterpret_cast<const char* (*)(int)>(sym("nvmlErrorString"));
-  if (!init || !shutdown || !by_bus_id || !processes || !error_string) {
-    error = name + " lacks nvmlDeviceGetComputeRunningProcesses_v3 or the calls around it";
-    return std::nullopt;
-  }
-  if (const int rc = init(); rc != nvml_success) {
-    error = std::string("nvmlInit_v2: ") + error_string(rc);
-    return std::nullopt;
-  }
-  std::optional<std::vector<GpuProcess>> found;
-  void* device = nullptr;
-  if (const int rc = by_bus_id(pci_bus_id.c_str(), &device); rc != nvml_success) {
-    error = "nvmlDeviceGetHandleByPciBusId_v2(" + pci_bus_id + "): " + error_string(rc);
-  } else {
-    // Ask with room for 64; NVML says how many there are when that is too few (the list may
-    // grow between the calls, hence the loop).
-    std::vector<NvmlProcessInfo> infos(64);
-    for (int attempt = 0; attempt < 4; ++attempt) {
-      auto count = static_cast<unsigned>(infos.size());
-      const int rc = processes(device, &count, infos.data());
-      if (rc == nvml_insufficient_size) {
-        infos.resize(count + 16);
-        continue;
-      }
-      if (rc != nvml_success) {
-        error = std::string("nvmlDeviceGetComputeRunningProcesses_v3: ") + error_string(rc);
-        break;
-      }
-      found.emplace();
-      for (unsigned i = 0; i < count; ++i) {
-        GpuProcess p{infos[i].pid, std::nullopt};
-        if (infos[i].used_gpu_memory != nvml_value_not_available)
-          p.used_bytes = infos[i].used_gpu_memory;
-        found->push_back(p);
-      }
-      break;
-    }
-    if (!found && error.empty())
-      error = "nvmlDeviceGetComputeRunningProcesses_v3: list kept growing";
-  }
-  shutdown();
-  return found;
 }
 
 }  // namespace lb

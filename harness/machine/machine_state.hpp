@@ -4,11 +4,14 @@
 // context.machine_state (reports/results-schema.md), and the one warning `run` prints when
 // either was busy. The verdicts and the text are pure and unit-tested; the probes are thin.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "harness/api/gpu_processes.hpp"
 
 namespace lb {
 
@@ -23,10 +26,6 @@ struct CpuLoad {
 bool cpu_busy(const CpuLoad& load);
 
 // ---------------------------------------------------------------- GPU
-struct GpuProcess {
-  unsigned pid = 0;
-  std::optional<std::uint64_t> used_bytes;  // empty where NVML may not tell (no permission)
-};
 // The processes on the device other than `own_pid`: any of them shares the GPU with the run.
 std::vector<GpuProcess> other_gpu_processes(const std::vector<GpuProcess>& on_device,
                                             unsigned own_pid);
@@ -36,7 +35,7 @@ std::vector<GpuProcess> other_gpu_processes(const std::vector<GpuProcess>& on_de
 struct MachineReading {
   std::optional<int> other_runnable;  // empty where the OS cannot tell
   std::optional<double> load_average_1m;
-  // Per GPU id ("gpu:0"): the other compute processes, or why NVML could not tell.
+  // Per GPU id ("gpu:0"): the other compute processes, or why its library could not tell.
   std::vector<std::pair<std::string, std::vector<GpuProcess>>> gpu_others;
   std::vector<std::pair<std::string, std::string>> gpu_errors;
 };
@@ -51,14 +50,14 @@ std::optional<std::string> busy_warning(const std::optional<MachineReading>& sta
                                         int contended_points);
 
 // ---------------------------------------------------------------- probes
+// One GPU to ask: its id ("gpu:0") and its backend's reading of the compute processes on it
+// (empty optional and `error` set when the library cannot tell).
+struct GpuProcessQuery {
+  std::string id;
+  std::function<std::optional<std::vector<GpuProcess>>(std::string& error)> read;
+};
 // Runnable tasks not ours, the least of a few readings 10 ms apart (a persistent load, not a
-// kernel thread's blip), and the load average. `gpus` maps GPU ids to PCI bus ids; each is asked
-// of NVML (loaded at run time, as the doctor loads the driver).
-MachineReading read_machine(const std::vector<std::pair<std::string, std::string>>& gpus);
-
-// NVML's compute processes on the device with this PCI bus id; empty optional and `error` set
-// when NVML is absent or refuses.
-std::optional<std::vector<GpuProcess>> gpu_compute_processes(const std::string& pci_bus_id,
-                                                             std::string& error);
+// kernel thread's blip), and the load average; and each GPU's other compute processes.
+MachineReading read_machine(const std::vector<GpuProcessQuery>& gpus);
 
 }  // namespace lb

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "kernels/cuda/logic/device_rules.hpp"
-#include "kernels/cuda/nvml_telemetry.hpp"
+#include "kernels/cuda/nvml/nvml_telemetry.hpp"
 
 namespace lb::cuda {
 

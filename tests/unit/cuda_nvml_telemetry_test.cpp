@@ -1,5 +1,5 @@
-// The NVML reader (kernels/cuda/nvml_telemetry.hpp) loaded against stand-in libraries that play
-// back scripts (tests/unit/lib/fake_nvml.cpp). The scripts' clocks, watts and joules are test
+// The NVML reader (kernels/cuda/nvml/nvml_telemetry.hpp) loaded against stand-in libraries that
+// play back scripts (tests/unit/lib/fake_nvml.cpp). The scripts' clocks, watts and joules are test
 // data, not readings of any GPU. No GPU is needed.
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@ TEST(NvmlTelemetry, NotBuilt) { GTEST_SKIP() << "layerbench was built without CU
 #include <filesystem>
 #include <fstream>
 
-#include "kernels/cuda/nvml_telemetry.hpp"
+#include "kernels/cuda/nvml/nvml_telemetry.hpp"
 
 namespace lb::cuda {
 namespace {

@@ -9,6 +9,7 @@
 #include "harness/doctor/diagnose.hpp"
 #include "harness/doctor/versions.hpp"
 #include "kernels/cuda/loader/cuda_loader.hpp"
+#include "kernels/cuda/nvml/nvml_processes.hpp"
 
 namespace lb::cuda {
 namespace {
@@ -81,6 +82,14 @@ const BackendDescriptor& descriptor() {
                 {"cublas", s.nvidia.cublas.loaded
                                ? text(decode_cublas_version(s.nvidia.cublas.loaded_version))
                                : ""}};
+          },
+      .gpu_processes =
+          [](const nlohmann::json& facts, std::string& error) {
+            if (!facts.contains("pci_bus_id") || !facts.at("pci_bus_id").is_string()) {
+              error = "the device record has no pci_bus_id";
+              return std::optional<std::vector<GpuProcess>>();
+            }
+            return nvml_compute_processes(facts.at("pci_bus_id").get<std::string>(), error);
           },
       .options = option_declarations(),
       .make =

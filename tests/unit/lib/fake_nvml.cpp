@@ -1,11 +1,14 @@
 // TEST DATA SOURCE: a stand-in for libnvidia-ml that plays back a script, for the unit tests of
-// the NVML reader (cuda_nvml_telemetry_test.cpp). Nothing here is a measurement of a GPU.
+// the NVML readers (cuda_nvml_telemetry_test.cpp, cuda_nvml_processes_test.cpp). Nothing here is
+// a measurement of a GPU.
 // The script (named by LAYERBENCH_FAKE_NVML_SCRIPT) has one reading per line:
 //   sm_mhz memory_mhz power_mw energy_mj event_reasons
 // "-" answers NVML_ERROR_NOT_SUPPORTED, "lost" NVML_ERROR_GPU_IS_LOST; '#' starts a comment.
 // Each query keeps its own place: its n-th call answers from line n (the last line once past
 // the end). Built with FAKE_NVML_LEGACY it has the pre-12.2 name of the clock-event reasons
-// query and no energy counter.
+// query, no energy counter and no compute-process list. The compute processes are
+// LAYERBENCH_FAKE_NVML_PROCESSES of them (2 when unset): pid 100 + i, using i + 1 MiB, or not
+// telling for every odd i.
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -87,6 +90,24 @@ int nvmlDeviceGetTotalEnergyConsumption(void*, unsigned long long* millijoules) 
 }
 int nvmlDeviceGetCurrentClocksEventReasons(void*, unsigned long long* mask) {
   return answer(reasons, mask);
+}
+
+struct ProcessInfo {  // nvmlProcessInfo_v3_t
+  unsigned pid;
+  unsigned long long used_gpu_memory;
+  unsigned gpu_instance_id, compute_instance_id;
+};
+int nvmlDeviceGetComputeRunningProcesses_v3(void*, unsigned* count, ProcessInfo* infos) {
+  constexpr int insufficient_size = 7;
+  const char* wanted = std::getenv("LAYERBENCH_FAKE_NVML_PROCESSES");
+  const unsigned n = wanted ? static_cast<unsigned>(std::stoul(wanted)) : 2;
+  if (*count < n) {
+    *count = n;
+    return insufficient_size;
+  }
+  *count = n;
+  for (unsigned i = 0; i < n; ++i) infos[i] = {100 + i, i % 2 ? ~0ull : (i + 1ull) << 20, 0, 0};
+  return success;
 }
 #endif
 }

@@ -1,30 +1,26 @@
 #pragma once
-// The GPU's clocks, board power, energy counter and clock-event reasons through NVML, loaded at
-// run time (libnvidia-ml ships with the driver, not the toolkit, so nothing links against it).
-// NVML types are declared locally. Each reading is optional: a missing function or
-// NVML_ERROR_NOT_SUPPORTED leaves its field out for good and absent() says why.
+// The GPU's clocks, board power, energy counter and clock-event reasons through NVML
+// (nvml_device.hpp). NVML types are declared locally. Each reading is optional: a missing function
+// or NVML_ERROR_NOT_SUPPORTED leaves its field out for good and absent() says why.
 #include <functional>
 #include <map>
 #include <optional>
 #include <string>
 
 #include "kernels/cuda/logic/telemetry.hpp"
+#include "kernels/cuda/nvml/nvml_device.hpp"
 
 namespace lb::cuda {
 
 class NvmlTelemetry {
  public:
-  // The GPU is named by its PCI bus id, the one identifier CUDA and NVML share (their device
-  // indices can differ). `library` is the file to load; `now_s` stamps readings (the steady clock
-  // when not given).
+  // The GPU with this PCI bus id; `library` is the file to load (NvmlDevice's); `now_s` stamps
+  // readings (the steady clock when not given).
   explicit NvmlTelemetry(const std::string& pci_bus_id, const std::string& library = "",
                          std::function<double()> now_s = {});
-  ~NvmlTelemetry();
-  NvmlTelemetry(const NvmlTelemetry&) = delete;
-  NvmlTelemetry& operator=(const NvmlTelemetry&) = delete;
 
   // Why NVML cannot be used at all; empty when it can.
-  const std::string& error() const { return error_; }
+  const std::string& error() const { return nvml_.error(); }
   std::optional<unsigned> current_mhz() { return read().sm_mhz; }
   // The default applications clock, or the maximum clock where the GPU reports no default.
   std::optional<unsigned> default_mhz() const { return default_mhz_; }
@@ -47,17 +43,14 @@ class NvmlTelemetry {
   std::optional<Value> field(const char* name, const char* symbol,
                              const std::function<int(Value&)>& query);
 
-  void* device_ = nullptr;
+  NvmlDevice nvml_;
   ClockFn clock_info_ = nullptr;
   UnsignedFn power_usage_ = nullptr;
   CounterFn total_energy_ = nullptr, event_reasons_ = nullptr;
-  const char* (*error_string_)(int) = nullptr;
-  int (*shutdown_)() = nullptr;
   std::function<double()> now_s_;
   std::optional<unsigned> default_mhz_;
   std::map<std::string, std::string> absent_;
   bool lost_ = false;
-  std::string error_;
 };
 
 }  // namespace lb::cuda
