@@ -44,7 +44,8 @@ const BackendDescriptor& descriptor() {
           [](const doctor::Snapshot&) {
             return std::vector<std::pair<std::string, std::string>>{{"onednn", probe().version}};
           },
-      .options = {},  // --algo and --threads are the harness's
+      .gpu_processes = {},  // a CPU has no GPU processes to list
+      .options = {},        // --algo and --threads are the harness's
       .make = [](int, int threads, const BackendOptionValues&) { return make_backend(threads); }};
   return onednn;
 }

@@ -75,6 +75,7 @@ const BackendDescriptor& descriptor() {
           [](const doctor::Snapshot&) {
             return std::vector<std::pair<std::string, std::string>>{};
           },
+      .gpu_processes = {},  // a CPU has no GPU processes to list
       .options = {},
       .make = [](int, int threads, const BackendOptionValues&) { return make_backend(threads); }};
   return openblas;

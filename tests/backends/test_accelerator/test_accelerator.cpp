@@ -118,6 +118,7 @@ const BackendDescriptor& descriptor() {
             return std::vector<std::pair<std::string, std::string>>{
                 {"test_library", "0 (test data)"}};
           },
+      .gpu_processes = {},  // not a GPU
       .options = {},
       .make = [](int index, int, const BackendOptionValues&) -> std::unique_ptr<Backend> {
         if (index < 0 || index >= devices)
