@@ -151,10 +151,7 @@ Op read_op(const JsonField& f, const Model& model) {
   f.require_object();
   Op op;
   op.id = identifier(f["id"]);
-  const JsonField kind_field = f["kind"];
-  const auto kind = parse_op_kind(kind_field.text());
-  if (!kind) kind_field.expected("one of " + op_kind_names());
-  op.kind = *kind;
+  op.kind = read_op_kind(f["kind"]);
   f.allow_only(fields_of(op.kind));
 
   const JsonField layers = f["layers"];

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "harness/util/json_fields.hpp"
+
 namespace lb {
 
 const OpKindRow& row(OpKind k) {
@@ -18,10 +20,11 @@ std::optional<OpKind> parse_op_kind(std::string_view text) {
   return std::nullopt;
 }
 
-std::string op_kind_names() {
+OpKind read_op_kind(const JsonField& field) {
+  if (const auto kind = parse_op_kind(field.string())) return *kind;
   std::string names;
   for (const auto& r : op_kind_table) names += (names.empty() ? "" : ", ") + std::string(r.name);
-  return names;
+  field.expected("one of " + names);
 }
 
 bool is_memory_bound(OpKind k) { return row(k).memory_bound; }

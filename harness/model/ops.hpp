@@ -12,6 +12,8 @@
 
 namespace lb {
 
+class JsonField;
+
 // How an operation grows with the batch size B is fixed by its kind:
 //   conv:   N = B
 //   linear: y = x . W^T with M = tokens x B, N = out_features, K = in_features
@@ -20,8 +22,9 @@ namespace lb {
 const OpKindRow& row(OpKind k);
 std::string_view name(OpKind k);
 std::optional<OpKind> parse_op_kind(std::string_view text);
-// "conv, linear, ...": the kinds' names, for messages.
-std::string op_kind_names();
+// The kind a file's field names (a model file's op, a results file's point); otherwise throws
+// the field's InputError, "must be one of conv, linear, ...".
+OpKind read_op_kind(const JsonField& field);
 bool is_memory_bound(OpKind k);
 // The group a model's time for this kind is counted in (results' kind_ms and kind_share), one
 // of op_kind_groups.

@@ -275,10 +275,7 @@ Point point_from_json(const JsonField& j) {
   Point p;
   p.model = j["model"].string();
   p.op = j["op"].string();
-  const JsonField kind = j["kind"];
-  const auto op_kind = parse_op_kind(kind.string());
-  if (!op_kind) kind.expected("one of " + op_kind_names());
-  p.kind = *op_kind;
+  p.kind = read_op_kind(j["kind"]);
   const JsonField layers = j["layers"];
   for (std::size_t i = 0, n = layers.array("an array of strings"); i < n; ++i)
     p.layers.push_back(layers[i].string());

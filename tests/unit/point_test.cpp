@@ -355,6 +355,9 @@ TEST_F(ResultsFileTest, DamagedPointsAreRefusedNamingTheirIndexAndField) {
       [](auto& d) { d["points"][0]["kind"] = "dropout"; },
       "r.json: points[0].kind: must be one of conv, linear, bmm, batch_norm, layer_norm, "
       "eltwise, binary, pool, softmax, is \"dropout\"");
+  expect_refused([](auto& d) { d["points"][0]["kind"] = ""; },
+                 "r.json: points[0].kind: must be one of conv, linear, bmm, batch_norm, "
+                 "layer_norm, eltwise, binary, pool, softmax, is \"\"");
   expect_refused(
       [](auto& d) { d["points"][1]["precision"] = "fp64"; },
       "r.json: points[1].precision: must be one of fp32, tf32, fp16, bf16, fp8, is \"fp64\"");
