@@ -61,4 +61,12 @@ doctor::Snapshot probe_machine(const doctor::ProbeOptions& options) {
   return snapshot;
 }
 
+std::map<std::string, DeviceUsability> backend_usability(const doctor::Snapshot& snapshot,
+                                                         const doctor::Facts& facts) {
+  std::map<std::string, DeviceUsability> usability;
+  for (const BackendDescriptor* backend : backend_descriptors())
+    usability[backend->name] = backend->usability(snapshot, facts);
+  return usability;
+}
+
 }  // namespace lb

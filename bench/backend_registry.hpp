@@ -1,5 +1,7 @@
 #pragma once
 // The one place that knows every backend: doctor, --version and run loop over this list.
+#include <map>
+#include <string>
 #include <vector>
 
 #include "harness/api/backend_descriptor.hpp"
@@ -16,5 +18,10 @@ void install_backend_roles();
 
 // The whole machine: doctor::probe_host plus what each backend's libraries report.
 doctor::Snapshot probe_machine(const doctor::ProbeOptions& options = {});
+
+// Each backend's check of its devices on the probed machine (BackendDescriptor::usability), by
+// the backend's name.
+std::map<std::string, DeviceUsability> backend_usability(const doctor::Snapshot& snapshot,
+                                                         const doctor::Facts& facts);
 
 }  // namespace lb

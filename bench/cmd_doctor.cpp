@@ -7,6 +7,7 @@
 
 #include "bench/backend_registry.hpp"
 #include "bench/commands.hpp"
+#include "bench/device_choice.hpp"
 #include "bench/python_probe.hpp"
 #include "harness/doctor/diagnose.hpp"
 #include "harness/doctor/facts.hpp"
@@ -35,6 +36,24 @@ const doctor::FrameworkProbe* installed_target(const std::optional<doctor::Pytho
         (f.version == target.version || f.version.rfind(target.version + ".", 0) == 0))
       return &f;
   return nullptr;
+}
+
+nlohmann::json devices_json(const std::vector<DeviceVerdict>& verdicts) {
+  nlohmann::json devices = nlohmann::json::array();
+  for (const DeviceVerdict& v : verdicts)
+    devices.push_back(
+        {{"kind", v.kind}, {"usable", v.usable}, {"verdict", v.verdict}, {"fixes", v.fixes}});
+  return devices;
+}
+
+// The device kinds a backend brings of its own: the GPU's verdict is the NVIDIA stack's, above.
+void print_other_devices(std::ostream& out, const std::vector<DeviceVerdict>& verdicts) {
+  for (const DeviceVerdict& v : verdicts) {
+    if (v.kind == gpu_kind) continue;
+    out << "\n" << v.verdict << "\n";
+    for (std::size_t i = 0; i < v.fixes.size(); ++i)
+      out << (i == 0 ? "How to fix:\n" : "") << "  " << i + 1 << ". " << v.fixes[i] << "\n";
+  }
 }
 
 int run_doctor(const DoctorOptions& options) {
@@ -73,6 +92,8 @@ int run_doctor(const DoctorOptions& options) {
   probe_options.measure_cpu_peak = options.cpu_peak == "measure";
   const doctor::Snapshot snapshot = probe_machine(probe_options);
   const doctor::Diagnosis diagnosis = doctor::diagnose(snapshot, facts);
+  const std::vector<DeviceVerdict> devices =
+      accelerator_verdicts(backend_usability(snapshot, facts), diagnosis);
   std::optional<doctor::FrameworkCheck> framework;
   if (target && !installed) framework = doctor::check_framework(snapshot, facts, *target);
   const std::vector<doctor::FrameworkVerdict> verdicts =
@@ -81,6 +102,7 @@ int run_doctor(const DoctorOptions& options) {
 
   if (options.json) {
     nlohmann::json report = doctor::to_json(snapshot, diagnosis, framework);
+    report["devices"] = devices_json(devices);
     report["scheduler"] = slurm_placement();  // a fleet's verdict names its job and node
     report["python"] = python.empty() ? nlohmann::json(nullptr) : nlohmann::json(python);
     report["python_probe_error"] =
@@ -91,6 +113,7 @@ int run_doctor(const DoctorOptions& options) {
     std::cout << report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     doctor::print_text(std::cout, snapshot, diagnosis, framework);
+    print_other_devices(std::cout, devices);
     if (frameworks.probe) doctor::print_frameworks(std::cout, *frameworks.probe, verdicts);
     if (!frameworks.error.empty()) std::cout << "\nPython frameworks: " << frameworks.error << "\n";
     if (python.empty())

@@ -185,9 +185,13 @@ struct DryRun {
 DryRun dry_run_estimate(const RunFlags& f, const RunSetup& setup,
                         const std::vector<Model>& models) {
   const RunOptions& o = f.settings;
-  const std::vector<DeviceVerdict> verdicts = f.assume_usable_gpu
-                                                  ? assumed_usable(setup.devices)
-                                                  : accelerator_verdicts(probe_run_context(""));
+  std::vector<DeviceVerdict> verdicts;
+  if (f.assume_usable_gpu) {
+    verdicts = assumed_usable(setup.devices);
+  } else {
+    const RunContext machine = probe_run_context("");
+    verdicts = accelerator_verdicts(machine.usability, machine.diagnosis);
+  }
   DryRun dry;
   const std::vector<DeviceId> accelerators =
       accelerators_to_run(setup.devices, verdicts, f.quiet, dry.device_unusable);

@@ -161,12 +161,12 @@ DeviceVerdict device_verdict(std::string_view kind,
   return v;
 }
 
-std::vector<DeviceVerdict> accelerator_verdicts(const RunContext& machine) {
+std::vector<DeviceVerdict> accelerator_verdicts(
+    const std::map<std::string, DeviceUsability>& usability, const doctor::Diagnosis& diagnosis) {
   std::vector<DeviceVerdict> verdicts;
   for (const std::string& kind : device_kinds())
     if (kind != cpu_kind)
-      verdicts.push_back(
-          device_verdict(kind, backend_descriptors(), machine.usability, machine.diagnosis));
+      verdicts.push_back(device_verdict(kind, backend_descriptors(), usability, diagnosis));
   return verdicts;
 }
 
@@ -220,7 +220,8 @@ ChosenDevices choose_devices(const DeviceChoice& choice,
   ChosenDevices chosen;
   chosen.machine = probe_run_context(python);
   const std::vector<DeviceId> accelerators = accelerators_to_run(
-      choice, accelerator_verdicts(chosen.machine), quiet, chosen.device_unusable);
+      choice, accelerator_verdicts(chosen.machine.usability, chosen.machine.diagnosis), quiet,
+      chosen.device_unusable);
   for (const BackendDescriptor* descriptor : descriptors) {
     const bool cpu = descriptor->device_kind == cpu_kind;
     std::vector<int> asked;

@@ -77,8 +77,10 @@ DeviceVerdict device_verdict(std::string_view kind,
                              const std::vector<const BackendDescriptor*>& registered,
                              const std::map<std::string, DeviceUsability>& usability,
                              const doctor::Diagnosis& diagnosis);
-// Every kind but the CPU's (device_kinds()) on the probed machine, from the registry's backends.
-std::vector<DeviceVerdict> accelerator_verdicts(const RunContext& machine);
+// Every kind but the CPU's (device_kinds()) on the probed machine, from the registry's backends'
+// `usability` (backend_usability) and, for GPUs without a backend, the doctor's `diagnosis`.
+std::vector<DeviceVerdict> accelerator_verdicts(
+    const std::map<std::string, DeviceUsability>& usability, const doctor::Diagnosis& diagnosis);
 
 // The devices other than the CPU that a run measures on: those --device names among the usable
 // ones. `run` and `run --dry-run` both decide with this, so a dry run plans no point on a device

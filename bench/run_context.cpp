@@ -10,7 +10,6 @@
 #include "harness/api/device_id.hpp"
 #include "harness/doctor/facts.hpp"
 #include "harness/doctor/frameworks.hpp"
-#include "harness/machine/gpu_datasheet.hpp"
 #include "harness/machine/machine_state.hpp"
 #include "harness/machine/rapl.hpp"
 #include "harness/machine/slurm_placement.hpp"
@@ -77,34 +76,33 @@ nlohmann::json cpu_device(const RunContext& machine, const Backend& backend, int
   return device;
 }
 
-// A device other than the CPU. Its name is the backend's "name" fact, or for a GPU the doctor's;
-// peaks and bandwidth come from the datasheet table, which knows GPUs only.
-nlohmann::json accelerator_device(const RunContext& machine, const Backend& backend,
-                                  DeviceLimits& limits) {
+// The descriptor of the backend that made `backend` (their names are the same).
+const BackendDescriptor* descriptor_of(const Backend& backend) {
+  for (const BackendDescriptor* d : backend_descriptors())
+    if (d->name == backend.name()) return d;
+  return nullptr;
+}
+
+// A device other than the CPU: its name, peaks and bandwidth as its backend's descriptor reads
+// them from the facts the backend recorded.
+nlohmann::json accelerator_device(const Backend& backend, DeviceLimits& limits) {
   const DeviceId id = parse_device_id(backend.device()).value();
-  nlohmann::json d = {{"id", backend.device()},
-                      {"kind", id.kind},
-                      {"name", ""},
-                      {"backend", backend.name()},
-                      {"facts", facts_json(backend)},
-                      {"peaks", nlohmann::json::object()},
-                      {"memory_bandwidth_gbps", nullptr}};
-  for (const auto& [fact, value] : backend.context()) {
+  const nlohmann::json facts = facts_json(backend);
+  const BackendDescriptor* descriptor = descriptor_of(backend);
+  const DeviceDescription described =
+      descriptor && descriptor->describe ? descriptor->describe(facts) : DeviceDescription{};
+  nlohmann::json d = {
+      {"id", backend.device()},          {"kind", id.kind}, {"name", described.name},
+      {"backend", backend.name()},       {"facts", facts},  {"peaks", nlohmann::json::object()},
+      {"memory_bandwidth_gbps", nullptr}};
+  for (const auto& [fact, value] : backend.context())
     if (fact == "memory_bytes") limits.memory_bytes = std::stoull(value);
-    if (fact == "name") d["name"] = value;
+  for (const auto& [precision, tflops] : described.peak_tflops) {
+    d["peaks"][std::string(name(precision))] = {{"tflops", tflops}, {"source", described.source}};
+    limits.peak_tflops[precision] = tflops;
   }
-  if (id.kind != gpu_kind) return d;
-  for (const auto& gpu : machine.snapshot.nvidia.gpus) {
-    if (gpu.index != id.index) continue;
-    d["name"] = gpu.name;
-    if (auto peaks = lookup_gpu_peaks(gpu.name, gpu.cc_major, gpu.cc_minor, gpu.sm_count)) {
-      for (const auto& [precision, tflops] : peaks->tflops) {
-        d["peaks"][std::string(name(precision))] = {{"tflops", tflops}, {"source", peaks->source}};
-        limits.peak_tflops[precision] = tflops;
-      }
-      d["memory_bandwidth_gbps"] = {{"value", peaks->memory_gbps}, {"source", peaks->source}};
-    }
-  }
+  if (described.memory_gbps)
+    d["memory_bandwidth_gbps"] = {{"value", *described.memory_gbps}, {"source", described.source}};
   return d;
 }
 // The GPUs asked for their compute processes: each device record whose backend reads them, from
@@ -209,8 +207,7 @@ RunContext probe_run_context(const std::string& python) {
   const doctor::Facts facts = doctor::load_facts();
   c.snapshot = probe_machine();
   c.diagnosis = doctor::diagnose(c.snapshot, facts);
-  for (const BackendDescriptor* backend : backend_descriptors())
-    c.usability[backend->name] = backend->usability(c.snapshot, facts);
+  c.usability = backend_usability(c.snapshot, facts);
   c.python = python;
   if (python.empty()) return c;
   // The doctor's default time limit per import: a framework that hangs costs a run a minute.
@@ -251,7 +248,7 @@ MachineRecord machine_record(const RunContext& machine,
     DeviceLimits& limits = record.limits[backend->device()];
     devices.push_back(parse_device_id(backend->device()).value().is_cpu()
                           ? cpu_device(machine, *backend, threads, measure_cpu_roofs, limits)
-                          : accelerator_device(machine, *backend, limits));
+                          : accelerator_device(*backend, limits));
   }
   nlohmann::json state = machine_state_json(devices, backends);
   record.context = {{"machine_state", std::move(state)},

@@ -17,6 +17,7 @@
 #include "harness/api/backend.hpp"
 #include "harness/api/device_id.hpp"
 #include "harness/api/gpu_processes.hpp"
+#include "harness/api/precision.hpp"
 #include "harness/doctor/facts.hpp"
 #include "harness/doctor/snapshot.hpp"
 
@@ -85,6 +86,15 @@ inline DeviceUsability cpu_always_usable(const doctor::Snapshot& snapshot, const
   return {{0}, "CPU ready: " + snapshot.cpu.model, {}};
 }
 
+// What a device's record in the results file says of it beyond its facts: its name and, where its
+// backend knows them, the peaks and memory bandwidth that fractions of peak are taken against.
+struct DeviceDescription {
+  std::string name;
+  std::map<Precision, double> peak_tflops;  // only the precisions it has figures for
+  std::optional<double> memory_gbps;
+  std::string source;  // where the figures come from: "datasheet: H200 datasheet"
+};
+
 struct BackendDescriptor {
   std::string name;         // "onednn", "cuda"
   std::string device_kind;  // "cpu", "gpu" or a kind of its own (harness/api/device_id.hpp)
@@ -117,6 +127,9 @@ struct BackendDescriptor {
   std::function<std::optional<std::vector<GpuProcess>>(const nlohmann::json& facts,
                                                        std::string& error)>
       gpu_processes;
+  // Its device's name and peaks from the facts its Backend recorded (Backend::context, as the
+  // device record's facts). Null: a CPU backend, whose record the harness's own probes fill.
+  std::function<DeviceDescription(const nlohmann::json& facts)> describe;
   // The `run` options only this backend understands; empty for most.
   std::vector<BackendOption> options;
   // The backend for one device: `device_index` is the GPU's index (0 for the CPU), `threads`

@@ -25,7 +25,7 @@ inline constexpr const char* model_sum_label =
 inline constexpr double unstable_sum_uncertainty = 0.10;
 
 // What aggregation knows of a device: peaks in TFLOP/s by precision (a GPU's come from
-// DevicePeaks::tflops, harness/machine/gpu_datasheet.hpp), and the memory the device has (for
+// DevicePeaks::tflops, kernels/cuda/logic/gpu_datasheet.hpp), and the memory the device has (for
 // boundaries). Absent entries give null fields.
 struct DeviceLimits {
   std::map<Precision, double> peak_tflops;

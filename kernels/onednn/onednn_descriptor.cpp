@@ -45,6 +45,7 @@ const BackendDescriptor& descriptor() {
             return std::vector<std::pair<std::string, std::string>>{{"onednn", probe().version}};
           },
       .gpu_processes = {},  // a CPU has no GPU processes to list
+      .describe = {},       // the harness probes the CPU itself
       .options = {},        // --algo and --threads are the harness's
       .make = [](int, int threads, const BackendOptionValues&) { return make_backend(threads); }};
   return onednn;

@@ -76,6 +76,7 @@ const BackendDescriptor& descriptor() {
             return std::vector<std::pair<std::string, std::string>>{};
           },
       .gpu_processes = {},  // a CPU has no GPU processes to list
+      .describe = {},       // the harness probes the CPU itself
       .options = {},
       .make = [](int, int threads, const BackendOptionValues&) { return make_backend(threads); }};
   return openblas;

@@ -85,14 +85,36 @@ def test_a_device_kind_no_backend_declares_is_refused(tmp_path):
         raise AssertionError("a device kind no backend declares was read")
 
 
-def test_points_of_a_real_run_reach_every_section(tmp_path):
-    """The C++ test backend, registered by one line, measured by the real binary: its devices,
-    roles and points are in the file and in every section one library can reach."""
+def accelerator_binary():
     exe = Path(os.environ.get("LAYERBENCH_TEST_ACCELERATOR_BINARY")
                or ROOT / "build" / "tests" / TEST_BINARY)
     if not exe.is_file():
         pytest.skip(f"no {TEST_BINARY} at {exe}: build the tests, or set "
                     "LAYERBENCH_TEST_ACCELERATOR_BINARY")
+    return exe
+
+
+def test_its_doctor_verdict_comes_from_its_descriptor():
+    """doctor names the test backend's devices usable, in its text and its JSON, beside the GPU's
+    verdict, which this machine's NVIDIA stack gives whatever it is."""
+    exe = accelerator_binary()
+    args = [str(exe), "doctor", "--python", "none", "--cpu-peak", "skip"]
+    text = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    report = json.loads(subprocess.run([*args, "--json"], capture_output=True, text=True,
+                                       timeout=300).stdout)
+    verdict = "test_accelerator ready: 2 devices (test data: the host's reference)"
+    assert verdict in text.stdout.splitlines()
+    devices = {d["kind"]: d for d in report["devices"]}
+    assert set(devices) == {"gpu", "test_accelerator"}
+    assert devices["test_accelerator"] == {"kind": "test_accelerator", "usable": [0, 1],
+                                           "verdict": verdict, "fixes": []}
+    assert devices["gpu"]["verdict"] == report["diagnosis"]["verdict"]
+
+
+def test_points_of_a_real_run_reach_every_section(tmp_path):
+    """The C++ test backend, registered by one line, measured by the real binary: its devices,
+    roles and points are in the file and in every section one library can reach."""
+    exe = accelerator_binary()
     out = tmp_path / "run.json"
     proc = subprocess.run([str(exe), *REAL_RUN, "-o", str(out)], capture_output=True, text=True,
                           timeout=600)
@@ -102,9 +124,19 @@ def test_points_of_a_real_run_reach_every_section(tmp_path):
     assert kinds == {"cpu": "cpu", "test_accelerator:0": "test_accelerator",
                      "test_accelerator:1": "test_accelerator"}
     assert doc["context"]["backends"]["test_library"]["device_type"] == "test_accelerator"
+    # name and peaks as its descriptor reads them from its facts; telemetry from its cases
+    stated = "test data: a stated constant, no device's figure"
+    for d in doc["context"]["devices"]:
+        if d["kind"] != "test_accelerator":
+            continue
+        assert d["name"] == d["facts"]["name"] == f"Test accelerator {d['id'][-1]} (test data)"
+        assert d["peaks"] == {p: {"tflops": 100.0, "source": stated}
+                              for p in ("fp32", "tf32", "fp16", "bf16")}
+        assert d["memory_bandwidth_gbps"] == {"value": 10000.0, "source": stated}
     mine = [p for p in doc["points"] if p["device"].startswith("test_accelerator")]
     assert {p["status"] for p in mine if p["precision"] != "fp8"} == {"ok"}
     assert all(p["validation"]["passed"] for p in mine if p["status"] == "ok")
+    assert {p["telemetry"]["source"] for p in mine if p["status"] == "ok"} == {"test_data"}
     assert {(p["status"], p["reason"]) for p in mine if p["precision"] == "fp8"} == {
         ("unsupported", "the test accelerator (test data) stores no FP8")}
 

@@ -1,13 +1,14 @@
-#include "harness/machine/gpu_datasheet.hpp"
+#include "kernels/cuda/logic/gpu_datasheet.hpp"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <set>
+#include <utility>
 
 #include "harness/util/data_paths.hpp"
 
-namespace lb {
+namespace lb::cuda::logic {
 namespace {
 
 // Expected values are the rows of the reference facts' "NVIDIA GPU peaks" table, which
@@ -111,5 +112,39 @@ TEST(GpuPeaks, BadFilesNameTheField) {
   EXPECT_EQ(bad(R"("source": "s")", R"("origin": "s")"), "gpus[1].source: missing");
 }
 
+TEST(GpuPeaks, ComputeCapabilityIsMajorDotMinor) {
+  EXPECT_EQ(parse_compute_capability("9.0"), std::pair(9, 0));
+  EXPECT_EQ(parse_compute_capability("12.10"), std::pair(12, 10));
+  for (const char* bad :
+       {"", "9", "9.", ".0", "9.0.1", " 9.0", "+9.0", "-9.0", "9.x", "99999999999.0"})
+    EXPECT_FALSE(parse_compute_capability(bad).has_value()) << bad;
+}
+
+// The device record of a GPU as the CUDA descriptor makes it from its backend's facts.
+TEST(GpuPeaks, DescribedGpuHasItsRowsPeaksOrItsNameAlone) {
+  const nlohmann::json h200 = {
+      {"gpu_name", "NVIDIA H200"}, {"compute_capability", "9.0"}, {"sm_count", "132"}};
+  const DeviceDescription d = describe_gpu(h200);
+  EXPECT_EQ(d.name, "NVIDIA H200");
+  EXPECT_EQ(d.peak_tflops, lookup_gpu_peaks("NVIDIA H200", 9, 0, 132)->tflops);
+  EXPECT_EQ(d.memory_gbps, 4800);
+  EXPECT_EQ(d.source, lookup_gpu_peaks("NVIDIA H200", 9, 0, 132)->source);
+  EXPECT_EQ(d.source.rfind("datasheet: ", 0), 0u) << d.source;
+
+  for (auto [key, value] : {std::pair{"sm_count", "120"},
+                            {"sm_count", "13x"},
+                            {"sm_count", "-1"},
+                            {"compute_capability", "nine"}}) {
+    nlohmann::json other = h200;
+    other[key] = value;
+    const DeviceDescription named_only = describe_gpu(other);
+    EXPECT_EQ(named_only.name, "NVIDIA H200") << key << "=" << value;
+    EXPECT_TRUE(named_only.peak_tflops.empty()) << key << "=" << value;
+    EXPECT_FALSE(named_only.memory_gbps.has_value()) << key << "=" << value;
+  }
+  EXPECT_EQ(describe_gpu(nlohmann::json::object()).name, "");
+  EXPECT_EQ(describe_gpu({{"gpu_name", 7}}).name, "");
+}
+
 }  // namespace
-}  // namespace lb
+}  // namespace lb::cuda::logic

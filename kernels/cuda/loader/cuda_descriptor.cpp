@@ -9,6 +9,7 @@
 #include "harness/doctor/diagnose.hpp"
 #include "harness/doctor/versions.hpp"
 #include "kernels/cuda/loader/cuda_loader.hpp"
+#include "kernels/cuda/logic/gpu_datasheet.hpp"
 #include "kernels/cuda/nvml/nvml_processes.hpp"
 
 namespace lb::cuda {
@@ -91,6 +92,7 @@ const BackendDescriptor& descriptor() {
             }
             return nvml_compute_processes(facts.at("pci_bus_id").get<std::string>(), error);
           },
+      .describe = logic::describe_gpu,
       .options = option_declarations(),
       .make =
           [](int device_index, int, const BackendOptionValues& options) {

@@ -1,8 +1,11 @@
-#include "harness/machine/gpu_datasheet.hpp"
+#include "kernels/cuda/logic/gpu_datasheet.hpp"
 
 #include <algorithm>
 #include <cctype>
-#include <stdexcept>
+#include <charconv>
+#include <string_view>
+#include <system_error>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -10,7 +13,7 @@
 #include "harness/util/json_fields.hpp"
 #include "harness/util/json_limits.hpp"
 
-namespace lb {
+namespace lb::cuda::logic {
 
 namespace {
 
@@ -21,6 +24,21 @@ std::string normalized(const std::string& name) {
   std::transform(out.begin(), out.end(), out.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
+}
+
+// The whole text as a non-negative int: digits only, no sign, no space.
+std::optional<int> whole_number(std::string_view text) {
+  int value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() || value < 0)
+    return std::nullopt;
+  return value;
+}
+
+// A fact as the CUDA backend writes it, a string; empty when absent or not one.
+std::string fact(const nlohmann::json& facts, const char* key) {
+  const auto it = facts.find(key);
+  return it != facts.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 DevicePeaks read_row(const JsonField& row) {
@@ -34,17 +52,9 @@ DevicePeaks read_row(const JsonField& row) {
     p.names.push_back(name.text());
   }
   const JsonField cc_field = row["compute_capability"];
-  const std::string cc = cc_field.text();
-  const auto dot = cc.find('.');
-  try {
-    size_t used_major = 0, used_minor = 0;
-    p.cc_major = std::stoi(cc.substr(0, dot), &used_major);
-    p.cc_minor = std::stoi(cc.substr(dot + 1), &used_minor);
-    if (dot == std::string::npos || used_major != dot || used_minor != cc.size() - dot - 1)
-      throw std::invalid_argument(cc);
-  } catch (const std::exception&) {
-    cc_field.expected("MAJOR.MINOR, e.g. \"9.0\"");
-  }
+  const auto cc = parse_compute_capability(cc_field.text());
+  if (!cc) cc_field.expected("MAJOR.MINOR, e.g. \"9.0\"");
+  std::tie(p.cc_major, p.cc_minor) = *cc;
   p.sms = row["sms"].integer<int>(1);
   p.memory_gbps = row["memory_gbps"].positive_number();
   const JsonField tflops = row["tflops"];
@@ -63,6 +73,15 @@ DevicePeaks read_row(const JsonField& row) {
 constexpr JsonLimits datasheet_limits{1 << 20, 4};
 
 }  // namespace
+
+std::optional<std::pair<int, int>> parse_compute_capability(const std::string& text) {
+  const auto dot = text.find('.');
+  if (dot == std::string::npos) return std::nullopt;
+  const auto major = whole_number(std::string_view(text).substr(0, dot));
+  const auto minor = whole_number(std::string_view(text).substr(dot + 1));
+  if (!major || !minor) return std::nullopt;
+  return std::pair{*major, *minor};
+}
 
 std::vector<DevicePeaks> load_gpu_peaks(const std::filesystem::path& file) {
   const std::string name = file.string();
@@ -95,4 +114,18 @@ std::optional<DevicePeaks> lookup_gpu_peaks(const std::string& gpu_name, int cc_
   return lookup_gpu_peaks(table, gpu_name, cc_major, cc_minor, sms);
 }
 
-}  // namespace lb
+DeviceDescription describe_gpu(const nlohmann::json& facts) {
+  DeviceDescription d;
+  d.name = fact(facts, "gpu_name");
+  const auto cc = parse_compute_capability(fact(facts, "compute_capability"));
+  const auto sms = whole_number(fact(facts, "sm_count"));
+  if (!cc || !sms) return d;
+  const auto peaks = lookup_gpu_peaks(d.name, cc->first, cc->second, *sms);
+  if (!peaks) return d;
+  d.peak_tflops = peaks->tflops;
+  d.memory_gbps = peaks->memory_gbps;
+  d.source = peaks->source;
+  return d;
+}
+
+}  // namespace lb::cuda::logic

@@ -5,12 +5,16 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "harness/api/backend_descriptor.hpp"
 #include "harness/api/precision.hpp"
 #include "harness/util/input_error.hpp"
 
-namespace lb {
+namespace lb::cuda::logic {
 
 struct DevicePeaks {
   std::string device;              // the table's row, e.g. "H200 SXM"
@@ -36,4 +40,12 @@ std::optional<DevicePeaks> lookup_gpu_peaks(const std::vector<DevicePeaks>& tabl
 std::optional<DevicePeaks> lookup_gpu_peaks(const std::string& gpu_name, int cc_major, int cc_minor,
                                             int sms);
 
-}  // namespace lb
+// "9.0" as (9, 0); empty when the text is not MAJOR.MINOR.
+std::optional<std::pair<int, int>> parse_compute_capability(const std::string& text);
+
+// A GPU's device record from the facts the CUDA backend recorded for it (gpu_name,
+// compute_capability, sm_count): its name, and the shipped table's peaks where it has the GPU's
+// row. Facts without a readable compute capability or SM count give the name alone.
+DeviceDescription describe_gpu(const nlohmann::json& facts);
+
+}  // namespace lb::cuda::logic

@@ -18,6 +18,10 @@ constexpr const char* kind = "test_accelerator";
 constexpr int devices = 2;
 // Its "board power": a stated constant, so that energy and work per joule have a value to show.
 constexpr double stated_power_w = 1.0;
+// Its "datasheet": stated constants, far above what the host's reference loops reach, so that
+// fractions of peak have a roof to be taken against.
+constexpr double stated_peak_tflops = 100.0;
+constexpr double stated_memory_gbps = 10000.0;
 
 std::optional<std::string> refusal(const Problem& problem) {
   if (problem.precision == Precision::fp8) return "the test accelerator (test data) stores no FP8";
@@ -119,6 +123,16 @@ const BackendDescriptor& descriptor() {
                 {"test_library", "0 (test data)"}};
           },
       .gpu_processes = {},  // not a GPU
+      .describe =
+          [](const nlohmann::json& facts) {
+            DeviceDescription d;
+            d.name = facts.value("name", "");
+            for (Precision p : {Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16})
+              d.peak_tflops[p] = stated_peak_tflops;
+            d.memory_gbps = stated_memory_gbps;
+            d.source = "test data: a stated constant, no device's figure";
+            return d;
+          },
       .options = {},
       .make = [](int index, int, const BackendOptionValues&) -> std::unique_ptr<Backend> {
         if (index < 0 || index >= devices)
