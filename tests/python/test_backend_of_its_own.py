@@ -124,6 +124,10 @@ def test_points_of_a_real_run_reach_every_section(tmp_path):
     assert kinds == {"cpu": "cpu", "test_accelerator:0": "test_accelerator",
                      "test_accelerator:1": "test_accelerator"}
     assert doc["context"]["backends"]["test_library"]["device_type"] == "test_accelerator"
+    # its process lists (the run's own process alone, left out) read through its descriptor
+    for reading in ("start", "end"):
+        assert doc["context"]["machine_state"][reading]["gpus"] == {
+            f"test_accelerator:{i}": {"other_processes": []} for i in (0, 1)}, reading
     # name and peaks as its descriptor reads them from its facts; telemetry from its cases
     stated = "test data: a stated constant, no device's figure"
     for d in doc["context"]["devices"]:

@@ -10,6 +10,7 @@
 
 #include "harness/api/device_id.hpp"
 #include "harness/check/reference.hpp"
+#include "harness/os/platform.hpp"
 
 namespace lb::test_accelerator {
 namespace {
@@ -122,7 +123,11 @@ const BackendDescriptor& descriptor() {
             return std::vector<std::pair<std::string, std::string>>{
                 {"test_library", "0 (test data)"}};
           },
-      .gpu_processes = {},  // not a GPU
+      // Its one compute process is the run itself, which the machine's reading leaves out.
+      .gpu_processes =
+          [](const nlohmann::json&, std::string&) {
+            return std::optional<std::vector<GpuProcess>>({{platform::process_id(), std::nullopt}});
+          },
       .describe =
           [](const nlohmann::json& facts) {
             DeviceDescription d;
