@@ -18,8 +18,13 @@
 #include "harness/api/device_id.hpp"
 #include "harness/api/gpu_processes.hpp"
 #include "harness/api/precision.hpp"
-#include "harness/doctor/facts.hpp"
-#include "harness/doctor/snapshot.hpp"
+
+// The doctor's snapshot and facts (harness/doctor/), which a descriptor's probe fills and its
+// usability check reads: declared here, so that the types kernels use stay below the doctor.
+namespace lb::doctor {
+struct Snapshot;
+struct Facts;
+}  // namespace lb::doctor
 
 namespace lb {
 
@@ -80,11 +85,6 @@ struct DeviceUsability {
   std::string verdict;             // one line: "GPU ready: ..." or "No usable GPU: <reason>"
   std::vector<std::string> fixes;  // how to make a device usable, in the order problems block
 };
-
-// A CPU backend's usability: the CPU is there whenever the program runs.
-inline DeviceUsability cpu_always_usable(const doctor::Snapshot& snapshot, const doctor::Facts&) {
-  return {{0}, "CPU ready: " + snapshot.cpu.model, {}};
-}
 
 // What a device's record in the results file says of it beyond its facts: its name and, where its
 // backend knows them, the peaks and memory bandwidth that fractions of peak are taken against.

@@ -1,6 +1,7 @@
 // The oneDNN backend as the application sees it (harness/api/backend_descriptor.hpp).
 #include <oneapi/dnnl/dnnl_version.h>
 
+#include "harness/doctor/cpu_usability.hpp"
 #include "harness/doctor/versions.hpp"
 #include "kernels/onednn/onednn_backend.hpp"
 #include "kernels/onednn/onednn_probe.hpp"

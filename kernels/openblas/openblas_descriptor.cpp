@@ -3,6 +3,7 @@
 #include <string_view>
 #include <utility>
 
+#include "harness/doctor/cpu_usability.hpp"
 #include "kernels/openblas/openblas_backend.hpp"
 #include "kernels/openblas/openblas_case.hpp"
 #include "kernels/openblas/openblas_library.hpp"

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "bench/backend_registry.hpp"
+#include "harness/doctor/facts.hpp"
 #include "harness/model/accounting.hpp"
 #include "harness/model/model_file.hpp"
 #include "tests/unit/backend_case_support.hpp"

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "harness/check/validate.hpp"
+#include "harness/doctor/snapshot.hpp"
 #include "harness/measure/inputs.hpp"
 #include "tests/unit/backend_case_support.hpp"
 
