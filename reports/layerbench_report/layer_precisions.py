@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from layerbench_report import results_file
 from layerbench_report.markup import P
+from layerbench_report.op_kinds import COMPUTE_KINDS
 
 
 def point_precision(record: dict, kind) -> str:
@@ -34,7 +35,7 @@ def memory_bound_precision(record: dict):
     if not isinstance(stated, dict):
         return None
     other = {v for k, v in stated.items()
-             if k not in results_file.COMPUTE_KINDS and v != record["precision"]}
+             if k not in COMPUTE_KINDS and v != record["precision"]}
     return min(other, key=results_file.precision_order) if other else None
 
 

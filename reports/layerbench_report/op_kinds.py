@@ -20,3 +20,7 @@ KINDS = read_kinds(TABLE)
 # {kind: group}: the groups a model's time is split into (results' kind_ms).
 KIND_GROUPS = {name: kind["group"] for name, kind in KINDS.items()}
 MEMORY_KINDS = tuple(name for name, kind in KINDS.items() if kind["memory_bound"])
+# The kinds that multiply-add: their points' gflop is positive, and they sit on the roofline.
+COMPUTE_KINDS = tuple(name for name, kind in KINDS.items() if not kind["memory_bound"])
+# The matrix products, which both a BLAS and oneDNN or cuBLASLt compute.
+GEMM_KINDS = tuple(name for name, kind in KINDS.items() if kind["group"] == "gemm")

@@ -14,6 +14,7 @@ from layerbench_report.backend_roles import (is_primary_backend, keyed_device, p
                                              primary_point_backends)
 from layerbench_report.checked_json import (BadResultsFile, Fields, json_words, loads, quoted,
                                             read_document, unique)
+from layerbench_report.op_kinds import COMPUTE_KINDS
 from layerbench_report.point_measures import check_telemetry, check_timing
 from layerbench_report.run_context import check_context, check_settings
 
@@ -24,8 +25,6 @@ PRECISIONS = ("fp32", "tf32", "fp16", "bf16", "fp8")
 POINT_PASSES = ("fwd", "fwd_training", "bwd_data", "bwd_weights")
 MODEL_PASSES = ("fwd", "train")
 STATUSES = ("ok", "unsupported", "oom", "failed")
-# The kinds whose points do arithmetic work: their gflop is positive (memory-bound kinds' is 0).
-COMPUTE_KINDS = ("conv", "linear", "bmm")
 # A model record is "incomplete" when some of its points were not reached (an unfinished run).
 MODEL_STATUSES = STATUSES + ("incomplete",)
 FILE_STATUSES = ("complete", "incomplete", "interrupted")

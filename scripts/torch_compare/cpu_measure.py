@@ -5,6 +5,7 @@ import statistics
 import time
 
 from layerbench_report.command_line import write_text
+from layerbench_report.op_kinds import GEMM_KINDS
 
 from torch_compare.layer_ops import CPU_KERNELS, is_image, memory_fn, torch_call
 from torch_compare.timings import cpu_points, measuring_start
@@ -46,7 +47,7 @@ def cpu_fn(torch, p, dtype, channels_last):
     kind = p.get("kind")
     if kind == "conv":
         return cpu_conv_fn(torch, p["shape"], p["pass"], dtype, channels_last)
-    if kind in ("linear", "bmm"):
+    if kind in GEMM_KINDS:
         return cpu_gemm_fn(torch, p["shape"], dtype)
     return memory_fn(torch, p, dtype, channels_last)
 

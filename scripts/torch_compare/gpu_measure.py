@@ -4,6 +4,7 @@ import statistics
 import time
 
 from layerbench_report.command_line import BadInput, write_text
+from layerbench_report.op_kinds import GEMM_KINDS
 
 from torch_compare.layer_ops import is_image, memory_fn, torch_call
 from torch_compare.timings import gpu_points, measuring_start
@@ -164,7 +165,7 @@ def measure(args):
                 if precision == "fp8":
                     raise RuntimeError("PyTorch has no FP8 convolution")
                 fn = conv_fn(torch, shape, pass_, dtypes[precision], layout == "nhwc")
-            elif p.get("kind") in ("linear", "bmm"):
+            elif p.get("kind") in GEMM_KINDS:
                 fn = gemm_fn(torch, shape, dtypes[precision], precision)
             else:  # the memory-bound layers as the CPU measure builds them, on the GPU
                 with torch.device("cuda"):

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import ROOT, write_json
 
-from layerbench_report import cli, results_file
+from layerbench_report import cli, op_kinds, results_file
 from layerbench_report.checked_json import BadResultsFile
 from layerbench_report.data import Data
 from layerbench_report.layer_precisions import point_precision, substitution_note
@@ -27,7 +27,7 @@ TF32_RUN = ["run", "--device", "auto", "--model-file",
 
 
 def is_matrix(p):
-    return p["kind"] in results_file.COMPUTE_KINDS
+    return p["kind"] in op_kinds.COMPUTE_KINDS
 
 
 def rule_sum_ms(doc, record):

@@ -2,6 +2,7 @@
 rows from it (cmake/LayerbenchOpKinds.cmake), the model reader's messages list its names, and the
 Python side reads its groups and memory-bound kinds. docs/contributing.md, "Adding a
 memory-bound layer", starts with a row of this table; its example (rms_norm) is made here."""
+import ast
 import copy
 import json
 import os
@@ -111,3 +112,47 @@ def test_a_malformed_table_stops_the_build_naming_the_field(tmp_path, change, fi
     assert status != 0
     assert f"op_kinds.json: {field}:" in messages
     assert not header.exists()
+
+
+def table_sets():
+    """{what: kinds} of the sets of two or more kinds the table defines: compute-bound,
+    memory-bound, and each group's."""
+    sets = {"compute-bound": set(op_kinds.COMPUTE_KINDS),
+            "memory-bound": set(op_kinds.MEMORY_KINDS)}
+    for name, kind in op_kinds.KINDS.items():
+        sets.setdefault(f"{kind['group']} group", set()).add(name)
+    return {what: kinds for what, kinds in sets.items() if len(kinds) >= 2}
+
+
+def restated_sets(paths):
+    """Each tuple, list or set of string literals in `paths` that spells one of the table's sets."""
+    sets = table_sets()
+    found = []
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, (ast.Tuple, ast.List, ast.Set)) or not node.elts:
+                continue
+            if not all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
+                continue
+            names = {e.value for e in node.elts}
+            found += [f"{path.name}:{node.lineno}: the {what} kinds" for what, kinds in sets.items()
+                      if names == kinds]
+    return found
+
+
+def test_no_python_module_restates_a_set_of_kinds_the_table_holds():
+    """The report and the scripts take such sets from op_kinds (COMPUTE_KINDS, MEMORY_KINDS,
+    GEMM_KINDS, KIND_GROUPS), so a kind added to the table reaches them."""
+    own = Path(op_kinds.__file__).resolve()
+    modules = [p for folder in ("reports", "scripts") for p in (ROOT / folder).rglob("*.py")
+               if p.resolve() != own]
+    assert len(modules) > 20
+    assert restated_sets(modules) == []
+
+
+def test_a_restated_set_is_found(tmp_path):
+    module = tmp_path / "restates.py"
+    module.write_text('GEMMS = ("linear", "bmm")\nOK = ("conv", "pool")\n'
+                      'COMPUTE = {"bmm", "conv", "linear"}\n', encoding="utf-8")
+    assert restated_sets([module]) == ["restates.py:1: the gemm group kinds",
+                                       "restates.py:3: the compute-bound kinds"]

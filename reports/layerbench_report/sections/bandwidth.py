@@ -6,9 +6,7 @@ from layerbench_report import results_file
 import matplotlib.pyplot as plt
 
 from layerbench_report.markup import P, esc, fmt_ms, noise_text, note, table
-
-# The kinds that multiply-add; every other kind is memory bound (bench/models/SCHEMA.md).
-COMPUTE_KINDS = ("conv", "linear", "bmm")
+from layerbench_report.op_kinds import COMPUTE_KINDS
 
 
 def memory_bound_points(data, model):

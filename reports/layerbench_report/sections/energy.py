@@ -7,8 +7,7 @@ from layerbench_report import results_file
 
 from layerbench_report.charts import plt
 from layerbench_report.markup import P, esc, fmt_ms, fmt_rate, note, table
-
-COMPUTE_KINDS = ("conv", "linear", "bmm")
+from layerbench_report.op_kinds import COMPUTE_KINDS
 
 
 def telemetry_points(data, model):

@@ -5,9 +5,8 @@ from layerbench_report import results_file
 from layerbench_report.backend_roles import library_name
 
 from layerbench_report.markup import P, Raw, esc, fmt_ms, noise_text, note, status_pill, table
+from layerbench_report.op_kinds import GEMM_KINDS
 from layerbench_report.uncertainty import noise, ranged_text
-
-GEMM_KINDS = ("linear", "bmm")
 
 
 def gemms_by_library(data, model):
