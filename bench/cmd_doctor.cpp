@@ -46,10 +46,11 @@ nlohmann::json devices_json(const std::vector<DeviceVerdict>& verdicts) {
   return devices;
 }
 
-// The device kinds a backend brings of its own: the GPU's verdict is the NVIDIA stack's, above.
-void print_other_devices(std::ostream& out, const std::vector<DeviceVerdict>& verdicts) {
+// Each device kind's verdict that the NVIDIA stack's, printed above, has not already given.
+void print_other_devices(std::ostream& out, const std::vector<DeviceVerdict>& verdicts,
+                         const doctor::Diagnosis& diagnosis) {
   for (const DeviceVerdict& v : verdicts) {
-    if (v.kind == gpu_kind) continue;
+    if (v.verdict == diagnosis.verdict) continue;
     out << "\n" << v.verdict << "\n";
     for (std::size_t i = 0; i < v.fixes.size(); ++i)
       out << (i == 0 ? "How to fix:\n" : "") << "  " << i + 1 << ". " << v.fixes[i] << "\n";
@@ -113,7 +114,7 @@ int run_doctor(const DoctorOptions& options) {
     std::cout << report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     doctor::print_text(std::cout, snapshot, diagnosis, framework);
-    print_other_devices(std::cout, devices);
+    print_other_devices(std::cout, devices, diagnosis);
     if (frameworks.probe) doctor::print_frameworks(std::cout, *frameworks.probe, verdicts);
     if (!frameworks.error.empty()) std::cout << "\nPython frameworks: " << frameworks.error << "\n";
     if (python.empty())

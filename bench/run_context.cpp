@@ -95,8 +95,8 @@ nlohmann::json accelerator_device(const Backend& backend, DeviceLimits& limits) 
       {"id", backend.device()},          {"kind", id.kind}, {"name", described.name},
       {"backend", backend.name()},       {"facts", facts},  {"peaks", nlohmann::json::object()},
       {"memory_bandwidth_gbps", nullptr}};
-  for (const auto& [fact, value] : backend.context())
-    if (fact == "memory_bytes") limits.memory_bytes = std::stoull(value);
+  if (facts.contains("memory_bytes"))
+    limits.memory_bytes = std::stoull(facts.at("memory_bytes").get<std::string>());
   for (const auto& [precision, tflops] : described.peak_tflops) {
     d["peaks"][std::string(name(precision))] = {{"tflops", tflops}, {"source", described.source}};
     limits.peak_tflops[precision] = tflops;

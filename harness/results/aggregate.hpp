@@ -24,8 +24,8 @@ inline constexpr const char* model_sum_label =
 // (harness/measure/rounds.hpp, unstable_between_sd), applied to the sum.
 inline constexpr double unstable_sum_uncertainty = 0.10;
 
-// What aggregation knows of a device: peaks in TFLOP/s by precision (a GPU's come from
-// DevicePeaks::tflops, kernels/cuda/logic/gpu_datasheet.hpp), and the memory the device has (for
+// What aggregation knows of a device: peaks in TFLOP/s by precision (a device's other than the
+// CPU come from its descriptor, BackendDescriptor::describe), and the memory the device has (for
 // boundaries). Absent entries give null fields.
 struct DeviceLimits {
   std::map<Precision, double> peak_tflops;

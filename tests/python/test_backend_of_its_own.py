@@ -109,6 +109,8 @@ def test_its_doctor_verdict_comes_from_its_descriptor():
     assert devices["test_accelerator"] == {"kind": "test_accelerator", "usable": [0, 1],
                                            "verdict": verdict, "fixes": []}
     assert devices["gpu"]["verdict"] == report["diagnosis"]["verdict"]
+    # the GPU's verdict is the NVIDIA stack's, printed once
+    assert text.stdout.splitlines().count(report["diagnosis"]["verdict"]) == 1
 
 
 def test_points_of_a_real_run_reach_every_section(tmp_path):

@@ -19,8 +19,7 @@ constexpr const char* kind = "test_accelerator";
 constexpr int devices = 2;
 // Its "board power": a stated constant, so that energy and work per joule have a value to show.
 constexpr double stated_power_w = 1.0;
-// Its "datasheet": stated constants, far above what the host's reference loops reach, so that
-// fractions of peak have a roof to be taken against.
+// Its "datasheet": stated constants, so that fractions of peak have a roof to be taken against.
 constexpr double stated_peak_tflops = 100.0;
 constexpr double stated_memory_gbps = 10000.0;
 
