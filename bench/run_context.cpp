@@ -198,7 +198,10 @@ void record_machine_state_at_end(ResultsWriter& writer, bool quiet) {
 
 void set_command_line(int argc, char** argv) {
   std::string& text = command_line_storage();
-  for (int i = 0; i < argc; ++i) text += (i ? " " : "") + std::string(argv[i]);
+  for (int i = 0; i < argc; ++i) {
+    if (i) text += ' ';
+    text += argv[i];
+  }
 }
 const std::string& command_line() { return command_line_storage(); }
 
