@@ -21,6 +21,15 @@ def round_spread_floor(points) -> float:
     return spreads[int(RUN_FLOOR_QUANTILE * (len(spreads) - 1))] if spreads else 0.0
 
 
+def one_clean_round(p: dict) -> bool:
+    """Whether of a point's 2 or more rounds exactly one was measured clean: the machine was busy
+    around it, and its figure, that one round's, has no other clean round to be checked against
+    (the run's extra rounds did not get it a second)."""
+    t = p.get("timing")
+    contended = t.get("round_contended") if isinstance(t, dict) else None
+    return isinstance(contended, list) and len(contended) >= 2 and contended.count(False) == 1
+
+
 def round_medians_ms(p: dict) -> list:
     """The medians of the rounds that counted (timing.round_medians_ms, those measured clean,
     or all when none was), else the point's one median; [] when untimed."""

@@ -1,8 +1,8 @@
 """The verdict on one point between two results files, or between two sides of several runs
 each: SAME within the larger of the points' uncertainties (or --threshold), FASTER or SLOWER
 when a U test over rounds, the ratio's range or runs wholly apart say so, else AMBIGUOUS;
-UNSTABLE for a contended point that is not SAME and an unstable one that is AMBIGUOUS
-(docs/measuring.md, "Comparing two runs"). compare.py prints them."""
+UNSTABLE for a contended point (or one with a single clean round) that is not SAME and an
+unstable one that is AMBIGUOUS (docs/measuring.md, "Comparing two runs"). compare.py prints them."""
 from __future__ import annotations
 
 import statistics
@@ -56,10 +56,12 @@ def verdict(pb: dict, pn: dict, threshold_pct):
 def flagged(word: str, remarks: list, pbs: list, pns: list):
     """The verdict and its remark once the sides' flags are known (pbs, pns: the point in each
     run of a side). A contended point lost CPU to other processes: its time is not one a rerun
-    would give, so a verdict but SAME becomes UNSTABLE. An unstable one's rounds disagreed
-    widely: AMBIGUOUS becomes UNSTABLE, but a difference beyond even the whole spread of its
-    rounds (its uncertainty) stays FASTER or SLOWER, remarked, as pyperf reports a significant
-    difference and warns that a benchmark may be unstable. The spread between runs covers one
+    would give, so a verdict but SAME becomes UNSTABLE; so does one whose figure is its only clean
+    round, the others contended: the machine was busy around that round too, and no other clean
+    round checks it. An unstable one's rounds disagreed widely: AMBIGUOUS becomes UNSTABLE, but a
+    difference beyond even the whole spread of its rounds (its uncertainty) stays FASTER or
+    SLOWER, remarked, as pyperf reports a significant difference and warns that a benchmark may
+    be unstable. The spread between runs covers one
     run's disagreeing rounds, so a side is unstable when most of its runs are; a run that lost CPU
     says the machine was busy while its side ran, and the side's other runs may have lost CPU
     unseen, so one contended run makes it contended."""
@@ -67,15 +69,19 @@ def flagged(word: str, remarks: list, pbs: list, pns: list):
     failed = [w for w, ps in sides if any(p["status"] == "failed" for p in ps)]
     contended = [w for w, ps in sides
                  if any((p.get("timing") or {}).get("contended") for p in ps)]
+    alone = [w for w, ps in sides
+             if w not in contended and any(rounds.one_clean_round(p) for p in ps)]
     unstable = [w for w, ps in sides
                 if sum(1 for p in ps if uncertainty.unstable(p)) * 2 > len(ps)]
     if failed:
         remarks.insert(0, f"validation failed in {' and '.join(failed)}")
     if contended:
         remarks.append(f"contended in {' and '.join(contended)}: CPU lost to other processes")
+    if alone:
+        remarks.append(f"one clean round in {' and '.join(alone)}: its other rounds contended")
     if unstable:
         remarks.append(f"unstable in {' and '.join(unstable)}: its rounds disagree")
-    if (contended and word != "SAME") or (unstable and word == "AMBIGUOUS"):
+    if ((contended or alone) and word != "SAME") or (unstable and word == "AMBIGUOUS"):
         word = "UNSTABLE"
     return word, "; ".join(remarks)
 

@@ -98,6 +98,25 @@ def test_a_contended_point_is_never_slower(tmp_path):
     assert verdict(proc.stdout, SLOWER_50) == "SAME"
 
 
+def test_a_point_with_one_clean_round_is_never_slower(tmp_path):
+    """+30% in the one clean round of three, the others contended: UNSTABLE, not SLOWER; with a
+    second clean round the same figure is SLOWER."""
+    outs = []
+    for contended in ([True, False, True], [False, False, True]):
+        base, new = read_fixture(GPU_A), read_fixture(GPU_A)
+        base_ms = find(base, CPU_POINT)["timing"]["median_ms"]
+        rounds_of(base, CPU_POINT, [base_ms] * 3, noise=0.01)
+        rounds_of(new, CPU_POINT, [base_ms * 1.3, base_ms * 1.3, base_ms * 4], noise=0.01)
+        find(new, CPU_POINT)["timing"].update(round_contended=contended, round_spread=0.0,
+                                              uncertainty=0.01, median_ms=base_ms * 1.3)
+        proc = run_script("compare.py", write_json(tmp_path / "base.json", base),
+                          write_json(tmp_path / "new.json", new))
+        assert proc.returncode == 0, proc.stderr
+        outs.append(" ".join(row(proc.stdout, CPU_POINT)))
+    assert "UNSTABLE (one clean round in NEW: its other rounds contended)" in outs[0], outs[0]
+    assert outs[1].endswith("SLOWER"), outs[1]
+
+
 def test_threshold_replaces_the_noise(pair):
     out = run_script("compare.py", *pair, "--threshold", "5").stdout
     assert verdict(out, ABOVE_NOISE) == "SAME"
