@@ -157,7 +157,7 @@ def main(argv=None) -> int:
                 print(f"  {describe(key)}: {p['status']}" +
                       (f", {results_file.median_ms(p):.4g} ms" if results_file.median_ms(p)
                        else ""))
-    for line in whole_run_shift(ratios, counts):
+    for line in whole_run_shift(ratios, counts) + machine_speed(base_runs, new_runs):
         print("\n" + line)
     summary = ", ".join(f"{counts[w]} {w}" for w in VERDICTS if w in counts)
     print(f"\n{len(both)} points in both files: {summary or 'none'}; "
@@ -204,6 +204,28 @@ def whole_run_shift(ratios, counts) -> list:
                      "programs or virtual machines on the host, its clocks). Run both again, "
                      "interleaved, to tell that from a change in what was measured.")
     return lines
+
+
+def canary_compute_ms(f: results_file.ResultsFile):
+    """The run's quiet time of the canary's compute unit (context.machine_state.canary), or None
+    in a run without the canary (a GPU-only run, a file from before it)."""
+    canary = (f.context.get("machine_state") or {}).get("canary") or {}
+    value = canary.get("compute_unit_ms")
+    return value if isinstance(value, (int, float)) and value > 0 else None
+
+
+def machine_speed(base_runs, new_runs) -> list:
+    """How the machine's own speed moved between the sides: each side's median quiet time of the
+    canary's compute unit, when every run of both sides read it. A whole run drifts with it on a
+    shared host (docs/measuring.md, "The same targets on an AMD EPYC Zen 5 VM"), and no point's
+    uncertainty covers such a drift."""
+    sides = [[canary_compute_ms(f) for f in runs] for runs in (base_runs, new_runs)]
+    if any(None in times for times in sides):
+        return []
+    base_ms, new_ms = (statistics.median(times) for times in sides)
+    return [f"The machine's canary (its compute unit's quiet time) read {base_ms:.4f} ms in BASE "
+            f"and {new_ms:.4f} ms in NEW: NEW/BASE {new_ms / base_ms:.3f} for the machine's own "
+            "speed (above 1: a slower machine), which whole runs drift with."]
 
 
 def gate(a, b, new, regressions, fail_above, op_order) -> int:

@@ -471,3 +471,18 @@ def test_a_bad_further_run_is_exit_2_naming_it(tmp_path):
     proc = run_script("compare.py", base[0], new[0], "--more-base", base[1], "--more-new", bad)
     assert proc.returncode == 2, proc.stdout
     assert "cut_short.json" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_the_machines_canary_is_compared_when_both_runs_read_it(tmp_path):
+    """TEST DATA canary times 0.1 and 0.11 ms: NEW/BASE 1.100 for the machine; no line when a
+    run has no canary."""
+    base, new = read_fixture(GPU_A), read_fixture(GPU_A)
+    for doc, ms in ((base, 0.1), (new, 0.11)):
+        doc["context"].setdefault("machine_state", {})["canary"] = {"compute_unit_ms": ms}
+    out = run_script("compare.py", write_json(tmp_path / "base.json", base),
+                     write_json(tmp_path / "new.json", new)).stdout
+    assert "read 0.1000 ms in BASE and 0.1100 ms in NEW: NEW/BASE 1.100" in out, out
+    del new["context"]["machine_state"]["canary"]
+    out = run_script("compare.py", write_json(tmp_path / "base.json", base),
+                     write_json(tmp_path / "new2.json", new)).stdout
+    assert "canary (its compute unit" not in out
