@@ -99,6 +99,13 @@ def _check_machine_state(state):
     state.count("threads", optional=True, nullable=True)
     state.text("cpu_governor", optional=True, nullable=True)
     state.text("transparent_huge_pages", optional=True, nullable=True)
+    canary = state.object("canary", nullable=False)
+    if canary is not None:
+        for key in ("readings", "slow_readings", "memory_slow_readings"):
+            canary.tally(key)
+        for key in ("slow_share", "slowest", "memory_slowest", "slow_above", "compute_unit_ms",
+                    "memory_unit_ms"):
+            canary.number(key, optional=True)
     for when in ("start", "end"):
         reading = state.object(when)
         if reading is None:
