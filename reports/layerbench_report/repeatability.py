@@ -9,7 +9,8 @@ The files are runs of the same command, in the order they ran. Prints:
 - for each pair of consecutive runs, |NEW/BASE - 1| over the points timed in both: the median
   and the 90th percentile, over all points and apart for the compute-bound and the memory-bound
   kinds (bench/op_kinds.json), and how many of them compare.py would call FASTER or SLOWER;
-- for each run, how many timed points were unstable or contended, and how much of the run the
+- for each run, how many timed points were unstable or contended, the canary's quiet compute
+  time (the machine's own speed, which whole runs drift with) and how much of the run the
   canary read slow (context.machine_state.canary).
 Exit codes: 0 done, 2 bad input (fewer than two files, a file that is not a results file, or a
 file given twice).
@@ -81,6 +82,7 @@ def run_figures(f) -> dict:
     return {"timed": len(points),
             "unstable": sum(bool(p["timing"].get("unstable")) for p in points),
             "contended": sum(bool(p["timing"].get("contended")) for p in points),
+            "compute_ms": canary.get("compute_unit_ms"),
             "compute_slow": (canary.get("slow_readings") or 0) / readings if readings else None,
             "memory_slow": (canary.get("memory_slow_readings") or 0) / readings
             if readings else None}
@@ -128,10 +130,12 @@ def print_runs(runs) -> None:
     for i, f in enumerate(runs, 1):
         figures = run_figures(f)
         rows.append([i, f.path, figures["timed"], figures["unstable"], figures["contended"],
+                     "-" if figures["compute_ms"] is None else f"{figures['compute_ms']:.4f}",
                      share(figures["compute_slow"]), share(figures["memory_slow"])])
     print("\nRuns:")
-    print(text_table(["run", "file", "timed", "unstable", "contended", "canary compute slow",
-                      "canary memory slow"], rows, ["run", "timed", "unstable", "contended"]))
+    print(text_table(["run", "file", "timed", "unstable", "contended", "canary compute ms",
+                      "canary compute slow", "canary memory slow"], rows,
+                     ["run", "timed", "unstable", "contended", "canary compute ms"]))
 
 
 def main(argv=None) -> int:

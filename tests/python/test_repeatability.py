@@ -9,10 +9,15 @@ from conftest import ROOT, run_script, write_json
 COMPLETE = ROOT / "tests/python/fixtures/real/complete.json"
 
 
-def copy(tmp_path, name, point_factor=1.0, sum_factor=1.0, unstable=0):
+def copy(tmp_path, name, point_factor=1.0, sum_factor=1.0, unstable=0, canary_ms=None):
     """complete.json with every timed point's median times point_factor, every model sum's rate
-    times sum_factor, and the first `unstable` timed points marked unstable."""
+    times sum_factor, the first `unstable` timed points marked unstable and, given canary_ms,
+    a canary of that quiet compute time in 10 readings, 2 of them slow (TEST DATA)."""
     doc = json.loads(COMPLETE.read_text())
+    if canary_ms is not None:
+        doc["context"].setdefault("machine_state", {})["canary"] = {
+            "readings": 10, "slow_readings": 2, "memory_slow_readings": 0,
+            "compute_unit_ms": canary_ms}
     timed = [p for p in doc["points"] if isinstance(p.get("timing"), dict)]
     for i, p in enumerate(timed):
         p["timing"]["median_ms"] *= point_factor
@@ -29,7 +34,7 @@ def line_of(output, start):
 
 def test_the_figures_are_those_of_the_runs(tmp_path):
     runs = [copy(tmp_path, "a.json"), copy(tmp_path, "b.json", 1.2, 1.04, unstable=3),
-            copy(tmp_path, "c.json", 1.2, 0.9)]
+            copy(tmp_path, "c.json", 1.2, 0.9, canary_ms=0.0975)]
     proc = run_script("repeatability.py", *runs)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
@@ -44,6 +49,7 @@ def test_the_figures_are_those_of_the_runs(tmp_path):
     assert line_of(out, "2 -> 3").endswith(f"0 of {timed}")
     run_rows = [line_of(out, f"  {i}  ").split() for i in (1, 2, 3)]
     assert [row[3] for row in run_rows] == ["0", "3", "0"]  # unstable points
+    assert run_rows[0][5:] == ["-", "-", "-"] and run_rows[2][5:] == ["0.0975", "20.0%", "0.0%"]
 
 
 def test_within_sets_what_a_repeatable_sum_is(tmp_path):
