@@ -21,7 +21,7 @@ import math
 import statistics
 import sys
 
-from layerbench_report import results_file
+from layerbench_report import results_file, run_context
 from layerbench_report.verdicts import VERDICTS, verdict_over_runs
 from layerbench_report.command_line import Parser, number, pass_bytes_through, path_text
 from layerbench_report.markup import text_table
@@ -206,20 +206,13 @@ def whole_run_shift(ratios, counts) -> list:
     return lines
 
 
-def canary_compute_ms(f: results_file.ResultsFile):
-    """The run's quiet time of the canary's compute unit (context.machine_state.canary), or None
-    in a run without the canary (a GPU-only run, a file from before it)."""
-    canary = (f.context.get("machine_state") or {}).get("canary") or {}
-    value = canary.get("compute_unit_ms")
-    return value if isinstance(value, (int, float)) and value > 0 else None
-
-
 def machine_speed(base_runs, new_runs) -> list:
     """How the machine's own speed moved between the sides: each side's median quiet time of the
     canary's compute unit, when every run of both sides read it. A whole run drifts with it on a
     shared host (docs/measuring.md, "The same targets on an AMD EPYC Zen 5 VM"), and no point's
     uncertainty covers such a drift."""
-    sides = [[canary_compute_ms(f) for f in runs] for runs in (base_runs, new_runs)]
+    sides = [[run_context.canary(f.context).get("compute_unit_ms") for f in runs]
+             for runs in (base_runs, new_runs)]
     if any(None in times for times in sides):
         return []
     base_ms, new_ms = (statistics.median(times) for times in sides)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+from layerbench_report import run_context
 from layerbench_report.charts import Charts
 from layerbench_report.markup import esc, table
 from layerbench_report.sections import MODEL_SECTIONS
@@ -101,7 +102,7 @@ def slow_machine(f) -> str:
     """How much of the run the canary read slow (context.machine_state.canary), when either of
     its units did in at least SLOW_SHARE_WARNED of its readings; "" otherwise or for a file from
     before the canary."""
-    canary = (f.context.get("machine_state") or {}).get("canary") or {}
+    canary = run_context.canary(f.context)
     readings = canary.get("readings") or 0
     if not readings:
         return ""

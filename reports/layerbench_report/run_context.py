@@ -90,6 +90,12 @@ def _check_run_facts(context: Fields):
             split.number(key)
 
 
+def canary(context: dict) -> dict:
+    """The run's canary record (context.machine_state.canary, checked by _check_machine_state);
+    {} in a run without one (GPU points only, a file from before it)."""
+    return (context.get("machine_state") or {}).get("canary") or {}
+
+
 def _check_machine_state(state):
     """context.machine_state: the machine as the run found and left it; null where the run could
     not read it, absent in files from before it."""
@@ -99,13 +105,14 @@ def _check_machine_state(state):
     state.count("threads", optional=True, nullable=True)
     state.text("cpu_governor", optional=True, nullable=True)
     state.text("transparent_huge_pages", optional=True, nullable=True)
-    canary = state.object("canary", nullable=False)
-    if canary is not None:
+    record = state.object("canary", nullable=False)
+    if record is not None:
         for key in ("readings", "slow_readings", "memory_slow_readings"):
-            canary.tally(key)
-        for key in ("slow_share", "slowest", "memory_slowest", "slow_above", "compute_unit_ms",
-                    "memory_unit_ms"):
-            canary.number(key, optional=True)
+            record.tally(key)
+        for key in ("slow_share", "slowest", "memory_slowest", "slow_above"):
+            record.number(key, optional=True)
+        for key in ("compute_unit_ms", "memory_unit_ms"):
+            record.number(key, positive=True, optional=True)
     for when in ("start", "end"):
         reading = state.object(when)
         if reading is None:

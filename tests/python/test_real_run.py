@@ -74,6 +74,11 @@ def test_compare_a_real_run_with_itself(cpu_results):
     n = len(json.loads(cpu_results.read_text())["points"])
     timed = sum(1 for p in json.loads(cpu_results.read_text())["points"] if p["timing"])
     assert f"{n} points in both files: {timed} SAME" in proc.stdout
+    # The canary the run really read: its quiet time on both sides, NEW/BASE 1.
+    canary_ms = json.loads(cpu_results.read_text())["context"]["machine_state"]["canary"][
+        "compute_unit_ms"]
+    assert (f"read {canary_ms:.4f} ms in BASE and {canary_ms:.4f} ms in NEW: NEW/BASE 1.000"
+            in proc.stdout), proc.stdout
 
 
 def test_library_versions_are_recorded_once(cpu_results, tmp_path):
