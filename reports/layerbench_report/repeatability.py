@@ -12,8 +12,8 @@ The files are runs of the same command, in the order they ran. Prints:
 - for each run, how many timed points were unstable or contended, the canary's quiet compute
   time (the machine's own speed, which whole runs drift with) and how much of the run the
   canary read slow (context.machine_state.canary).
-Exit codes: 0 done, 2 bad input (fewer than two files, a file that is not a results file, or a
-file given twice).
+Exit codes: 0 done, 2 bad input (fewer than two files, a file that is not a results file, a
+file given twice or a copy of another, a later file with no points).
 """
 from __future__ import annotations
 
@@ -21,8 +21,9 @@ import math
 import statistics
 import sys
 
-from layerbench_report import results_file
+from layerbench_report import results_file, run_context
 from layerbench_report.command_line import Parser, number, pass_bytes_through, path_text
+from layerbench_report.compare import load_runs
 from layerbench_report.markup import text_table
 from layerbench_report.op_kinds import MEMORY_KINDS
 from layerbench_report.verdicts import verdict
@@ -77,7 +78,7 @@ def pair_figures(base, new) -> dict:
 
 def run_figures(f) -> dict:
     points = list(timed_points(f).values())
-    canary = (f.context.get("machine_state") or {}).get("canary") or {}
+    canary = run_context.canary(f.context)
     readings = canary.get("readings") or 0
     return {"timed": len(points),
             "unstable": sum(bool(p["timing"].get("unstable")) for p in points),
@@ -150,15 +151,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if len(args.runs) < 2:
         ap.error("give at least two results files: one run has nothing to repeat")
-    runs = []
     try:
-        for path in args.runs:
-            run = results_file.load(path)
-            repeated = results_file.repeated_run(run, runs)
-            if repeated:
-                raise results_file.BadResultsFile(path, f"{repeated}: each run must be "
-                                                        "counted once")
-            runs.append(run)
+        runs = load_runs(args.runs, "RUN.json", [])
     except results_file.BadResultsFile as e:
         print(f"repeatability.py: {e}", file=sys.stderr)
         return 2

@@ -61,10 +61,10 @@ def flagged(word: str, remarks: list, pbs: list, pns: list):
     round checks it. An unstable one's rounds disagreed widely: AMBIGUOUS becomes UNSTABLE, but a
     difference beyond even the whole spread of its rounds (its uncertainty) stays FASTER or
     SLOWER, remarked, as pyperf reports a significant difference and warns that a benchmark may
-    be unstable. The spread between runs covers one
-    run's disagreeing rounds, so a side is unstable when most of its runs are; a run that lost CPU
-    says the machine was busy while its side ran, and the side's other runs may have lost CPU
-    unseen, so one contended run makes it contended."""
+    be unstable. The spread between runs covers one run's disagreeing rounds, so a side is
+    unstable when most of its runs are; a run that lost CPU says the machine was busy while its
+    side ran, and the side's other runs may have lost CPU unseen, so one contended run (or one
+    with a single clean round) makes it so."""
     sides = (("BASE", pbs), ("NEW", pns))
     failed = [w for w, ps in sides if any(p["status"] == "failed" for p in ps)]
     contended = [w for w, ps in sides

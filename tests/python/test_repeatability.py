@@ -66,6 +66,8 @@ def test_within_sets_what_a_repeatable_sum_is(tmp_path):
     ([COMPLETE], "at least two results files"),
     ([COMPLETE, COMPLETE], "given twice"),
     ([COMPLETE, ROOT / "README.md"], "README.md"),
+    # A real run killed (SIGKILL) before its first point: nothing to compare.
+    ([COMPLETE, COMPLETE.with_name("sigkill_0.json")], "holds no points"),
     ([COMPLETE, COMPLETE.with_name("complete_again.json"), "--within", "nan"], "--within"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, problem):
